@@ -1,0 +1,73 @@
+# toolgym: `make demo` and `make test` set everything up on a fresh machine, then run.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.toolgym-installed
+PYTEST_ARGS ?=
+
+# System libraries the tools load (soname:Debian package). bpy's Workbench needs EGL and Mesa.
+SYSTEM_LIBS := libEGL.so.1:libegl1 libGL.so.1:libgl1 libOpenGL.so.0:libopengl0 \
+	libEGL_mesa.so.0:libegl-mesa0 libX11.so.6:libx11-6 libXext.so.6:libxext6 \
+	libXfixes.so.3:libxfixes3 libXi.so.6:libxi6 libXrender.so.1:libxrender1 libXt.so.6:libxt6 \
+	libSM.so.6:libsm6 libICE.so.6:libice6 libxkbcommon.so.0:libxkbcommon0
+
+.PHONY: setup demo test lint bench doctor system-libs clean
+
+setup: system-libs $(STAMP)
+
+demo: setup
+	$(VENV)/bin/toolgym doctor
+
+test: setup
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+bench: setup
+	$(PY) bench/sandbox.py
+
+doctor: setup
+	$(VENV)/bin/toolgym doctor
+
+system-libs:
+	@missing=""; \
+	for entry in $(SYSTEM_LIBS); do \
+		ldconfig -p | grep -q "$${entry%%:*}" || missing="$$missing $${entry##*:}"; \
+	done; \
+	dri=""; for f in /usr/lib/*/dri/swrast_dri.so /usr/lib/*/dri/libdril_dri.so /usr/lib64/dri/swrast_dri.so; do \
+		[ -e "$$f" ] && dri=1; \
+	done; [ -n "$$dri" ] || missing="$$missing libgl1-mesa-dri"; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "Installing system libraries:$$missing"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+		else \
+			echo "Missing system libraries. Run:  sudo apt-get install -y$$missing"; exit 1; \
+		fi; \
+	fi
+
+# Finds Python 3.13 (bpy 5.3 needs exactly 3.13): $PYTHON, python3.13 on PATH, pyenv, or uv.
+$(VENV)/bin/python:
+	@py="$${PYTHON:-}"; \
+	if [ -z "$$py" ]; then \
+		for cand in python3.13 $$HOME/.pyenv/versions/3.13*/bin/python3.13 /usr/local/bin/python3.13 /usr/bin/python3.13; do \
+			if command -v $$cand >/dev/null 2>&1 && $$cand -c 'import sys, venv; assert sys.version_info[:2] == (3, 13)' 2>/dev/null; then py=$$cand; break; fi; \
+		done; \
+	fi; \
+	if [ -z "$$py" ] && command -v uv >/dev/null; then py=$$(uv python find 3.13 2>/dev/null); fi; \
+	if [ -z "$$py" ]; then \
+		echo "Python 3.13 not found. Install it, e.g.:  uv python install 3.13   or   sudo apt-get install python3.13 python3.13-venv"; \
+		echo "then rerun, or point to it:  make PYTHON=/path/to/python3.13 $(MAKECMDGOALS)"; exit 1; \
+	fi; \
+	echo "Creating $(VENV) with $$py"; \
+	$$py -m venv $(VENV) && $(PY) -m pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml $(VENV)/bin/python
+	$(PY) -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

@@ -1,0 +1,64 @@
+"""The interface every tool backend implements, and the registry of backends.
+
+A backend adapts one tool (CadQuery, Blender, Panda3D) to the sandbox. It runs inside sandbox
+processes only: ``warm_up`` in the zygote, everything else in session workers. Tool-specific code
+lives in the backend's own package (``toolgym.envs.<tool>.backend``); the sandbox stays generic.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+Namespace = dict[str, Any]
+Request = Callable[[Namespace, dict[str, Any]], Any]
+
+BACKENDS: dict[str, str] = {
+    "cadquery": "toolgym.envs.cadquery.backend:CadQueryBackend",
+    "blender": "toolgym.envs.blender.backend:BlenderBackend",
+    "scene": "toolgym.envs.scene.backend:SceneBackend",
+}
+
+
+class Backend:
+    """Base class: a tool as seen from inside the sandbox."""
+
+    name: str = "base"
+    #: Distribution names whose versions ``toolgym doctor`` reports.
+    distributions: tuple[str, ...] = ()
+
+    def warm_up(self) -> None:
+        """Import the tool once, in the zygote. Must not start threads, render or run booleans."""
+
+    def prime(self) -> None:
+        """Trusted one-off work in a throwaway child of the zygote (fills shader caches)."""
+
+    def prepare_workspace(self, workspace: str) -> None:
+        """Trusted set-up of a new session's workspace, run by its init before any agent code."""
+
+    def environment(self) -> dict[str, str]:
+        """Extra environment variables for sessions (never secrets)."""
+        return {}
+
+    def session_globals(self) -> Namespace:
+        """The namespace a session's first script starts from."""
+        return {"__name__": "__sandbox__", "__builtins__": __builtins__}
+
+    def describe(self, value: Any) -> Any:
+        """A plain-data summary of a tool object for ``fetch``; ``None`` if not a tool object."""
+        return None
+
+    def requests(self) -> dict[str, Request]:
+        """Named backend requests (export, tessellate, render) callable by the parent."""
+        return {}
+
+
+def load_backend(name: str) -> Backend:
+    """Instantiate the backend registered under ``name``."""
+    try:
+        target = BACKENDS[name]
+    except KeyError:
+        raise ValueError(f"unknown backend {name!r}; known: {', '.join(sorted(BACKENDS))}") from None
+    module_name, _, class_name = target.partition(":")
+    return getattr(importlib.import_module(module_name), class_name)()

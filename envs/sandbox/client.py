@@ -1,0 +1,623 @@
+"""Parent side of the sandbox: zygotes per backend, and sessions with calls, snapshots and rollback.
+
+Everything a session sends is untrusted: frames are size-capped msgpack, never pickles, and any
+misbehaviour (a crash, a hang, garbage on the wire) becomes a :class:`CallError` in the result while
+the session is replaced from its latest snapshot. Exceptions are raised only for misuse of this API.
+"""
+
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
+from pathlib import Path
+from typing import Any
+
+from toolgym.envs.sandbox import isolation, protocol
+from toolgym.envs.sandbox.limits import Limits
+
+ZYGOTE_START_TIMEOUT_S = 180.0
+SETUP_TIMEOUT_S = 30.0
+EXIT_STATUS_WAIT_S = 2.0
+_FRAME_OVERHEAD = 1 << 20
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself failed (a zygote that cannot start, a session that cannot be made)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CallError:
+    """Why a call failed.
+
+    ``kind`` is one of: ``syntax``, ``exception``, ``exit`` (the script called ``sys.exit``),
+    ``recursion``, ``memory``, ``timeout``, ``cpu_time``, ``artifact_bytes``, ``crash`` (killed by a
+    signal, e.g. a segfault in the tool), ``exited`` (the process exited, e.g. ``os._exit``),
+    ``request`` (unknown backend request), ``protocol`` (the session sent invalid data).
+    ``limit`` names the :class:`Limits` field that was breached, if any.
+    """
+
+    kind: str
+    message: str
+    limit: str | None = None
+    signal: str | None = None
+    exit_code: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+
+
+@dataclasses.dataclass
+class CallResult:
+    """Outcome of one call on a session.
+
+    Attributes:
+        ok: the call completed without error.
+        error: what went wrong, or ``None``.
+        stdout, stderr: captured output (fd-level, so the tool's C output too), truncated to
+            ``Limits.output_bytes``; ``stdout_dropped``/``stderr_dropped`` count bytes cut.
+        traceback: the script's traceback, agent frames only.
+        duration_s: seconds the script ran inside the worker.
+        wall_s: seconds the whole call took as seen by the parent (overhead included).
+        results: fetched names, as plain data; ``missing``: requested names the script never bound.
+        value: the return value of a backend request.
+        restored_to: after a breach, the snapshot the session was restored to (``None`` if none).
+        state_lost: after a breach, no snapshot survived and a fresh session replaced the old one.
+    """
+
+    ok: bool
+    error: CallError | None = None
+    stdout: str = ""
+    stderr: str = ""
+    stdout_dropped: int = 0
+    stderr_dropped: int = 0
+    traceback: str | None = None
+    duration_s: float = 0.0
+    wall_s: float = 0.0
+    results: dict[str, Any] = dataclasses.field(default_factory=dict)
+    missing: list[str] = dataclasses.field(default_factory=list)
+    value: Any = None
+    restored_to: int | None = None
+    state_lost: bool = False
+
+    def feedback(self) -> str:
+        """Human-readable summary for an agent: the error and the tail of stderr."""
+        parts = []
+        if self.error:
+            parts.append(f"error ({self.error.kind}): {self.error.message}")
+        if self.traceback:
+            parts.append(self.traceback.strip())
+        if self.stderr.strip():
+            parts.append(self.stderr.strip()[-2000:])
+        return "\n".join(parts)
+
+
+def _error_from_reply(reply: dict[str, Any]) -> CallError | None:
+    error = reply.get("error")
+    if not error:
+        return None
+    if not isinstance(error, dict):
+        return CallError("protocol", f"invalid error report from session: {error!r:.200}")
+    return CallError(
+        kind=str(error.get("kind", "exception")),
+        message=str(error.get("message", "")),
+        limit=error.get("limit") if isinstance(error.get("limit"), str) else None,
+    )
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _float(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+def describe_exit(status: int | None) -> CallError:
+    """Turn a wait status of a dead worker into a :class:`CallError`."""
+    if status is None:
+        return CallError("crash", "the session process died (exit status unknown)")
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        if number == signal.SIGXCPU:
+            return CallError("cpu_time", "the script used up its CPU time (limit cpu_s)", "cpu_s", name)
+        return CallError("crash", f"the session process was killed by {name}", signal=name)
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
+    return CallError("exited", f"the session process exited with status {code}", exit_code=code)
+
+
+# -- zygotes -------------------------------------------------------------------------------------
+
+
+def default_run_dir() -> Path:
+    """Where workspaces and logs live: ``$TOOLGYM_RUN_DIR`` or ``<tmp>/toolgym-<uid>``."""
+    root = os.environ.get("TOOLGYM_RUN_DIR") or os.path.join(
+        tempfile.gettempdir(), f"toolgym-{os.getuid()}"
+    )
+    path = Path(root)
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return path
+
+
+def _zygote_env() -> dict[str, str]:
+    env = dict(isolation.SAFE_ENV, HOME=str(default_run_dir()))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    return env
+
+
+class Zygote:
+    """A long-lived, clean interpreter with one tool imported; forks sessions on request."""
+
+    def __init__(self, backend: str) -> None:
+        self.backend = backend
+        self.starts = 0
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._sock: socket.socket | None = None
+        self._start()
+
+    def _start(self) -> None:
+        ours, theirs = socket.socketpair()
+        log_path = default_run_dir() / f"zygote-{self.backend}-{os.getpid()}.log"
+        with open(log_path, "ab") as log:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "toolgym.envs.sandbox.zygote", self.backend, str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                env=_zygote_env(),
+                start_new_session=True,
+            )
+        theirs.close()
+        self._sock = ours
+        self.log_path = log_path
+        try:
+            ready, _ = protocol.recv(ours, deadline=time.monotonic() + ZYGOTE_START_TIMEOUT_S)
+        except protocol.ChannelError as exc:
+            self._kill()
+            tail = log_path.read_text(errors="replace")[-3000:]
+            raise SandboxError(f"the {self.backend} zygote failed to start ({exc}):\n{tail}") from None
+        self.pid = int(ready["pid"])
+        self.starts += 1
+
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def spawn(self, spec: dict[str, Any], limits: Limits) -> tuple[socket.socket, socket.socket]:
+        """Fork a new session; returns the parent's ends of its control and worker channels."""
+        with self._lock:
+            for attempt in range(2):
+                if not self.alive():
+                    self._kill()
+                    self._start()
+                control, control_child = socket.socketpair()
+                worker, worker_child = socket.socketpair()
+                try:
+                    request = {"op": "spawn", "spec": spec, "limits": limits.to_dict()}
+                    protocol.send(self._sock, request, [control_child.fileno(), worker_child.fileno()])
+                    reply, _ = protocol.recv(self._sock, deadline=time.monotonic() + SETUP_TIMEOUT_S)
+                    if not reply.get("ok"):
+                        raise SandboxError(f"zygote refused to spawn: {reply}")
+                    return control, worker
+                except (OSError, protocol.ChannelError):
+                    control.close()
+                    worker.close()
+                    self._kill()
+                    if attempt:
+                        raise SandboxError(f"the {self.backend} zygote keeps dying") from None
+                finally:
+                    control_child.close()
+                    worker_child.close()
+        raise AssertionError("unreachable")
+
+    def _kill(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self._proc is not None:
+            if self._proc.poll() is None:
+                self._proc.kill()
+            self._proc.wait()
+            self._proc = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._kill()
+
+
+_zygotes: dict[str, Zygote] = {}
+_zygotes_lock = threading.Lock()
+
+
+def get_zygote(backend: str) -> Zygote:
+    """The process-wide zygote for ``backend``, started on first use."""
+    with _zygotes_lock:
+        zygote = _zygotes.get(backend)
+        if zygote is None:
+            zygote = _zygotes[backend] = Zygote(backend)
+        return zygote
+
+
+def shutdown_zygotes() -> None:
+    with _zygotes_lock:
+        for zygote in _zygotes.values():
+            zygote.close()
+        _zygotes.clear()
+
+
+def _forget_inherited_zygotes() -> None:
+    # A forked child (e.g. a vector-env worker) must not share its parent's zygote channels.
+    _zygotes.clear()
+
+
+os.register_at_fork(after_in_child=_forget_inherited_zygotes)
+atexit.register(shutdown_zygotes)
+
+
+# -- sessions ------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class _Snapshot:
+    sock: socket.socket
+    pid: int
+
+
+class _WorkerDied(Exception):
+    def __init__(self, error: CallError) -> None:
+        self.error = error
+
+
+def _close_session(control: socket.socket, others: list[socket.socket], init_pid: int | None) -> None:
+    try:
+        protocol.send(control, {"op": "shutdown"})
+    except OSError:
+        pass
+    for sock in [control, *others]:
+        sock.close()
+    if init_pid:
+        # The init exits on its own within milliseconds; make sure even if it is stuck.
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:
+            try:
+                with open(f"/proc/{init_pid}/stat", "rb") as f:
+                    if f.read().split(b") ")[1][:1] == b"Z":
+                        return
+            except OSError:
+                return
+            time.sleep(0.002)
+        try:
+            os.kill(init_pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+class Session:
+    """One episode's sandboxed tool process: REPL-like calls, snapshots and rollback.
+
+    Args:
+        backend: ``"cadquery"``, ``"blender"`` or ``"scene"``.
+        limits: resource limits; defaults to :class:`Limits()`.
+        secrets: extra directories the session must not see (verifier data, task assets).
+        snapshot_on_start: take snapshot 0 of the fresh state, so a breach in the first step can
+            be rolled back without starting a new session.
+    """
+
+    def __init__(
+        self,
+        backend: str,
+        limits: Limits | None = None,
+        *,
+        secrets: tuple[str, ...] = (),
+        snapshot_on_start: bool = True,
+    ) -> None:
+        self.backend = backend
+        self.limits = limits or Limits()
+        self.secrets = tuple(str(Path(s).resolve()) for s in (*_default_secrets(), *secrets))
+        self.restarts = 0
+        self._snapshots: dict[int, _Snapshot] = {}
+        self._next_snapshot = 0
+        self._closed = False
+        self._finalizer: weakref.finalize | None = None
+        self._start()
+        if snapshot_on_start:
+            self.snapshot()
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def _start(self) -> None:
+        zygote = get_zygote(self.backend)
+        self.workspace = tempfile.mkdtemp(prefix="session-", dir=default_run_dir())
+        os.chmod(self.workspace, 0o755)
+        spec = {"workspace": self.workspace, "hidden": list(isolation.DEFAULT_HIDDEN), "secrets": list(self.secrets)}
+        self._control, self._worker = zygote.spawn(spec, self.limits)
+        self._exits: dict[int, int] = {}
+        self.init_pid: int | None = None
+        deadline = time.monotonic() + SETUP_TIMEOUT_S
+        hello: dict[str, Any] = {}
+        try:
+            while not hello:
+                message, _ = protocol.recv(self._control, deadline=deadline)
+                if message.get("event") == "init":
+                    self.init_pid = int(message["pid"])
+                elif message.get("event") == "hello":
+                    hello = message
+            ready, _ = protocol.recv(self._worker, deadline=deadline)
+        except protocol.ChannelError as exc:
+            self._teardown()
+            raise SandboxError(f"the {self.backend} session failed to start: {exc}") from None
+        self.layers: list[str] = list(hello.get("layers", []))
+        self.warnings: list[str] = list(hello.get("warnings", []))
+        self.worker_pid = int(ready["pid"])
+        self._finalizer = weakref.finalize(
+            self, _close_session, self._control, [self._worker], self.init_pid
+        )
+
+    def _teardown(self) -> None:
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        _close_session(self._control, [self._worker, *(s.sock for s in self._snapshots.values())], self.init_pid)
+        self._snapshots.clear()
+        shutil.rmtree(self.workspace, ignore_errors=True)
+
+    def close(self) -> None:
+        """End the session: every process it started is killed and reaped; idempotent."""
+        if not self._closed:
+            self._closed = True
+            self._teardown()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """Active isolation layers, warnings, workspace, snapshots and restart count."""
+        return {
+            "backend": self.backend,
+            "layers": list(self.layers),
+            "warnings": list(self.warnings),
+            "workspace": self.workspace,
+            "snapshots": sorted(self._snapshots),
+            "restarts": self.restarts,
+        }
+
+    # -- calls ----------------------------------------------------------------------------------
+    def run(
+        self,
+        code: str,
+        *,
+        fetch: tuple[str, ...] | list[str] = (),
+        timeout: float | None = None,
+        filename: str = "<script>",
+    ) -> CallResult:
+        """Run ``code`` in the session's namespace; ``fetch`` names values to return as plain data."""
+        if not isinstance(code, str):
+            raise TypeError(f"code must be a str, got {type(code).__name__}")
+        message = {"op": "exec", "code": code, "fetch": list(fetch), "filename": filename}
+        return self._result(message, timeout)
+
+    def request(self, name: str, args: dict[str, Any] | None = None, *, timeout: float | None = None) -> CallResult:
+        """Call a backend request (``tessellate``, ``export``, ``render``, ...) on the session."""
+        return self._result({"op": "request", "name": name, "args": args or {}}, timeout)
+
+    def snapshot(self) -> int:
+        """Freeze the current state; returns an id for :meth:`rollback`."""
+        self._check_open()
+        try:
+            reply, fds = self._call({"op": "snapshot"}, self.limits.wall_s)
+        except _WorkerDied as died:
+            self._recover()
+            raise SandboxError(f"snapshot failed: {died.error.message}") from None
+        if not reply.get("ok") or len(fds) != 1:
+            for fd in fds:
+                os.close(fd)
+            raise SandboxError(f"snapshot failed: {reply.get('error')}")
+        sock = socket.socket(fileno=fds[0])
+        try:
+            announce, _ = protocol.recv(sock, deadline=time.monotonic() + SETUP_TIMEOUT_S)
+        except protocol.ChannelError as exc:
+            sock.close()
+            raise SandboxError(f"snapshot failed: {exc}") from None
+        snapshot_id = self._next_snapshot
+        self._next_snapshot += 1
+        self._snapshots[snapshot_id] = _Snapshot(sock, int(announce.get("pid", 0)))
+        if len(self._snapshots) > self.limits.max_snapshots:
+            oldest = min(i for i in self._snapshots if i != 0)
+            self.drop_snapshot(oldest)
+        return snapshot_id
+
+    def drop_snapshot(self, snapshot_id: int) -> None:
+        snap = self._snapshots.pop(snapshot_id, None)
+        if snap is not None:
+            snap.sock.close()  # the parked process exits on EOF
+            self._control_send({"op": "kill", "pids": [snap.pid]})
+
+    def rollback(self, snapshot_id: int) -> None:
+        """Return the session to exactly the state saved by :meth:`snapshot`."""
+        self._check_open()
+        if snapshot_id not in self._snapshots:
+            raise KeyError(f"no snapshot {snapshot_id}; have {sorted(self._snapshots)}")
+        self._kill_worker()
+        if not self._resume(snapshot_id):
+            self._restart()
+            raise SandboxError(f"snapshot {snapshot_id} was lost; the session was restarted empty")
+
+    # -- internals ------------------------------------------------------------------------------
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("this session is closed")
+
+    def _result(self, message: dict[str, Any], timeout: float | None) -> CallResult:
+        self._check_open()
+        started = time.perf_counter()
+        try:
+            reply, fds = self._call(message, timeout or self.limits.wall_s)
+        except _WorkerDied as died:
+            result = CallResult(ok=False, error=died.error)
+            result.restored_to, result.state_lost = self._recover()
+            result.wall_s = time.perf_counter() - started
+            return result
+        for fd in fds:
+            os.close(fd)
+        result = CallResult(
+            ok=bool(reply.get("ok")),
+            error=_error_from_reply(reply),
+            stdout=_str(reply.get("stdout")),
+            stderr=_str(reply.get("stderr")),
+            stdout_dropped=_int(reply.get("stdout_dropped")),
+            stderr_dropped=_int(reply.get("stderr_dropped")),
+            traceback=reply.get("traceback") if isinstance(reply.get("traceback"), str) else None,
+            duration_s=_float(reply.get("duration_s")),
+            results=reply.get("results") if isinstance(reply.get("results"), dict) else {},
+            missing=[m for m in reply.get("missing") or () if isinstance(m, str)],
+            value=reply.get("value"),
+        )
+        if result.ok and result.error is not None:
+            result.ok = False
+        self._sweep(reply.get("processes"))
+        result.wall_s = time.perf_counter() - started
+        return result
+
+    def _call(self, message: dict[str, Any], timeout: float) -> tuple[dict[str, Any], list[int]]:
+        """Send one request to the worker and wait for its reply, watching for its death."""
+        deadline = time.monotonic() + timeout
+        try:
+            protocol.send(self._worker, message)
+        except OSError:
+            raise _WorkerDied(self._death_cause()) from None
+        max_bytes = self.limits.artifact_bytes + _FRAME_OVERHEAD
+        while True:
+            remaining = deadline - time.monotonic()
+            readable = select.select([self._worker, self._control], [], [], max(remaining, 0))[0] if remaining > 0 else []
+            if not readable:
+                self._kill_worker()
+                raise _WorkerDied(
+                    CallError("timeout", f"the call ran past {timeout:g} s (limit wall_s)", "wall_s")
+                )
+            if self._control in readable:
+                self._read_control(deadline=time.monotonic() + 1.0)
+                if self.worker_pid in self._exits and self._worker not in readable:
+                    raise _WorkerDied(describe_exit(self._exits.pop(self.worker_pid)))
+            if self._worker in readable:
+                try:
+                    return protocol.recv(self._worker, deadline=deadline, max_bytes=max_bytes)
+                except protocol.ChannelTimeout:
+                    self._kill_worker()
+                    raise _WorkerDied(
+                        CallError("timeout", f"the call ran past {timeout:g} s (limit wall_s)", "wall_s")
+                    ) from None
+                except protocol.ChannelClosed:
+                    raise _WorkerDied(self._death_cause()) from None
+                except protocol.ProtocolViolation as exc:
+                    self._kill_worker()
+                    limit = "artifact_bytes" if "exceeds the limit" in str(exc) else None
+                    kind = "artifact_bytes" if limit else "protocol"
+                    raise _WorkerDied(CallError(kind, f"the session sent invalid data: {exc}", limit)) from None
+
+    def _read_control(self, deadline: float) -> dict[str, Any] | None:
+        """Read one control message; exit events are recorded, replies returned."""
+        try:
+            message, fds = protocol.recv(self._control, deadline=deadline)
+        except protocol.ChannelError:
+            return None
+        for fd in fds:
+            os.close(fd)
+        if message.get("event") == "exit":
+            self._exits[int(message["pid"])] = int(message["status"])
+            return None
+        return message
+
+    def _control_send(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """Send a control op and wait for its reply (recording exit events on the way)."""
+        try:
+            protocol.send(self._control, message)
+        except OSError:
+            return None
+        deadline = time.monotonic() + SETUP_TIMEOUT_S
+        while time.monotonic() < deadline:
+            reply = self._read_control(deadline)
+            if reply is not None:
+                return reply
+            if self._control.fileno() < 0:
+                return None
+        return None
+
+    def _await_exit(self, pid: int) -> int | None:
+        deadline = time.monotonic() + EXIT_STATUS_WAIT_S
+        while pid not in self._exits and time.monotonic() < deadline:
+            if select.select([self._control], [], [], deadline - time.monotonic())[0]:
+                if self._read_control(deadline) is None and pid not in self._exits:
+                    continue
+        return self._exits.pop(pid, None)
+
+    def _death_cause(self) -> CallError:
+        return describe_exit(self._await_exit(self.worker_pid))
+
+    def _kill_worker(self) -> None:
+        self._control_send({"op": "kill", "pids": [self.worker_pid]})
+        self._await_exit(self.worker_pid)
+        self._worker.close()
+
+    def _sweep(self, processes: Any) -> None:
+        expected = 2 + len(self._snapshots)  # init + worker + parked snapshots
+        if "pidns" in self.layers and isinstance(processes, int) and processes <= expected:
+            return
+        keep = [self.worker_pid, *(s.pid for s in self._snapshots.values())]
+        self._control_send({"op": "sweep", "keep": keep})
+
+    def _resume(self, snapshot_id: int) -> bool:
+        snap = self._snapshots[snapshot_id]
+        ours, theirs = socket.socketpair()
+        try:
+            protocol.send(snap.sock, {"op": "resume"}, [theirs.fileno()])
+            theirs.close()
+            ready, _ = protocol.recv(ours, deadline=time.monotonic() + SETUP_TIMEOUT_S)
+            self.worker_pid = int(ready["pid"])
+        except (OSError, protocol.ChannelError, KeyError, ValueError, TypeError):
+            theirs.close()
+            ours.close()
+            self._snapshots.pop(snapshot_id).sock.close()
+            return False
+        self._worker = ours
+        return True
+
+    def _recover(self) -> tuple[int | None, bool]:
+        """After a breach: resume the latest live snapshot, else start afresh (state lost)."""
+        self._worker.close()
+        for snapshot_id in sorted(self._snapshots, reverse=True):
+            if self._resume(snapshot_id):
+                return snapshot_id, False
+        self._restart()
+        return None, True
+
+    def _restart(self) -> None:
+        self._teardown()
+        self.restarts += 1
+        self._start()
+
+
+def _default_secrets() -> tuple[str, ...]:
+    """Task assets are never visible to sessions."""
+    assets = Path(__file__).resolve().parents[2] / "assets"
+    return (str(assets),) if assets.is_dir() else ()

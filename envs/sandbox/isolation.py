@@ -1,0 +1,201 @@
+"""Isolation layers for sandbox sessions (Linux).
+
+Each session gets, where the machine allows it:
+
+- ``netns``: a new network namespace with no interfaces up, so no connection leaves the session;
+- ``pidns``: a new PID namespace whose init is the session's reaper, so killing it ends every
+  process the session started;
+- ``mountns``: a new mount namespace with the whole tree read-only, private ``/tmp`` and
+  ``/dev/shm``, home directories and task assets hidden, and one writable workspace;
+- ``uid``: workers run as an unprivileged, per-session user id (only when started as root);
+- ``rlimits``: address space, CPU time, process count and file size limits (always);
+- ``env``: a scrubbed environment with no variable of the parent (always).
+
+As root the namespaces are created directly; otherwise through a user namespace. Layers that fail
+are skipped and reported, never fatal: :func:`enter_namespaces` returns what is active.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import sys
+import sysconfig
+from collections.abc import Iterable
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
+MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 0x40000
+AT_RECURSIVE = 0x8000
+MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOSUID = 0x1, 0x2
+SYS_MOUNT_SETATTR = 442  # same number on every architecture (unified syscall table)
+PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 4, 36, 38
+
+# Paths a session never sees. Python's own installation is re-exposed read-only if it lives below.
+DEFAULT_HIDDEN = ("/root", "/home", "/tmp", "/var/tmp", "/dev/shm", "/run/user", "/mnt", "/media")
+# Per-session uids start here; far above any real account.
+SESSION_UID_BASE = 0x2A0000
+
+SAFE_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONUNBUFFERED": "1",
+    # Threads and fork do not mix: keep numeric libraries single-threaded in the sandbox.
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [  # noqa: RUF012 - ctypes layout
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    ]
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str = "") -> None:
+    encode = lambda s: s.encode() if s is not None else None  # noqa: E731
+    result = _libc.mount(encode(source), encode(target), encode(fstype), flags, encode(data))
+    _check(result, f"mount {target}")
+
+
+def _mount_setattr(path: str, attr_set: int, attr_clr: int = 0, recursive: bool = False) -> None:
+    attr = _MountAttr(attr_set, attr_clr, 0, 0)
+    flags = AT_RECURSIVE if recursive else 0
+    result = _libc.syscall(
+        SYS_MOUNT_SETATTR, -100, path.encode(), flags, ctypes.byref(attr), ctypes.sizeof(attr)
+    )
+    _check(result, f"mount_setattr {path}")
+
+
+def prctl(option: int, value: int) -> None:
+    _check(_libc.prctl(option, value, 0, 0, 0), f"prctl({option})")
+
+
+def enter_namespaces() -> tuple[list[str], list[str]]:
+    """Unshare the network, PID, mount, IPC and UTS namespaces of the calling process.
+
+    The caller must fork afterwards: its first child becomes PID 1 of the new PID namespace.
+    Returns ``(layers, warnings)``; ``layers`` holds ``"userns"`` when a user namespace was needed.
+    """
+    flags = os.CLONE_NEWNET | os.CLONE_NEWPID | os.CLONE_NEWNS | os.CLONE_NEWIPC | os.CLONE_NEWUTS
+    layers = ["netns", "pidns", "mountns"]
+    if os.geteuid() == 0:
+        try:
+            os.unshare(flags)
+            return layers, []
+        except OSError as exc:
+            first_error = f"unshare as root failed ({exc})"
+    else:
+        first_error = "not root"
+    uid, gid = os.geteuid(), os.getegid()
+    try:
+        os.unshare(flags | os.CLONE_NEWUSER)
+        with open("/proc/self/setgroups", "w") as f:
+            f.write("deny")
+        with open("/proc/self/uid_map", "w") as f:
+            f.write(f"0 {uid} 1")
+        with open("/proc/self/gid_map", "w") as f:
+            f.write(f"0 {gid} 1")
+        return [*layers, "userns"], []
+    except OSError as exc:
+        return [], [f"namespaces unavailable: {first_error}; user namespace failed ({exc})"]
+
+
+def _open_path(path: str) -> int:
+    return os.open(path, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+
+
+def _is_below(path: str, parents: Iterable[str]) -> bool:
+    return any(path == p or path.startswith(p.rstrip("/") + "/") for p in parents)
+
+
+def python_paths() -> list[str]:
+    """Directories the sandboxed interpreter must keep reading: its installation and packages."""
+    candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix, *sysconfig.get_paths().values()}
+    for module in list(sys.modules.values()):
+        candidates.update(getattr(module, "__path__", None) or ())
+    real = {os.path.realpath(p) for p in candidates if isinstance(p, str) and os.path.isdir(p)}
+    return sorted(real)
+
+
+def setup_mounts(workspace: str, hidden: Iterable[str], secrets: Iterable[str]) -> None:
+    """Build the session's filesystem view; call as PID 1 of the new namespaces.
+
+    Args:
+        workspace: directory that stays writable (absolute path, created by the parent).
+        hidden: directories replaced by empty private tmpfs mounts (Python's own paths below them
+            are re-exposed read-only).
+        secrets: directories hidden even if below a re-exposed path (task assets, verifier data).
+    """
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    hidden = [p for p in (os.path.realpath(h) for h in hidden) if os.path.isdir(p)]
+    keep = [p for p in python_paths() if _is_below(p, hidden) and p not in hidden]
+    keep_fds = {path: _open_path(path) for path in keep}
+    workspace_fd = _open_path(workspace)
+
+    _mount_setattr("/", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, recursive=True)
+    for path in hidden:
+        _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64m")
+    for path, fd in keep_fds.items():
+        os.makedirs(path, exist_ok=True)
+        _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND)
+        os.close(fd)
+    os.makedirs(workspace, exist_ok=True)
+    _mount(f"/proc/self/fd/{workspace_fd}", workspace, None, MS_BIND)
+    os.close(workspace_fd)
+    _mount_setattr(workspace, 0, MOUNT_ATTR_RDONLY)
+    for path in secrets:
+        if os.path.isdir(path):
+            _mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=0555,size=4k")
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    for tmp in ("/tmp", "/dev/shm"):
+        if os.path.isdir(tmp):
+            os.chmod(tmp, 0o1777)
+
+
+def session_uid(index: int) -> int:
+    return SESSION_UID_BASE + index % 0x100000
+
+
+def drop_privileges(uid: int) -> None:
+    """Become ``uid``/``uid`` with no supplementary groups and no way to regain privileges."""
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
+def virtual_memory_bytes() -> int:
+    """Current address-space size (VmSize) of this process, in bytes."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def apply_session_rlimits(memory_bytes: int, max_processes: int, file_bytes: int) -> None:
+    """Cap address space growth, process count and file size; core dumps off."""
+    vm = virtual_memory_bytes() + memory_bytes
+    resource.setrlimit(resource.RLIMIT_AS, (vm, vm))
+    resource.setrlimit(resource.RLIMIT_NPROC, (max_processes, max_processes))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def scrubbed_env(workspace: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The only environment a session sees: fixed safe values, its workspace, backend extras."""
+    env = dict(SAFE_ENV, HOME=workspace, TMPDIR="/tmp", USER="sandbox")
+    env.update(extra or {})
+    return env

@@ -1,0 +1,52 @@
+"""Resource limits for sandbox sessions.
+
+Every limit has a default that suits a CAD or scene script; environments and users override them per
+session. A breach ends the call with a structured error naming the limit, and the session is
+replaced from its latest snapshot so the episode can go on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+MiB = 1024 * 1024
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """Per-session limits.
+
+    Attributes:
+        wall_s: wall-clock seconds one call may take (script or backend request).
+        cpu_s: CPU seconds one call may use, per process (``RLIMIT_CPU``, reset before each call).
+        memory_mb: address space the session may grow by beyond the tool's own footprint, in MiB
+            (``RLIMIT_AS`` set to the zygote's virtual size plus this).
+        max_processes: processes the agent's code may start, on top of the sandbox's own.
+        output_bytes: bytes of stdout and of stderr kept per call; the rest is counted and dropped.
+        artifact_bytes: largest message a session may send back (meshes, images, exports).
+        file_bytes: largest file a session may write, and the cap on its captured output stream.
+        max_snapshots: snapshots kept per session; the oldest (after the initial one) is dropped.
+    """
+
+    wall_s: float = 30.0
+    cpu_s: float = 30.0
+    memory_mb: int = 2048
+    max_processes: int = 32
+    output_bytes: int = 64 * 1024
+    artifact_bytes: int = 64 * MiB
+    file_bytes: int = 256 * MiB
+    max_snapshots: int = 64
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"Limits.{field.name} must be a positive number, got {value!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Limits:
+        return cls(**data)

@@ -1,0 +1,266 @@
+"""The session worker: runs agent scripts and backend requests, REPL-style, inside the sandbox.
+
+A worker keeps one namespace for the whole episode, so a script at step 2 sees what step 1 built.
+Snapshots are forked copies of the worker, parked until the parent resumes one; a resumed snapshot
+forks a fresh worker that carries on from exactly that state. Every process here may be running
+agent code, so the parent treats every byte it sends as untrusted.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+import socket
+import sys
+import time
+import traceback
+from typing import Any
+
+from toolgym.envs.sandbox import protocol
+from toolgym.envs.sandbox.backend import Backend, Namespace
+from toolgym.envs.sandbox.limits import Limits
+
+_libc = ctypes.CDLL(None)
+_PLAIN_DEPTH = 8
+_REPR_CHARS = 300
+
+
+def to_plain(value: Any, backend: Backend, depth: int = 0) -> Any:
+    """Convert a script value to data the wire format carries (tool objects via the backend)."""
+    if value is None or isinstance(value, bool | int | float | str | bytes):
+        return value
+    if depth > _PLAIN_DEPTH:
+        return {"type": type(value).__name__, "repr": "<nested too deep>"}
+    if type(value).__module__ == "numpy" and getattr(value, "dtype", None) is not None:
+        return value if value.dtype.kind in "biuf" else value.tolist()
+    if isinstance(value, list | tuple):
+        return [to_plain(v, backend, depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_plain(v, backend, depth + 1) for k, v in value.items()}
+    described = backend.describe(value)
+    if described is not None:
+        return described
+    return {"type": type(value).__name__, "repr": repr(value)[:_REPR_CHARS]}
+
+
+class _Capture:
+    """Captures fd 1 and 2 (Python and C output alike) into memfds, keeping at most ``limit`` bytes."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.fds = (os.memfd_create("stdout"), os.memfd_create("stderr"))
+        self.devnull = os.open(os.devnull, os.O_RDWR)
+
+    def start(self) -> None:
+        for fd, target in zip(self.fds, (1, 2), strict=True):
+            os.ftruncate(fd, 0)
+            os.dup2(fd, target)
+
+    def stop(self) -> tuple[tuple[str, int], tuple[str, int]]:
+        """Restore the streams; return ``(text, bytes_dropped)`` for stdout and stderr."""
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+        _libc.fflush(None)
+        out = []
+        for fd, target in zip(self.fds, (1, 2), strict=True):
+            os.dup2(self.devnull, target)
+            size = os.fstat(fd).st_size
+            kept = os.pread(fd, self.limit, 0)
+            out.append((kept.decode("utf-8", "replace"), max(0, size - len(kept))))
+            os.ftruncate(fd, 0)
+        return out[0], out[1]
+
+    def close(self) -> None:
+        for fd in (*self.fds, self.devnull):
+            os.close(fd)
+
+
+def _error(kind: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"kind": kind, "message": message, **extra}
+
+
+def _classify(exc: BaseException) -> dict[str, Any]:
+    if isinstance(exc, SystemExit):
+        return _error("exit", f"the script called sys.exit({exc.code!r})")
+    if isinstance(exc, MemoryError):
+        return _error("memory", "the script ran out of memory (limit memory_mb)", limit="memory_mb")
+    if isinstance(exc, RecursionError):
+        return _error("recursion", f"RecursionError: {exc}")
+    if isinstance(exc, SyntaxError):
+        return _error("syntax", f"SyntaxError: {exc.msg} (line {exc.lineno})")
+    return _error("exception", f"{type(exc).__name__}: {exc}")
+
+
+class Worker:
+    """One live worker process: a namespace, a channel to the parent and a backend."""
+
+    def __init__(self, sock: socket.socket, backend: Backend, limits: Limits) -> None:
+        self.sock = sock
+        self.backend = backend
+        self.limits = limits
+        self.namespace: Namespace = backend.session_globals()
+        self.requests = backend.requests()
+        self.capture = _Capture(limits.output_bytes)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversized writes fail with EFBIG instead
+
+    # -- main loop ---------------------------------------------------------------------------
+    def serve(self) -> None:
+        protocol.send(self.sock, {"event": "ready", "pid": os.getpid()})
+        handlers = {
+            "exec": self._exec,
+            "request": self._request,
+            "snapshot": self._snapshot,
+            "ping": lambda msg: {"ok": True},
+        }
+        while True:
+            try:
+                message, fds = protocol.recv(self.sock)
+            except protocol.ChannelError:
+                os._exit(0)
+            for fd in fds:
+                os.close(fd)
+            handler = handlers.get(message.get("op"))
+            if handler is None:
+                reply = {"ok": False, "error": _error("protocol", f"unknown op {message.get('op')!r}")}
+            else:
+                reply = handler(message)
+            if reply is not None:
+                self._reply(reply)
+
+    def _reply(self, reply: dict[str, Any], fds: list[int] | None = None) -> None:
+        frame_size = len(protocol.encode(reply))
+        if frame_size > self.limits.artifact_bytes:
+            reply = {
+                "ok": False,
+                "error": _error(
+                    "artifact_bytes",
+                    f"the reply is {frame_size} bytes, over the limit of "
+                    f"{self.limits.artifact_bytes} (limit artifact_bytes)",
+                    limit="artifact_bytes",
+                ),
+            }
+        protocol.send(self.sock, reply, fds)
+
+    # -- limits ------------------------------------------------------------------------------
+    def _arm_cpu_limit(self) -> None:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        used = usage.ru_utime + usage.ru_stime
+        _soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        soft = int(used + self.limits.cpu_s) + 1
+        if hard != resource.RLIM_INFINITY:
+            soft = min(soft, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+
+    def _run(self, fn: Any) -> tuple[Any, dict[str, Any]]:
+        """Run ``fn`` with limits armed and output captured; return ``(value, report)``."""
+        self._arm_cpu_limit()
+        self.capture.start()
+        started = time.perf_counter()
+        value, error, tb = None, None, None
+        try:
+            value = fn()
+        except BaseException as exc:
+            error = _classify(exc)
+            skip = exc.__traceback__.tb_next if exc.__traceback__ else None
+            tb = "".join(traceback.format_exception(type(exc), exc, skip))
+        duration = time.perf_counter() - started
+        (stdout, stdout_dropped), (stderr, stderr_dropped) = self.capture.stop()
+        report = {
+            "ok": error is None,
+            "error": error,
+            "traceback": tb,
+            "stdout": stdout,
+            "stderr": stderr,
+            "stdout_dropped": stdout_dropped,
+            "stderr_dropped": stderr_dropped,
+            "duration_s": duration,
+            "processes": _count_processes(),
+        }
+        return value, report
+
+    # -- ops ---------------------------------------------------------------------------------
+    def _exec(self, message: dict[str, Any]) -> dict[str, Any]:
+        code, filename = message.get("code"), str(message.get("filename", "<script>"))
+        if not isinstance(code, str):
+            return {"ok": False, "error": _error("protocol", "exec needs a string 'code'")}
+
+        def run() -> None:
+            exec(compile(code, filename, "exec"), self.namespace)
+
+        _, report = self._run(run)
+        results, missing = {}, []
+        for name in message.get("fetch") or ():
+            if name in self.namespace:
+                results[name] = to_plain(self.namespace[name], self.backend)
+            else:
+                missing.append(name)
+        report.update(results=results, missing=missing)
+        return report
+
+    def _request(self, message: dict[str, Any]) -> dict[str, Any]:
+        name, args = message.get("name"), message.get("args") or {}
+        handler = self.requests.get(name)
+        if handler is None:
+            known = ", ".join(sorted(self.requests))
+            return {"ok": False, "error": _error("request", f"unknown request {name!r}; known: {known}")}
+        value, report = self._run(lambda: handler(self.namespace, args))
+        report["value"] = value
+        return report
+
+    def _snapshot(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        parent_end, snapshot_end = socket.socketpair()
+        child = _fork_detached()
+        if child == 0:
+            parent_end.close()
+            self.sock.close()
+            _park(self, snapshot_end)  # never returns
+        snapshot_end.close()
+        self._reply({"ok": True}, [parent_end.fileno()])
+        parent_end.close()
+        return None
+
+
+def _count_processes() -> int:
+    """Processes visible in /proc: the whole session when a PID namespace is active."""
+    return sum(name.isdigit() for name in os.listdir("/proc"))
+
+
+def _fork_detached() -> int:
+    """Fork a grandchild that the session's reaper adopts; returns 0 in it, its pid elsewhere."""
+    middle = os.fork()
+    if middle == 0:
+        if os.fork() != 0:
+            os._exit(0)
+        return 0
+    os.waitpid(middle, 0)
+    return middle
+
+
+def _park(worker: Worker, sock: socket.socket) -> None:
+    """Life of a snapshot: wait for 'resume' and fork a live worker from this frozen state."""
+    protocol.send(sock, {"event": "snapshot", "pid": os.getpid()})
+    while True:
+        try:
+            message, fds = protocol.recv(sock)
+        except protocol.ChannelError:
+            os._exit(0)
+        if message.get("op") != "resume" or len(fds) != 1:
+            for fd in fds:
+                os.close(fd)
+            if message.get("op") == "drop":
+                os._exit(0)
+            continue
+        if _fork_detached() == 0:
+            sock.close()
+            worker.capture.close()
+            worker.sock = socket.socket(fileno=fds[0])
+            worker.capture = _Capture(worker.limits.output_bytes)
+            worker.serve()
+            os._exit(0)
+        os.close(fds[0])

@@ -1,0 +1,114 @@
+"""The zygote: a clean interpreter that imports one tool once and forks sessions from that state.
+
+Started by the parent as ``python -m toolgym.envs.sandbox.zygote BACKEND FD`` with a scrubbed
+environment. It never runs agent code, never renders and never runs OpenCASCADE booleans, so its
+forks are safe. For each ``spawn`` request it forks a child that enters fresh namespaces and forks
+the session's init (PID 1), which then starts the first worker.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import socket
+import sys
+import traceback
+import warnings
+from typing import Any
+
+from toolgym.envs.sandbox import isolation, protocol, reaper
+from toolgym.envs.sandbox.backend import Backend, load_backend
+from toolgym.envs.sandbox.limits import Limits
+
+
+def _prime(backend: Backend) -> None:
+    """Run the backend's trusted warm-up (e.g. a first render) in a throwaway child."""
+    child = os.fork()
+    if child == 0:
+        try:
+            backend.prime()
+        finally:
+            os._exit(0)
+    os.waitpid(child, 0)
+
+
+def _spawn(
+    sock: socket.socket, wake: tuple[int, int], backend: Backend, message: dict[str, Any], fds: list[int]
+) -> None:
+    """Fork the session: child unshares namespaces, forks the init, reports its pid, exits."""
+    control, worker_sock = (socket.socket(fileno=fd) for fd in fds)
+    child = os.fork()
+    if child != 0:
+        control.close()
+        worker_sock.close()
+        protocol.send(sock, {"reply": "spawn", "ok": True})
+        return
+    try:
+        sock.close()
+        for fd in wake:
+            os.close(fd)
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.setsid()
+        layers, warns = isolation.enter_namespaces()
+        gate_read, gate_write = os.pipe()
+        init_pid = os.fork()
+        if init_pid == 0:
+            os.close(gate_write)
+            # Wait until our pid was announced, so frames never interleave; it also names our uid.
+            outer_pid = int(os.read(gate_read, 32))
+            os.close(gate_read)
+            limits = Limits.from_dict(message["limits"])
+            spec = dict(message["spec"], index=outer_pid)
+            reaper.run(control, worker_sock, backend, limits, spec, layers, warns)
+        protocol.send(control, {"event": "init", "pid": init_pid})
+        os.write(gate_write, str(init_pid).encode())
+        os.close(gate_write)
+    except BaseException:
+        traceback.print_exc()  # into the zygote's log; the parent sees the channel close
+    finally:
+        os._exit(0)
+
+
+def main(argv: list[str]) -> None:
+    backend_name, fd = argv[0], int(argv[1])
+    warnings.simplefilter("ignore", DeprecationWarning)  # fork() in a process with idle threads
+    sock = socket.socket(fileno=fd)
+    backend = load_backend(backend_name)
+    backend.warm_up()
+    _prime(backend)
+    isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)  # adopt orphaned session inits
+    wake = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    signal.set_wakeup_fd(wake[1])
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    protocol.send(sock, {"event": "ready", "pid": os.getpid(), "python": sys.version})
+    while True:
+        readable, _, _ = select.select([sock, wake[0]], [], [])
+        if wake[0] in readable:
+            try:
+                os.read(wake[0], 4096)
+            except BlockingIOError:
+                pass
+            while True:
+                try:
+                    pid, _ = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                if pid == 0:
+                    break
+        if sock in readable:
+            try:
+                message, fds = protocol.recv(sock)
+            except protocol.ChannelError:
+                return  # the parent is gone; sessions end when their control channels close
+            if message.get("op") == "spawn" and len(fds) == 2:
+                _spawn(sock, wake, backend, message, fds)
+            else:
+                for received in fds:
+                    os.close(received)
+                protocol.send(sock, {"reply": "error", "ok": False, "message": "bad request"})
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

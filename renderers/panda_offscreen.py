@@ -1,0 +1,111 @@
+"""Software offscreen rendering with Panda3D's ``p3tinydisplay``: no GPU and no display needed.
+
+Pixels are deterministic for a given scene, camera and size. Images are ``uint8`` arrays of shape
+``(height, width, 3)``, row 0 at the top. Panda3D's world is Z-up, right-handed; units are whatever
+the scene uses (mm for CAD parts).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from panda3d.core import (
+    AmbientLight,
+    Camera,
+    DirectionalLight,
+    FrameBufferProperties,
+    GraphicsEngine,
+    GraphicsOutput,
+    GraphicsPipe,
+    GraphicsPipeSelection,
+    NodePath,
+    PerspectiveLens,
+    Texture,
+    TypeRegistry,
+    Vec3,
+    Vec4,
+    WindowProperties,
+    load_prc_file_data,
+)
+
+load_prc_file_data(
+    "toolgym-offscreen",
+    "audio-library-name null\nnotify-level-x11display fatal\nnotify-level-display error\n",
+)
+
+
+def offscreen_pipe() -> GraphicsPipe:
+    """The software offscreen pipe (``TinyOffscreenGraphicsPipe``)."""
+    selection = GraphicsPipeSelection.get_global_ptr()
+    selection.make_module_pipe("p3tinydisplay")  # loads the module and registers its pipe types
+    pipe = selection.make_pipe(TypeRegistry.ptr().find_type("TinyOffscreenGraphicsPipe"))
+    if pipe is None:
+        raise RuntimeError("Panda3D's p3tinydisplay offscreen pipe is unavailable")
+    return pipe
+
+
+class OffscreenRenderer:
+    """Renders a ``NodePath`` into an RGB array from a camera that looks at its bounds.
+
+    Args:
+        width, height: image size in pixels.
+        fov_deg: vertical field of view in degrees.
+        background: RGB in [0, 1].
+    """
+
+    def __init__(
+        self,
+        width: int = 128,
+        height: int = 128,
+        fov_deg: float = 40.0,
+        background: tuple[float, float, float] = (1.0, 1.0, 1.0),
+    ) -> None:
+        self.width, self.height = int(width), int(height)
+        pipe = offscreen_pipe()
+        self.engine = GraphicsEngine(pipe)
+        fb = FrameBufferProperties()
+        fb.set_rgba_bits(8, 8, 8, 8)
+        fb.set_depth_bits(24)
+        self.buffer = self.engine.make_output(
+            pipe, "toolgym", -100, fb, WindowProperties.size(self.width, self.height),
+            GraphicsPipe.BF_refuse_window,
+        )
+        if self.buffer is None:
+            raise RuntimeError("could not create an offscreen buffer")
+        self.buffer.set_clear_color(Vec4(*background, 1.0))
+        self.texture = Texture()
+        self.buffer.add_render_texture(self.texture, GraphicsOutput.RTM_copy_ram)
+        self.root = NodePath("root")
+        lens = PerspectiveLens()
+        lens.set_fov(fov_deg * self.width / self.height, fov_deg)
+        self.camera = self.root.attach_new_node(Camera("camera", lens))
+        self.buffer.make_display_region().set_camera(self.camera)
+        ambient = self.root.attach_new_node(AmbientLight("ambient"))
+        ambient.node().set_color(Vec4(0.35, 0.35, 0.35, 1))
+        sun = self.root.attach_new_node(DirectionalLight("sun"))
+        sun.node().set_color(Vec4(0.75, 0.75, 0.75, 1))
+        sun.set_hpr(30, -50, 0)
+        self.root.set_light(ambient)
+        self.root.set_light(sun)
+
+    def render(self, scene: NodePath, direction: tuple[float, float, float] = (1.0, -1.5, 1.0)) -> np.ndarray:
+        """Render ``scene`` seen from ``direction`` (from the bounds' centre towards the camera)."""
+        instance = scene.instance_to(self.root)
+        try:
+            bounds = scene.get_tight_bounds()
+            if bounds is None:
+                center, radius = Vec3(0, 0, 0), 1.0
+            else:
+                low, high = bounds
+                center, radius = (low + high) / 2, max((high - low).length() / 2, 1e-6)
+            offset = Vec3(*direction).normalized() * radius * 3.2
+            self.camera.set_pos(center + offset)
+            self.camera.look_at(center)
+            self.camera.node().get_lens().set_near_far(radius * 0.05, radius * 10)
+            self.engine.render_frame()
+            image = np.frombuffer(self.texture.get_ram_image_as("RGB"), dtype=np.uint8)
+            return image.reshape(self.height, self.width, 3)[::-1].copy()
+        finally:
+            instance.remove_node()
+
+    def close(self) -> None:
+        self.engine.remove_all_windows()
