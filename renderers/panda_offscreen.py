@@ -66,7 +66,11 @@ class OffscreenRenderer:
         fb.set_rgba_bits(8, 8, 8, 8)
         fb.set_depth_bits(24)
         self.buffer = self.engine.make_output(
-            pipe, "toolgym", -100, fb, WindowProperties.size(self.width, self.height),
+            pipe,
+            "toolgym",
+            -100,
+            fb,
+            WindowProperties.size(self.width, self.height),
             GraphicsPipe.BF_refuse_window,
         )
         if self.buffer is None:
@@ -87,7 +91,9 @@ class OffscreenRenderer:
         self.root.set_light(ambient)
         self.root.set_light(sun)
 
-    def render(self, scene: NodePath, direction: tuple[float, float, float] = (1.0, -1.5, 1.0)) -> np.ndarray:
+    def render(
+        self, scene: NodePath, direction: tuple[float, float, float] = (1.0, -1.5, 1.0)
+    ) -> np.ndarray:
         """Render ``scene`` seen from ``direction`` (from the bounds' centre towards the camera)."""
         instance = scene.instance_to(self.root)
         try:

@@ -1,10 +1,10 @@
-"""Blender (``bpy``, headless) inside the sandbox: the script namespace, meshes and Workbench renders.
+"""Blender (``bpy``, headless) in the sandbox: the script namespace, meshes and Workbench renders.
 
 Blender aborts in a forked child once its parent has rendered (its GPU context does not survive
 ``fork``), and the sandbox forks workers for snapshots. So the worker never renders itself: each
 render runs in a throwaway fork of the worker, which writes a PNG into the workspace and exits.
-The zygote's one trusted render happens in a throwaway child too, and only fills Mesa's shader cache,
-which each session copies into its workspace (a read-only cache would be ignored by Mesa).
+The zygote's one trusted render happens in a throwaway child too, and only fills Mesa's shader
+cache, which each session copies into its workspace (Mesa ignores a read-only cache).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import time
 from typing import Any
 
 import numpy as np
-
 from toolgym.envs.sandbox.backend import Backend, Namespace, Request
 
 SHADER_CACHE = os.path.join(".cache", "mesa_shader_cache")
@@ -118,7 +117,9 @@ def render(namespace: Namespace, args: dict[str, Any]) -> np.ndarray:
             raise TimeoutError("the Workbench render did not finish")
         time.sleep(0.001)
     if os.waitstatus_to_exitcode(status) != 0 or not os.path.exists(path):
-        raise RuntimeError(f"the Workbench render failed (status {os.waitstatus_to_exitcode(status)})")
+        raise RuntimeError(
+            f"the Workbench render failed (status {os.waitstatus_to_exitcode(status)})"
+        )
     try:
         with Image.open(path) as image:
             return np.asarray(image.convert("RGBA"))

@@ -12,7 +12,6 @@ import tempfile
 from typing import Any
 
 import numpy as np
-
 from toolgym.envs.sandbox.backend import Backend, Namespace, Request
 
 EXPORT_FORMATS = {"step": "STEP", "stl": "STL", "brep": "BREP"}
@@ -23,7 +22,7 @@ class CadQueryBackend(Backend):
     distributions = ("cadquery", "cadquery-ocp")
 
     def warm_up(self) -> None:
-        import cadquery  # noqa: F401 - the import is the warm-up
+        import cadquery
         import cadquery.occ_impl.exporters  # noqa: F401
         from cadquery.occ_impl.shapes import Shape
         from OCP.BOPAlgo import BOPAlgo_Options
@@ -31,7 +30,9 @@ class CadQueryBackend(Backend):
         BOPAlgo_Options.SetParallelMode_s(False)
         bool_op = Shape._bool_op
 
-        def serial_bool_op(self: Any, args: Any, tools: Any, op: Any, parallel: bool = False) -> Any:
+        def serial_bool_op(
+            self: Any, args: Any, tools: Any, op: Any, parallel: bool = False
+        ) -> Any:
             return bool_op(self, args, tools, op, parallel=False)
 
         Shape._bool_op = serial_bool_op

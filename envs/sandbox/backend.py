@@ -59,6 +59,8 @@ def load_backend(name: str) -> Backend:
     try:
         target = BACKENDS[name]
     except KeyError:
-        raise ValueError(f"unknown backend {name!r}; known: {', '.join(sorted(BACKENDS))}") from None
+        raise ValueError(
+            f"unknown backend {name!r}; known: {', '.join(sorted(BACKENDS))}"
+        ) from None
     module_name, _, class_name = target.partition(":")
     return getattr(importlib.import_module(module_name), class_name)()

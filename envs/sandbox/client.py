@@ -8,6 +8,7 @@ the session is replaced from its latest snapshot. Exceptions are raised only for
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import os
 import select
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgym.envs.sandbox import isolation, protocol
+from toolgym.envs.sandbox.backend import BACKENDS
 from toolgym.envs.sandbox.limits import Limits
 
 ZYGOTE_START_TIMEOUT_S = 180.0
@@ -138,7 +140,9 @@ def describe_exit(status: int | None) -> CallError:
         except ValueError:
             name = f"signal {number}"
         if number == signal.SIGXCPU:
-            return CallError("cpu_time", "the script used up its CPU time (limit cpu_s)", "cpu_s", name)
+            return CallError(
+                "cpu_time", "the script used up its CPU time (limit cpu_s)", "cpu_s", name
+            )
         return CallError("crash", f"the session process was killed by {name}", signal=name)
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
     return CallError("exited", f"the session process exited with status {code}", exit_code=code)
@@ -158,7 +162,8 @@ def default_run_dir() -> Path:
 
 
 def _zygote_env() -> dict[str, str]:
-    env = dict(isolation.SAFE_ENV, HOME=str(default_run_dir()))
+    home = str(default_run_dir())
+    env = dict(isolation.SAFE_ENV, HOME=home, **isolation.home_dirs(home))
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     return env
 
@@ -179,7 +184,13 @@ class Zygote:
         log_path = default_run_dir() / f"zygote-{self.backend}-{os.getpid()}.log"
         with open(log_path, "ab") as log:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "toolgym.envs.sandbox.zygote", self.backend, str(theirs.fileno())],
+                [
+                    sys.executable,
+                    "-m",
+                    "toolgym.envs.sandbox.zygote",
+                    self.backend,
+                    str(theirs.fileno()),
+                ],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -195,7 +206,9 @@ class Zygote:
         except protocol.ChannelError as exc:
             self._kill()
             tail = log_path.read_text(errors="replace")[-3000:]
-            raise SandboxError(f"the {self.backend} zygote failed to start ({exc}):\n{tail}") from None
+            raise SandboxError(
+                f"the {self.backend} zygote failed to start ({exc}):\n{tail}"
+            ) from None
         self.pid = int(ready["pid"])
         self.starts += 1
 
@@ -213,8 +226,12 @@ class Zygote:
                 worker, worker_child = socket.socketpair()
                 try:
                     request = {"op": "spawn", "spec": spec, "limits": limits.to_dict()}
-                    protocol.send(self._sock, request, [control_child.fileno(), worker_child.fileno()])
-                    reply, _ = protocol.recv(self._sock, deadline=time.monotonic() + SETUP_TIMEOUT_S)
+                    protocol.send(
+                        self._sock, request, [control_child.fileno(), worker_child.fileno()]
+                    )
+                    reply, _ = protocol.recv(
+                        self._sock, deadline=time.monotonic() + SETUP_TIMEOUT_S
+                    )
                     if not reply.get("ok"):
                         raise SandboxError(f"zygote refused to spawn: {reply}")
                     return control, worker
@@ -250,6 +267,8 @@ _zygotes_lock = threading.Lock()
 
 def get_zygote(backend: str) -> Zygote:
     """The process-wide zygote for ``backend``, started on first use."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; known: {', '.join(sorted(BACKENDS))}")
     with _zygotes_lock:
         zygote = _zygotes.get(backend)
         if zygote is None:
@@ -287,11 +306,11 @@ class _WorkerDied(Exception):
         self.error = error
 
 
-def _close_session(control: socket.socket, others: list[socket.socket], init_pid: int | None) -> None:
-    try:
+def _close_session(
+    control: socket.socket, others: list[socket.socket], init_pid: int | None
+) -> None:
+    with contextlib.suppress(OSError):
         protocol.send(control, {"op": "shutdown"})
-    except OSError:
-        pass
     for sock in [control, *others]:
         sock.close()
     if init_pid:
@@ -305,10 +324,8 @@ def _close_session(control: socket.socket, others: list[socket.socket], init_pid
             except OSError:
                 return
             time.sleep(0.002)
-        try:
+        with contextlib.suppress(OSError):
             os.kill(init_pid, signal.SIGKILL)
-        except OSError:
-            pass
 
 
 class Session:
@@ -337,19 +354,24 @@ class Session:
         self._snapshots: dict[int, _Snapshot] = {}
         self._next_snapshot = 0
         self._closed = False
+        self._snapshot_on_start = snapshot_on_start
         self._finalizer: weakref.finalize | None = None
         self._start()
-        if snapshot_on_start:
-            self.snapshot()
 
     # -- lifecycle ------------------------------------------------------------------------------
     def _start(self) -> None:
         zygote = get_zygote(self.backend)
+        self.zygote_pid = zygote.pid
         self.workspace = tempfile.mkdtemp(prefix="session-", dir=default_run_dir())
         os.chmod(self.workspace, 0o755)
-        spec = {"workspace": self.workspace, "hidden": list(isolation.DEFAULT_HIDDEN), "secrets": list(self.secrets)}
+        spec = {
+            "workspace": self.workspace,
+            "hidden": list(isolation.DEFAULT_HIDDEN),
+            "secrets": list(self.secrets),
+        }
         self._control, self._worker = zygote.spawn(spec, self.limits)
         self._exits: dict[int, int] = {}
+        self._control_closed = False
         self.init_pid: int | None = None
         deadline = time.monotonic() + SETUP_TIMEOUT_S
         hello: dict[str, Any] = {}
@@ -370,11 +392,17 @@ class Session:
         self._finalizer = weakref.finalize(
             self, _close_session, self._control, [self._worker], self.init_pid
         )
+        if self._snapshot_on_start:
+            self.snapshot()
 
     def _teardown(self) -> None:
         if self._finalizer is not None:
             self._finalizer.detach()
-        _close_session(self._control, [self._worker, *(s.sock for s in self._snapshots.values())], self.init_pid)
+        _close_session(
+            self._control,
+            [self._worker, *(s.sock for s in self._snapshots.values())],
+            self.init_pid,
+        )
         self._snapshots.clear()
         shutil.rmtree(self.workspace, ignore_errors=True)
 
@@ -411,13 +439,15 @@ class Session:
         timeout: float | None = None,
         filename: str = "<script>",
     ) -> CallResult:
-        """Run ``code`` in the session's namespace; ``fetch`` names values to return as plain data."""
+        """Run ``code`` in the session's namespace; ``fetch`` names values to return as data."""
         if not isinstance(code, str):
             raise TypeError(f"code must be a str, got {type(code).__name__}")
         message = {"op": "exec", "code": code, "fetch": list(fetch), "filename": filename}
         return self._result(message, timeout)
 
-    def request(self, name: str, args: dict[str, Any] | None = None, *, timeout: float | None = None) -> CallResult:
+    def request(
+        self, name: str, args: dict[str, Any] | None = None, *, timeout: float | None = None
+    ) -> CallResult:
         """Call a backend request (``tessellate``, ``export``, ``render``, ...) on the session."""
         return self._result({"op": "request", "name": name, "args": args or {}}, timeout)
 
@@ -509,11 +539,17 @@ class Session:
         max_bytes = self.limits.artifact_bytes + _FRAME_OVERHEAD
         while True:
             remaining = deadline - time.monotonic()
-            readable = select.select([self._worker, self._control], [], [], max(remaining, 0))[0] if remaining > 0 else []
+            readable = (
+                select.select([self._worker, self._control], [], [], max(remaining, 0))[0]
+                if remaining > 0
+                else []
+            )
             if not readable:
                 self._kill_worker()
                 raise _WorkerDied(
-                    CallError("timeout", f"the call ran past {timeout:g} s (limit wall_s)", "wall_s")
+                    CallError(
+                        "timeout", f"the call ran past {timeout:g} s (limit wall_s)", "wall_s"
+                    )
                 )
             if self._control in readable:
                 self._read_control(deadline=time.monotonic() + 1.0)
@@ -525,7 +561,9 @@ class Session:
                 except protocol.ChannelTimeout:
                     self._kill_worker()
                     raise _WorkerDied(
-                        CallError("timeout", f"the call ran past {timeout:g} s (limit wall_s)", "wall_s")
+                        CallError(
+                            "timeout", f"the call ran past {timeout:g} s (limit wall_s)", "wall_s"
+                        )
                     ) from None
                 except protocol.ChannelClosed:
                     raise _WorkerDied(self._death_cause()) from None
@@ -533,12 +571,17 @@ class Session:
                     self._kill_worker()
                     limit = "artifact_bytes" if "exceeds the limit" in str(exc) else None
                     kind = "artifact_bytes" if limit else "protocol"
-                    raise _WorkerDied(CallError(kind, f"the session sent invalid data: {exc}", limit)) from None
+                    raise _WorkerDied(
+                        CallError(kind, f"the session sent invalid data: {exc}", limit)
+                    ) from None
 
     def _read_control(self, deadline: float) -> dict[str, Any] | None:
         """Read one control message; exit events are recorded, replies returned."""
         try:
             message, fds = protocol.recv(self._control, deadline=deadline)
+        except protocol.ChannelClosed:
+            self._control_closed = True
+            return None
         except protocol.ChannelError:
             return None
         for fd in fds:
@@ -555,20 +598,20 @@ class Session:
         except OSError:
             return None
         deadline = time.monotonic() + SETUP_TIMEOUT_S
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not self._control_closed:
             reply = self._read_control(deadline)
             if reply is not None:
                 return reply
-            if self._control.fileno() < 0:
-                return None
         return None
 
     def _await_exit(self, pid: int) -> int | None:
+        """Wait briefly for the init to report ``pid``'s exit; its wait status, or ``None``."""
         deadline = time.monotonic() + EXIT_STATUS_WAIT_S
-        while pid not in self._exits and time.monotonic() < deadline:
-            if select.select([self._control], [], [], deadline - time.monotonic())[0]:
-                if self._read_control(deadline) is None and pid not in self._exits:
-                    continue
+        while pid not in self._exits and not self._control_closed:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([self._control], [], [], remaining)[0]:
+                break
+            self._read_control(deadline)
         return self._exits.pop(pid, None)
 
     def _death_cause(self) -> CallError:
@@ -587,13 +630,16 @@ class Session:
         self._control_send({"op": "sweep", "keep": keep})
 
     def _resume(self, snapshot_id: int) -> bool:
+        """Make snapshot ``snapshot_id`` the live worker; a fork of it parks in its place."""
         snap = self._snapshots[snapshot_id]
         ours, theirs = socket.socketpair()
+        deadline = time.monotonic() + SETUP_TIMEOUT_S
         try:
             protocol.send(snap.sock, {"op": "resume"}, [theirs.fileno()])
             theirs.close()
-            ready, _ = protocol.recv(ours, deadline=time.monotonic() + SETUP_TIMEOUT_S)
-            self.worker_pid = int(ready["pid"])
+            ready, _ = protocol.recv(ours, deadline=deadline)
+            announce, _ = protocol.recv(snap.sock, deadline=deadline)
+            self.worker_pid, snap.pid = int(ready["pid"]), int(announce["pid"])
         except (OSError, protocol.ChannelError, KeyError, ValueError, TypeError):
             theirs.close()
             ours.close()
@@ -605,6 +651,8 @@ class Session:
     def _recover(self) -> tuple[int | None, bool]:
         """After a breach: resume the latest live snapshot, else start afresh (state lost)."""
         self._worker.close()
+        # Whatever the dead worker left running goes first: it may hold every process slot.
+        self._control_send({"op": "sweep", "keep": [s.pid for s in self._snapshots.values()]})
         for snapshot_id in sorted(self._snapshots, reverse=True):
             if self._resume(snapshot_id):
                 return snapshot_id, False

@@ -18,6 +18,7 @@ are skipped and reported, never fatal: :func:`enter_namespaces` returns what is 
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import resource
 import sys
@@ -52,7 +53,7 @@ SAFE_ENV = {
 
 
 class _MountAttr(ctypes.Structure):
-    _fields_ = [  # noqa: RUF012 - ctypes layout
+    _fields_ = [
         ("attr_set", ctypes.c_uint64),
         ("attr_clr", ctypes.c_uint64),
         ("propagation", ctypes.c_uint64),
@@ -85,14 +86,52 @@ def prctl(option: int, value: int) -> None:
     _check(_libc.prctl(option, value, 0, 0, 0), f"prctl({option})")
 
 
-def enter_namespaces() -> tuple[list[str], list[str]]:
-    """Unshare the network, PID, mount, IPC and UTS namespaces of the calling process.
+NAMESPACES = {
+    "netns": os.CLONE_NEWNET,
+    "pidns": os.CLONE_NEWPID,
+    "mountns": os.CLONE_NEWNS | os.CLONE_NEWIPC | os.CLONE_NEWUTS,
+}
 
-    The caller must fork afterwards: its first child becomes PID 1 of the new PID namespace.
-    Returns ``(layers, warnings)``; ``layers`` holds ``"userns"`` when a user namespace was needed.
+
+class PidNamespaceSpawner:
+    """Forks children that are PID 1 of a fresh PID namespace, without an intermediate process.
+
+    ``unshare(CLONE_NEWPID)`` only changes where the caller's *next* child goes; ``setns`` back to
+    the caller's own namespace right after the fork undoes it. Needs ``CAP_SYS_ADMIN`` (root); use
+    :meth:`available` to know whether it works here.
     """
-    flags = os.CLONE_NEWNET | os.CLONE_NEWPID | os.CLONE_NEWNS | os.CLONE_NEWIPC | os.CLONE_NEWUTS
-    layers = ["netns", "pidns", "mountns"]
+
+    def __init__(self) -> None:
+        self.own_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            os.unshare(os.CLONE_NEWPID)
+            os.setns(self.own_namespace, os.CLONE_NEWPID)
+            self.available = True
+        except OSError:
+            self.available = False
+
+    def fork(self) -> int:
+        os.unshare(os.CLONE_NEWPID)
+        try:
+            return os.fork()
+        finally:
+            if os.getpid() != 1:  # in the parent: later children stay in our namespace
+                os.setns(self.own_namespace, os.CLONE_NEWPID)
+
+
+def enter_namespaces(
+    names: tuple[str, ...] = ("netns", "pidns", "mountns"),
+) -> tuple[list[str], list[str]]:
+    """Unshare the named namespaces (mountns includes IPC and UTS) of the calling process.
+
+    With ``pidns`` the caller must fork afterwards: its first child becomes PID 1 there. As root
+    the namespaces are created directly, else inside a new user namespace. Returns
+    ``(layers, warnings)``; ``layers`` holds ``"userns"`` when a user namespace was needed.
+    """
+    flags = 0
+    for name in names:
+        flags |= NAMESPACES[name]
+    layers = list(names)
     if os.geteuid() == 0:
         try:
             os.unshare(flags)
@@ -123,13 +162,17 @@ def _is_below(path: str, parents: Iterable[str]) -> bool:
     return any(path == p or path.startswith(p.rstrip("/") + "/") for p in parents)
 
 
-def python_paths() -> list[str]:
-    """Directories the sandboxed interpreter must keep reading: its installation and packages."""
+@functools.cache
+def python_paths() -> tuple[str, ...]:
+    """Directories the sandboxed interpreter must keep reading: its installation and packages.
+
+    Cached: the zygote computes it once after importing its tool, and every session inherits it.
+    """
     candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix, *sysconfig.get_paths().values()}
     for module in list(sys.modules.values()):
         candidates.update(getattr(module, "__path__", None) or ())
     real = {os.path.realpath(p) for p in candidates if isinstance(p, str) and os.path.isdir(p)}
-    return sorted(real)
+    return tuple(sorted(real))
 
 
 def setup_mounts(workspace: str, hidden: Iterable[str], secrets: Iterable[str]) -> None:
@@ -194,8 +237,16 @@ def apply_session_rlimits(memory_bytes: int, max_processes: int, file_bytes: int
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+def home_dirs(home: str) -> dict[str, str]:
+    """XDG directories below ``home``; tools (Mesa, Blender) otherwise use the passwd home dir."""
+    return {
+        "XDG_CACHE_HOME": os.path.join(home, ".cache"),
+        "XDG_CONFIG_HOME": os.path.join(home, ".config"),
+    }
+
+
 def scrubbed_env(workspace: str, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The only environment a session sees: fixed safe values, its workspace, backend extras."""
-    env = dict(SAFE_ENV, HOME=workspace, TMPDIR="/tmp", USER="sandbox")
+    env = dict(SAFE_ENV, HOME=workspace, TMPDIR="/tmp", USER="sandbox", **home_dirs(workspace))
     env.update(extra or {})
     return env

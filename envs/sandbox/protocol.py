@@ -9,6 +9,7 @@ descriptors (new channels) ride along with a frame as ``SCM_RIGHTS`` ancillary d
 from __future__ import annotations
 
 import array
+import contextlib
 import math
 import select
 import socket
@@ -115,10 +116,8 @@ def _wait_readable(sock: socket.socket, deadline: float | None) -> None:
 
 def _close_fds(fds: list[int]) -> None:
     for fd in fds:
-        try:
+        with contextlib.suppress(OSError):
             socket.close(fd)
-        except OSError:
-            pass
 
 
 def recv(

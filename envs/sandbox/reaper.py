@@ -1,4 +1,4 @@
-"""The session's init: PID 1 of its namespaces, reaper of every process in it, never runs agent code.
+"""The session's init: PID 1 of its namespaces, reaper of all its processes, never runs agent code.
 
 It builds the session's filesystem view, starts the first worker under an unprivileged uid, then
 serves the parent's control channel: it reports every process that exits (with its wait status),
@@ -8,6 +8,7 @@ away it exits, and the kernel ends the whole PID namespace with it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
@@ -46,10 +47,20 @@ def descendants(root: int) -> set[int]:
 
 def _kill(pids: list[int]) -> None:
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+
+
+def _sweep(root: int, keep: set[int], rounds: int = 200) -> int:
+    """Kill every descendant of ``root`` not in ``keep``, until none is left (fork bombs refill)."""
+    killed = 0
+    for _ in range(rounds):
+        strays = sorted(descendants(root) - keep)
+        if not strays:
+            break
+        _kill(strays)
+        killed += len(strays)
+    return killed
 
 
 def run(
@@ -75,7 +86,11 @@ def run(
         isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
     isolation.prctl(isolation.PR_SET_DUMPABLE, 0)  # agent processes may not ptrace the init
 
-    uid = isolation.session_uid(spec["index"]) if os.geteuid() == 0 and "userns" not in layers else None
+    uid = (
+        isolation.session_uid(spec["index"])
+        if os.geteuid() == 0 and "userns" not in layers
+        else None
+    )
     if uid is not None:
         os.chown(workspace, uid, uid)
         layers.append("uid")
@@ -121,10 +136,8 @@ def _serve(control: socket.socket, wake_read: int) -> None:
     while True:
         readable, _, _ = select.select([control, wake_read], [], [])
         if wake_read in readable:
-            try:
+            with contextlib.suppress(BlockingIOError):
                 os.read(wake_read, 4096)
-            except BlockingIOError:
-                pass
             _report_exits(control)
         if control in readable:
             try:
@@ -138,9 +151,7 @@ def _serve(control: socket.socket, wake_read: int) -> None:
                 _kill([int(p) for p in message.get("pids", ())])
             elif op == "sweep":
                 keep = {int(p) for p in message.get("keep", ())}
-                strays = sorted(descendants(me) - keep)
-                _kill(strays)
-                protocol.send(control, {"reply": "sweep", "killed": len(strays)})
+                protocol.send(control, {"reply": "sweep", "killed": _sweep(me, keep)})
                 continue
             elif op == "shutdown":
                 break

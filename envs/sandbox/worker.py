@@ -8,7 +8,9 @@ agent code, so the parent treats every byte it sends as untrusted.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import math
 import os
 import resource
 import signal
@@ -46,7 +48,7 @@ def to_plain(value: Any, backend: Backend, depth: int = 0) -> Any:
 
 
 class _Capture:
-    """Captures fd 1 and 2 (Python and C output alike) into memfds, keeping at most ``limit`` bytes."""
+    """Captures fds 1 and 2 (Python and C output alike) in memfds; keeps at most ``limit`` bytes."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -56,15 +58,14 @@ class _Capture:
     def start(self) -> None:
         for fd, target in zip(self.fds, (1, 2), strict=True):
             os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)  # the offset is shared with the dup'ed fd
             os.dup2(fd, target)
 
     def stop(self) -> tuple[tuple[str, int], tuple[str, int]]:
         """Restore the streams; return ``(text, bytes_dropped)`` for stdout and stderr."""
         for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-            try:
+            with contextlib.suppress(Exception):
                 stream.flush()
-            except Exception:
-                pass
         sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
         _libc.fflush(None)
         out = []
@@ -73,7 +74,6 @@ class _Capture:
             size = os.fstat(fd).st_size
             kept = os.pread(fd, self.limit, 0)
             out.append((kept.decode("utf-8", "replace"), max(0, size - len(kept))))
-            os.ftruncate(fd, 0)
         return out[0], out[1]
 
     def close(self) -> None:
@@ -88,13 +88,21 @@ def _error(kind: str, message: str, **extra: Any) -> dict[str, Any]:
 def _classify(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, SystemExit):
         return _error("exit", f"the script called sys.exit({exc.code!r})")
-    if isinstance(exc, MemoryError):
+    if isinstance(exc, MemoryError) or "OutOfMemory" in type(exc).__name__:
         return _error("memory", "the script ran out of memory (limit memory_mb)", limit="memory_mb")
     if isinstance(exc, RecursionError):
         return _error("recursion", f"RecursionError: {exc}")
     if isinstance(exc, SyntaxError):
         return _error("syntax", f"SyntaxError: {exc.msg} (line {exc.lineno})")
     return _error("exception", f"{type(exc).__name__}: {exc}")
+
+
+def _without_sandbox_frames(exc: BaseException) -> Any:
+    """The traceback from the first frame that is not the worker's own."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next
+    return tb
 
 
 class Worker:
@@ -107,6 +115,8 @@ class Worker:
         self.namespace: Namespace = backend.session_globals()
         self.requests = backend.requests()
         self.capture = _Capture(limits.output_bytes)
+        self.pid = os.getpid()
+        self.snapshots: set[int] = set()  # pids of parked snapshots forked by this worker
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversized writes fail with EFBIG instead
 
     # -- main loop ---------------------------------------------------------------------------
@@ -125,9 +135,13 @@ class Worker:
                 os._exit(0)
             for fd in fds:
                 os.close(fd)
+            self._reap_snapshots()
             handler = handlers.get(message.get("op"))
             if handler is None:
-                reply = {"ok": False, "error": _error("protocol", f"unknown op {message.get('op')!r}")}
+                reply = {
+                    "ok": False,
+                    "error": _error("protocol", f"unknown op {message.get('op')!r}"),
+                }
             else:
                 reply = handler(message)
             if reply is not None:
@@ -152,7 +166,7 @@ class Worker:
         usage = resource.getrusage(resource.RUSAGE_SELF)
         used = usage.ru_utime + usage.ru_stime
         _soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-        soft = int(used + self.limits.cpu_s) + 1
+        soft = math.ceil(used + self.limits.cpu_s)  # RLIMIT_CPU counts whole seconds
         if hard != resource.RLIM_INFINITY:
             soft = min(soft, hard)
         resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
@@ -167,8 +181,9 @@ class Worker:
             value = fn()
         except BaseException as exc:
             error = _classify(exc)
-            skip = exc.__traceback__.tb_next if exc.__traceback__ else None
-            tb = "".join(traceback.format_exception(type(exc), exc, skip))
+            tb = "".join(traceback.format_exception(type(exc), exc, _without_sandbox_frames(exc)))
+        if os.getpid() != self.pid:
+            os._exit(0)  # a process the script forked must never act as the worker
         duration = time.perf_counter() - started
         (stdout, stdout_dropped), (stderr, stderr_dropped) = self.capture.stop()
         report = {
@@ -208,22 +223,43 @@ class Worker:
         handler = self.requests.get(name)
         if handler is None:
             known = ", ".join(sorted(self.requests))
-            return {"ok": False, "error": _error("request", f"unknown request {name!r}; known: {known}")}
+            return {
+                "ok": False,
+                "error": _error("request", f"unknown request {name!r}; known: {known}"),
+            }
         value, report = self._run(lambda: handler(self.namespace, args))
         report["value"] = value
         return report
 
     def _snapshot(self, message: dict[str, Any]) -> dict[str, Any] | None:
         parent_end, snapshot_end = socket.socketpair()
-        child = _fork_detached()
-        if child == 0:
+        try:
+            child = os.fork()
+        except OSError as exc:  # e.g. the process limit, filled by the script's children
             parent_end.close()
-            self.sock.close()
-            _park(self, snapshot_end)  # never returns
+            snapshot_end.close()
+            return {"ok": False, "error": _error("snapshot", f"cannot fork a snapshot: {exc}")}
+        if child == 0:
+            try:
+                parent_end.close()
+                self.sock.close()
+                _park(self, snapshot_end)
+            finally:
+                os._exit(0)  # a snapshot must never fall back into the worker loop
         snapshot_end.close()
+        self.snapshots.add(child)
         self._reply({"ok": True}, [parent_end.fileno()])
         parent_end.close()
         return None
+
+    def _reap_snapshots(self) -> None:
+        """Reap parked snapshots that were dropped (our own children; never the script's)."""
+        for pid in list(self.snapshots):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    self.snapshots.discard(pid)
+            except ChildProcessError:
+                self.snapshots.discard(pid)
 
 
 def _count_processes() -> int:
@@ -231,19 +267,12 @@ def _count_processes() -> int:
     return sum(name.isdigit() for name in os.listdir("/proc"))
 
 
-def _fork_detached() -> int:
-    """Fork a grandchild that the session's reaper adopts; returns 0 in it, its pid elsewhere."""
-    middle = os.fork()
-    if middle == 0:
-        if os.fork() != 0:
-            os._exit(0)
-        return 0
-    os.waitpid(middle, 0)
-    return middle
-
-
 def _park(worker: Worker, sock: socket.socket) -> None:
-    """Life of a snapshot: wait for 'resume' and fork a live worker from this frozen state."""
+    """Life of a snapshot: a frozen copy of the worker, waiting on its channel for 'resume'.
+
+    On resume this very process becomes the live worker, and a fork of it parks in its place, so
+    a resume costs one fork and the snapshot can be resumed again later.
+    """
     protocol.send(sock, {"event": "snapshot", "pid": os.getpid()})
     while True:
         try:
@@ -256,11 +285,20 @@ def _park(worker: Worker, sock: socket.socket) -> None:
             if message.get("op") == "drop":
                 os._exit(0)
             continue
-        if _fork_detached() == 0:
-            sock.close()
-            worker.capture.close()
-            worker.sock = socket.socket(fileno=fds[0])
-            worker.capture = _Capture(worker.limits.output_bytes)
-            worker.serve()
-            os._exit(0)
-        os.close(fds[0])
+        try:
+            replacement = os.fork()
+        except OSError:
+            os.close(fds[0])  # the parent sees the channel close and gives up on this snapshot
+            continue
+        if replacement == 0:
+            os.close(fds[0])
+            protocol.send(sock, {"event": "snapshot", "pid": os.getpid()})
+            continue
+        sock.close()
+        worker.capture.close()
+        worker.sock = socket.socket(fileno=fds[0])
+        worker.capture = _Capture(worker.limits.output_bytes)
+        worker.pid = os.getpid()
+        worker.snapshots = {replacement}
+        worker.serve()
+        os._exit(0)

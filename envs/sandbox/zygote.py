@@ -2,12 +2,13 @@
 
 Started by the parent as ``python -m toolgym.envs.sandbox.zygote BACKEND FD`` with a scrubbed
 environment. It never runs agent code, never renders and never runs OpenCASCADE booleans, so its
-forks are safe. For each ``spawn`` request it forks a child that enters fresh namespaces and forks
-the session's init (PID 1), which then starts the first worker.
+forks are safe. For each ``spawn`` request it forks the session's init (PID 1 of fresh namespaces),
+which then starts the first worker.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
@@ -34,12 +35,28 @@ def _prime(backend: Backend) -> None:
 
 
 def _spawn(
-    sock: socket.socket, wake: tuple[int, int], backend: Backend, message: dict[str, Any], fds: list[int]
+    sock: socket.socket,
+    wake: tuple[int, int],
+    backend: Backend,
+    pidns: isolation.PidNamespaceSpawner,
+    message: dict[str, Any],
+    fds: list[int],
 ) -> None:
-    """Fork the session: child unshares namespaces, forks the init, reports its pid, exits."""
+    """Start a session's init in fresh namespaces; it then starts the first worker.
+
+    As root the init is forked straight into a new PID namespace. Otherwise an intermediate child
+    enters a user namespace with the others and forks the init. Either way the init's pid is
+    announced on the control channel before the init says anything, and names its uid.
+    """
     control, worker_sock = (socket.socket(fileno=fd) for fd in fds)
-    child = os.fork()
+    gate_read, gate_write = os.pipe()
+    child = pidns.fork() if pidns.available else os.fork()
     if child != 0:
+        os.close(gate_read)
+        if pidns.available:
+            _announce(control, gate_write, child)
+        else:
+            os.close(gate_write)
         control.close()
         worker_sock.close()
         protocol.send(sock, {"reply": "spawn", "ok": True})
@@ -51,24 +68,34 @@ def _spawn(
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         os.setsid()
-        layers, warns = isolation.enter_namespaces()
-        gate_read, gate_write = os.pipe()
-        init_pid = os.fork()
-        if init_pid == 0:
-            os.close(gate_write)
-            # Wait until our pid was announced, so frames never interleave; it also names our uid.
-            outer_pid = int(os.read(gate_read, 32))
+        if pidns.available:
+            layers, warns = isolation.enter_namespaces(("netns", "mountns"))
+            layers.insert(1, "pidns")
+        else:
+            layers, warns = isolation.enter_namespaces()
             os.close(gate_read)
-            limits = Limits.from_dict(message["limits"])
-            spec = dict(message["spec"], index=outer_pid)
-            reaper.run(control, worker_sock, backend, limits, spec, layers, warns)
-        protocol.send(control, {"event": "init", "pid": init_pid})
-        os.write(gate_write, str(init_pid).encode())
+            gate_read, own_gate = os.pipe()
+            init_pid = os.fork()
+            if init_pid != 0:
+                _announce(control, own_gate, init_pid)
+                return
         os.close(gate_write)
+        outer_pid = int(os.read(gate_read, 32))  # also the first frame on the channel is sent
+        os.close(gate_read)
+        limits = Limits.from_dict(message["limits"])
+        spec = dict(message["spec"], index=outer_pid)
+        reaper.run(control, worker_sock, backend, limits, spec, layers, warns)
     except BaseException:
         traceback.print_exc()  # into the zygote's log; the parent sees the channel close
     finally:
         os._exit(0)
+
+
+def _announce(control: socket.socket, gate_write: int, init_pid: int) -> None:
+    """Tell the parent the init's pid, then let the init go on."""
+    protocol.send(control, {"event": "init", "pid": init_pid})
+    os.write(gate_write, str(init_pid).encode())
+    os.close(gate_write)
 
 
 def main(argv: list[str]) -> None:
@@ -77,8 +104,10 @@ def main(argv: list[str]) -> None:
     sock = socket.socket(fileno=fd)
     backend = load_backend(backend_name)
     backend.warm_up()
+    isolation.python_paths()  # computed once here, inherited by every session
     _prime(backend)
     isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)  # adopt orphaned session inits
+    pidns = isolation.PidNamespaceSpawner()
     wake = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     signal.set_wakeup_fd(wake[1])
     signal.signal(signal.SIGCHLD, lambda *_: None)
@@ -86,10 +115,8 @@ def main(argv: list[str]) -> None:
     while True:
         readable, _, _ = select.select([sock, wake[0]], [], [])
         if wake[0] in readable:
-            try:
+            with contextlib.suppress(BlockingIOError):
                 os.read(wake[0], 4096)
-            except BlockingIOError:
-                pass
             while True:
                 try:
                     pid, _ = os.waitpid(-1, os.WNOHANG)
@@ -103,7 +130,7 @@ def main(argv: list[str]) -> None:
             except protocol.ChannelError:
                 return  # the parent is gone; sessions end when their control channels close
             if message.get("op") == "spawn" and len(fds) == 2:
-                _spawn(sock, wake, backend, message, fds)
+                _spawn(sock, wake, backend, pidns, message, fds)
             else:
                 for received in fds:
                     os.close(received)

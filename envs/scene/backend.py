@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from toolgym.envs.sandbox.backend import Backend, Namespace, Request
 
 
@@ -14,9 +13,8 @@ class SceneBackend(Backend):
     distributions = ("panda3d", "panda3d-gltf")
 
     def warm_up(self) -> None:
-        import panda3d.bullet  # noqa: F401
+        import panda3d.bullet
         import panda3d.core  # noqa: F401
-
         import toolgym.renderers.panda_offscreen  # noqa: F401
 
     def session_globals(self) -> Namespace:

@@ -1,0 +1,255 @@
+"""Containment: hostile or broken scripts end in a clear error or a harmless result, and then the
+session works, no process the script started survives, files outside the workspace are unchanged,
+and the session never sees the parent's secrets."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from pathlib import Path
+
+import pytest
+from conftest import assert_no_strays, live_processes
+from toolgym.envs.sandbox import Session
+from toolgym.envs.sandbox.client import shutdown_zygotes
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def assert_recovered(session: Session) -> None:
+    """The next call works, and nothing the script started is still running."""
+    result = session.run("answer = 41 + 1", fetch=["answer"])
+    assert result.ok and result.results == {"answer": 42}, result.feedback()
+    assert_no_strays(session)
+
+
+CASES = {
+    # name: (script, expected error kind or None for a harmless result)
+    "infinite loop": ("while True:\n    pass", "cpu_time"),
+    "sleep": ("import time\ntime.sleep(60)", "timeout"),
+    "memory bomb": ("blocks = []\nwhile True:\n    blocks.append(bytearray(50_000_000))", "memory"),
+    "one huge allocation": ("x = bytearray(10**11)", "memory"),
+    "fork bomb": (
+        "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass",
+        "timeout",
+    ),
+    "segfault via ctypes": ("import ctypes\nctypes.string_at(0)", "crash"),
+    "os._exit": ("import os\nos._exit(7)", "exited"),
+    "sys.exit": ("import sys\nsys.exit(0)", "exit"),
+    "deep recursion": ("def f(n):\n    return f(n + 1)\nf(0)", "recursion"),
+    "C stack overflow": (
+        "import sys\nsys.setrecursionlimit(10**7)\ndef f(n):\n    return f(n + 1) + 1\nf(0)",
+        None,  # a segfault or RecursionError, depending on the interpreter's guards
+    ),
+    "detached child": (
+        "import subprocess\nsubprocess.Popen(['sleep', '1000'], start_new_session=True)",
+        None,
+    ),
+    "daemon forked and orphaned": (
+        "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(1000)",
+        None,
+    ),
+    "ignoring SIGTERM": (
+        "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(60)",
+        "timeout",
+    ),
+    "uninterruptible C hang": (
+        "import ctypes, signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, range(1, 32))\n"
+        "ctypes.CDLL(None).sleep(60)",
+        "timeout",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_hostile_script_is_contained(short_session, name):
+    script, kind = CASES[name]
+    started = time.monotonic()
+    result = short_session.run(script)
+    assert time.monotonic() - started < 15
+    if kind is None:
+        assert result.error is None or result.error.kind in {"crash", "recursion"}, result.error
+    else:
+        assert result.error is not None and result.error.kind == kind, (result.error, result.stderr)
+        assert result.error.message
+    if result.error and result.error.kind in {"timeout", "cpu_time", "crash", "exited"}:
+        assert (
+            result.restored_to == 0 and not result.state_lost
+        )  # back to the snapshot taken at start
+    assert_recovered(short_session)
+
+
+def test_limit_errors_name_the_limit(short_session):
+    assert short_session.run("import time\ntime.sleep(60)").error.limit == "wall_s"
+    assert short_session.run("while True:\n    pass").error.limit == "cpu_s"
+    assert short_session.run("x = bytearray(10**11)").error.limit == "memory_mb"
+
+
+def test_breach_restores_the_latest_snapshot(short_session):
+    short_session.run("part = cq.Workplane().box(1, 2, 3)")
+    snap = short_session.snapshot()
+    result = short_session.run("import os\nos._exit(1)")
+    assert result.restored_to == snap
+    assert short_session.run("v = part.val().Volume()", fetch=["v"]).results["v"] == pytest.approx(
+        6.0
+    )
+
+
+def test_killing_the_parent_is_impossible(short_session):
+    me = os.getpid()
+    zygote_pid = short_session.zygote_pid
+    script = (
+        "import os, signal\nkilled = []\n"
+        f"for pid in (os.getppid(), 1, {me}, {zygote_pid}):\n"
+        "    try:\n        os.kill(pid, signal.SIGKILL)\n        killed.append(pid)\n"
+        "    except OSError as exc:\n        killed.append(type(exc).__name__)\n"
+    )
+    result = short_session.run(script, fetch=["killed"])
+    assert result.ok
+    assert all(isinstance(k, str) for k in result.results["killed"]), result.results
+    os.kill(zygote_pid, 0)  # still alive
+    assert_recovered(short_session)
+
+
+def test_writes_outside_the_workspace_do_not_escape(short_session, tmp_path):
+    sentinel = tmp_path / "sentinel.txt"
+    sentinel.write_text("original")
+    repo_target = REPO / "escaped.txt"
+    script = (
+        "import os\nresults = {}\n"
+        f"for path in ({str(sentinel)!r}, {str(repo_target)!r}, '/etc/passwd', "
+        "os.path.expanduser('~/../escaped.txt'), '/tmp/in_private_tmp.txt'):\n"
+        "    try:\n        with open(path, 'a') as f:\n            f.write('pwned')\n"
+        "        results[path] = 'written'\n"
+        "    except OSError as exc:\n        results[path] = type(exc).__name__\n"
+        "with open('in_workspace.txt', 'w') as f:\n    f.write('ok')\n"
+    )
+    before_passwd = Path("/etc/passwd").read_bytes()
+    result = short_session.run(script, fetch=["results"])
+    assert result.ok, result.feedback()
+    outcome = result.results["results"]
+    assert outcome[str(repo_target)] != "written" and outcome["/etc/passwd"] != "written"
+    assert sentinel.read_text() == "original"  # the session's /tmp is private
+    assert not repo_target.exists()
+    assert Path("/etc/passwd").read_bytes() == before_passwd
+    assert not Path("/tmp/in_private_tmp.txt").exists()
+    assert (Path(short_session.workspace) / "in_workspace.txt").read_text() == "ok"
+
+
+def test_task_assets_and_home_are_hidden(short_session):
+    assets = REPO / "assets"
+    script = (
+        "import os\n"
+        f"assets = os.listdir({str(assets)!r}) if os.path.isdir({str(assets)!r}) else []\n"
+        "home = os.listdir(os.path.expanduser('/root')) if os.path.isdir('/root') else []\n"
+    )
+    result = short_session.run(script, fetch=["assets", "home"])
+    assert result.ok, result.feedback()
+    assert result.results["assets"] == []
+    assert all(
+        not name.startswith(".ssh") and name != ".bash_history" for name in result.results["home"]
+    )
+
+
+def test_no_network_even_to_localhost(short_session):
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        listener.settimeout(0.5)
+        port = listener.getsockname()[1]
+        script = (
+            "import socket\n"
+            "try:\n"
+            f"    socket.create_connection(('127.0.0.1', {port}), timeout=2)\n"
+            "    outcome = 'connected'\n"
+            "except OSError as exc:\n"
+            "    outcome = type(exc).__name__\n"
+        )
+        result = short_session.run(script, fetch=["outcome"])
+        assert result.ok and result.results["outcome"] != "connected"
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    assert_recovered(short_session)
+
+
+def test_environment_holds_no_parent_secrets(monkeypatch):
+    monkeypatch.setenv("TOOLGYM_TEST_SECRET", "hunter2")
+    shutdown_zygotes()  # the next zygote starts with the secret in our environment
+    with Session("cadquery") as session:
+        script = (
+            "import os, glob\n"
+            "env = dict(os.environ)\n"
+            "leaks = []\n"
+            "for path in glob.glob('/proc/*/environ'):\n"
+            "    try:\n        data = open(path, 'rb').read()\n"
+            "    except OSError:\n        continue\n"
+            "    if b'hunter2' in data:\n        leaks.append(path)\n"
+        )
+        result = session.run(script, fetch=["env", "leaks"])
+    shutdown_zygotes()
+    assert result.ok, result.feedback()
+    assert "TOOLGYM_TEST_SECRET" not in result.results["env"]
+    assert "hunter2" not in repr(result.results["env"])
+    assert result.results["leaks"] == []
+
+
+def test_stdout_flood_is_truncated_and_counted(short_session):
+    result = short_session.run("print('x' * 10_000_000)")
+    assert result.ok
+    assert len(result.stdout) == short_session.limits.output_bytes
+    assert result.stdout_dropped == 10_000_001 - short_session.limits.output_bytes
+    endless = short_session.run("while True:\n    print('y' * 100_000)")
+    assert endless.error is not None  # the file-size cap (or the CPU limit) stops it
+    assert len(endless.stdout) == short_session.limits.output_bytes
+    assert_recovered(short_session)
+
+
+def test_oversized_artifact_is_refused(short_session):
+    result = short_session.run("big = b'x' * 70_000_000", fetch=["big"])
+    assert result.error is not None and result.error.kind == "artifact_bytes"
+    assert result.error.limit == "artifact_bytes"
+    assert_recovered(short_session)
+
+
+@pytest.mark.parametrize(
+    ("script", "kind"),
+    [
+        # CadQuery #1665: a zero-area polygon in a sketch makes OpenCASCADE eat all memory.
+        (
+            "result = (cq.Workplane().sketch().push([(48.58, -3.37)]).rect(3.0, 87.68)"
+            ".rect(3.0, 88.65).polygon([(0, 0), (1, 1), (2, 2)], mode='s').finalize().extrude(1))",
+            "memory",
+        ),
+        # CadQuery #1873: a tapered extrude of a tiny circle segfaults.
+        (
+            "b = 0.0268 * 0.0268\nresult = cq.Workplane().circle(b / 2).extrude(b * 2, taper=-1)",
+            "crash",
+        ),
+    ],
+    ids=["zero-area sketch (#1665)", "tapered extrude (#1873)"],
+)
+def test_known_cadquery_failure_modes_are_clean_errors(short_session, script, kind):
+    result = short_session.run(script)
+    assert result.error is not None and result.error.kind == kind, result.error
+    assert_recovered(short_session)
+
+
+def test_session_close_leaves_no_process(cq_session):
+    cq_session.run("import subprocess\np = subprocess.Popen(['sleep', '1000'])")
+    cq_session.snapshot()
+    processes = live_processes(cq_session) | {cq_session.init_pid}
+    cq_session.close()
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        alive = set()
+        for pid in processes:
+            try:
+                state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+            except OSError:
+                continue
+            alive.add((pid, state))
+        if not alive:
+            break
+        time.sleep(0.05)
+    assert not alive, f"left behind: {alive}"

@@ -1,0 +1,80 @@
+"""Snapshot and rollback return exactly the earlier state, also after booleans and crashes."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import assert_no_strays
+from toolgym.envs.sandbox import Limits, SandboxError, Session
+
+
+def test_rollback_returns_exactly_the_earlier_state(cq_session):
+    cq_session.run("x = 1\npart = cq.Workplane().box(10, 10, 10)")
+    first = cq_session.snapshot()
+    cq_session.run("x = 2\npart = part.faces('>Z').workplane().hole(5)\nextra = 'later'")
+    second = cq_session.snapshot()
+    cq_session.run("x = 3\ndel part")
+
+    cq_session.rollback(first)
+    state = cq_session.run("v = part.val().Volume()", fetch=["x", "v"])
+    assert state.results == {"x": 1, "v": pytest.approx(1000.0)}
+    assert cq_session.run("extra").error.kind == "exception"  # not defined yet at `first`
+
+    cq_session.rollback(second)
+    state = cq_session.run("v = part.val().Volume()", fetch=["x", "v", "extra"])
+    assert state.results["x"] == 2 and state.results["extra"] == "later"
+    assert state.results["v"] == pytest.approx(1000.0 - 3.141592653589793 * 2.5**2 * 10)
+
+    cq_session.rollback(first)  # a snapshot can be resumed more than once
+    assert cq_session.run("y = x", fetch=["y"]).results == {"y": 1}
+    assert_no_strays(cq_session)
+
+
+def test_snapshots_taken_after_booleans_do_not_hang(cq_session):
+    """OpenCASCADE's parallel booleans would leave a dead thread pool in forked snapshots."""
+    script = (
+        "part = cq.Workplane().box(10, 10, 10).union(cq.Workplane().sphere(6)).edges().fillet(0.5)"
+    )
+    assert cq_session.run(script).ok
+    snap = cq_session.snapshot()
+    cq_session.rollback(snap)
+    again = cq_session.run(
+        "part = part.cut(cq.Workplane().cylinder(30, 2))\nv = part.val().Volume()",
+        fetch=["v"],
+        timeout=20,
+    )
+    assert again.ok, again.feedback()
+    assert again.results["v"] > 0
+
+
+def test_rollback_after_a_crash_and_state_lost_when_snapshots_die():
+    with Session("cadquery", Limits(wall_s=5)) as session:
+        session.run("x = 'kept'")
+        snap = session.snapshot()
+        crashed = session.run("import ctypes; ctypes.string_at(0)")
+        assert crashed.error.kind == "crash" and crashed.error.signal == "SIGSEGV"
+        assert crashed.restored_to == snap
+        assert session.run("y = x", fetch=["y"]).results == {"y": "kept"}
+        # The script can kill its own snapshots (same uid); the next breach then restarts empty.
+        assert session.run("import os, signal\nos.kill(-1, signal.SIGKILL)").ok
+        wiped = session.run("import os\nos._exit(1)")
+        assert wiped.error.kind == "exited" and wiped.state_lost and wiped.restored_to is None
+        assert session.restarts == 1
+        assert session.run("z = 1", fetch=["z"]).results == {"z": 1}
+        with pytest.raises(KeyError):
+            session.rollback(snap)
+
+
+def test_old_snapshots_are_dropped_beyond_the_limit():
+    with Session("scene", Limits(max_snapshots=3)) as session:
+        ids = [session.snapshot() for _ in range(5)]
+        assert session.info["snapshots"] == [0, ids[-2], ids[-1]]
+        assert_no_strays(session)
+
+
+def test_lost_snapshot_raises_and_session_goes_on(cq_session):
+    snap = cq_session.snapshot()
+    pid = cq_session._snapshots[snap].pid
+    cq_session._control_send({"op": "kill", "pids": [pid]})
+    with pytest.raises(SandboxError, match="lost"):
+        cq_session.rollback(snap)
+    assert cq_session.run("a = 1", fetch=["a"]).results == {"a": 1}

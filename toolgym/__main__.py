@@ -1,0 +1,3 @@
+from toolgym.cli import app
+
+app(prog_name="toolgym")
