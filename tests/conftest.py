@@ -11,21 +11,14 @@ from toolgym.envs.sandbox.reaper import descendants
 
 
 def live_processes(session: Session, settle_s: float = 2.0) -> set[int]:
-    """PIDs (as the parent sees them) of every live, non-zombie process of the session but its init.
+    """PIDs (as the parent sees them) of every process of the session but its init, zombies too.
 
-    Processes that were just killed may linger as zombies for a moment; wait for them to go.
+    Processes that were just killed may linger as zombies for a moment, until the session's init
+    reaps them; wait for that, but not forever: a zombie that stays is a bug.
     """
     deadline = time.monotonic() + settle_s
     while True:
-        alive = set()
-        for pid in descendants(session.init_pid):
-            try:
-                with open(f"/proc/{pid}/stat", "rb") as f:
-                    state = f.read().rsplit(b")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if state != b"Z":
-                alive.add(pid)
+        alive = set(descendants(session.init_pid))
         expected = 1 + len(session.info["snapshots"])  # the worker and the parked snapshots
         if len(alive) <= expected or time.monotonic() > deadline:
             return alive

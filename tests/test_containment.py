@@ -5,7 +5,9 @@ and the session never sees the parent's secrets."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
+import threading
 import time
 from pathlib import Path
 
@@ -17,10 +19,45 @@ from toolgym.envs.sandbox.client import shutdown_zygotes
 REPO = Path(__file__).resolve().parents[1]
 
 
+SESSION_ENV = {
+    "PATH",
+    "LANG",
+    "LC_ALL",
+    "HOME",
+    "TMPDIR",
+    "USER",
+    "XDG_CACHE_HOME",
+    "XDG_CONFIG_HOME",
+}
+
+
+def outside_files() -> dict[str, tuple[int, int]]:
+    """Size and mtime of every file a session could try to touch outside its workspace."""
+    state = {}
+    for root in (REPO, Path("/etc")):
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if d not in {".venv", ".git", "__pycache__"}]
+            for name in filenames:
+                path = os.path.join(dirpath, name)
+                try:
+                    info = os.lstat(path)
+                except OSError:
+                    continue
+                state[path] = (info.st_size, info.st_mtime_ns)
+    return state
+
+
 def assert_recovered(session: Session) -> None:
-    """The next call works, and nothing the script started is still running."""
-    result = session.run("answer = 41 + 1", fetch=["answer"])
-    assert result.ok and result.results == {"answer": 42}, result.feedback()
+    """The next call works, nothing the script started is still running, and the session's
+    environment is still the scrubbed one."""
+    result = session.run(
+        "import os\nanswer = 41 + 1\nenv = dict(os.environ)", fetch=["answer", "env"]
+    )
+    assert result.ok and result.results["answer"] == 42, result.feedback()
+    env = result.results["env"]
+    assert set(env) <= SESSION_ENV | {
+        k for k in env if k.endswith("_NUM_THREADS") or k.startswith("PYTHON")
+    }
     assert_no_strays(session)
 
 
@@ -65,6 +102,7 @@ CASES = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_hostile_script_is_contained(short_session, name):
     script, kind = CASES[name]
+    files_before = outside_files()
     started = time.monotonic()
     result = short_session.run(script)
     assert time.monotonic() - started < 15
@@ -77,6 +115,39 @@ def test_hostile_script_is_contained(short_session, name):
         assert (
             result.restored_to == 0 and not result.state_lost
         )  # back to the snapshot taken at start
+    assert_recovered(short_session)
+    assert outside_files() == files_before
+
+
+def test_process_limit_is_named(short_session):
+    script = (
+        "import os, time\n"
+        "for _ in range(1000):\n"
+        "    if os.fork() == 0:\n"
+        "        time.sleep(100)\n"
+        "        os._exit(0)\n"
+    )
+    result = short_session.run(script)
+    assert result.error.kind == "processes" and result.error.limit == "max_processes"
+    assert_recovered(short_session)
+
+
+def test_worker_killed_from_outside_mid_call(short_session):
+    def outer_pid(inner: int) -> int:
+        for pid in live_processes(short_session):
+            status = Path(f"/proc/{pid}/status").read_text()
+            nspid = next(line for line in status.splitlines() if line.startswith("NSpid:"))
+            if int(nspid.split()[-1]) == inner:
+                return pid
+        raise LookupError(inner)
+
+    worker = outer_pid(short_session.worker_pid)
+    killer = threading.Timer(0.3, os.kill, (worker, signal.SIGKILL))
+    killer.start()
+    result = short_session.run("import time\ntime.sleep(3)")
+    killer.join()
+    assert result.error.kind == "crash" and result.error.signal == "SIGKILL"
+    assert result.restored_to == 0
     assert_recovered(short_session)
 
 

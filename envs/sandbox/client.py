@@ -20,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 import weakref
 from pathlib import Path
 from typing import Any
@@ -388,6 +389,8 @@ class Session:
             raise SandboxError(f"the {self.backend} session failed to start: {exc}") from None
         self.layers: list[str] = list(hello.get("layers", []))
         self.warnings: list[str] = list(hello.get("warnings", []))
+        for message in self.warnings:
+            _warn_once(f"toolgym sandbox: {message}")
         self.worker_pid = int(ready["pid"])
         self._finalizer = weakref.finalize(
             self, _close_session, self._control, [self._worker], self.init_pid
@@ -478,10 +481,12 @@ class Session:
         return snapshot_id
 
     def drop_snapshot(self, snapshot_id: int) -> None:
+        """Forget a snapshot and end its process."""
         snap = self._snapshots.pop(snapshot_id, None)
         if snap is not None:
             snap.sock.close()  # the parked process exits on EOF
             self._control_send({"op": "kill", "pids": [snap.pid]})
+            self._reap_in_worker()
 
     def rollback(self, snapshot_id: int) -> None:
         """Return the session to exactly the state saved by :meth:`snapshot`."""
@@ -627,7 +632,14 @@ class Session:
         if "pidns" in self.layers and isinstance(processes, int) and processes <= expected:
             return
         keep = [self.worker_pid, *(s.pid for s in self._snapshots.values())]
-        self._control_send({"op": "sweep", "keep": keep})
+        reply = self._control_send({"op": "sweep", "keep": keep})
+        if reply and reply.get("killed"):
+            self._reap_in_worker()
+
+    def _reap_in_worker(self) -> None:
+        """Let the worker reap children of its that were just killed (it does so on any request)."""
+        with contextlib.suppress(_WorkerDied):
+            self._call({"op": "ping"}, self.limits.wall_s)
 
     def _resume(self, snapshot_id: int) -> bool:
         """Make snapshot ``snapshot_id`` the live worker; a fork of it parks in its place."""
@@ -663,6 +675,16 @@ class Session:
         self._teardown()
         self.restarts += 1
         self._start()
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    """A missing isolation layer is worth one warning per process, not one per session."""
+    if message not in _warned:
+        _warned.add(message)
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
 
 
 def _default_secrets() -> tuple[str, ...]:

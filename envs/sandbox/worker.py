@@ -92,6 +92,12 @@ def _classify(exc: BaseException) -> dict[str, Any]:
         return _error("memory", "the script ran out of memory (limit memory_mb)", limit="memory_mb")
     if isinstance(exc, RecursionError):
         return _error("recursion", f"RecursionError: {exc}")
+    if isinstance(exc, BlockingIOError) and _at_process_limit():
+        return _error(
+            "processes",
+            f"cannot start another process: {exc} (limit max_processes)",
+            limit="max_processes",
+        )
     if isinstance(exc, SyntaxError):
         return _error("syntax", f"SyntaxError: {exc.msg} (line {exc.lineno})")
     return _error("exception", f"{type(exc).__name__}: {exc}")
@@ -116,7 +122,6 @@ class Worker:
         self.requests = backend.requests()
         self.capture = _Capture(limits.output_bytes)
         self.pid = os.getpid()
-        self.snapshots: set[int] = set()  # pids of parked snapshots forked by this worker
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversized writes fail with EFBIG instead
 
     # -- main loop ---------------------------------------------------------------------------
@@ -135,7 +140,7 @@ class Worker:
                 os._exit(0)
             for fd in fds:
                 os.close(fd)
-            self._reap_snapshots()
+            _reap_children()
             handler = handlers.get(message.get("op"))
             if handler is None:
                 reply = {
@@ -247,19 +252,30 @@ class Worker:
             finally:
                 os._exit(0)  # a snapshot must never fall back into the worker loop
         snapshot_end.close()
-        self.snapshots.add(child)
         self._reply({"ok": True}, [parent_end.fileno()])
         parent_end.close()
         return None
 
-    def _reap_snapshots(self) -> None:
-        """Reap parked snapshots that were dropped (our own children; never the script's)."""
-        for pid in list(self.snapshots):
-            try:
-                if os.waitpid(pid, os.WNOHANG)[0]:
-                    self.snapshots.discard(pid)
-            except ChildProcessError:
-                self.snapshots.discard(pid)
+
+def _reap_children() -> None:
+    """Reap dead children: dropped snapshots, and processes of the script that the init killed.
+
+    Scripts cannot keep processes across calls (the init sweeps them away after each call), so
+    nothing is taken from them.
+    """
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _at_process_limit() -> bool:
+    """Whether this uid is at its process limit (fork then fails with EAGAIN)."""
+    soft = resource.getrlimit(resource.RLIMIT_NPROC)[0]
+    return soft != resource.RLIM_INFINITY and _count_processes() >= soft - 1
 
 
 def _count_processes() -> int:
@@ -299,6 +315,5 @@ def _park(worker: Worker, sock: socket.socket) -> None:
         worker.sock = socket.socket(fileno=fds[0])
         worker.capture = _Capture(worker.limits.output_bytes)
         worker.pid = os.getpid()
-        worker.snapshots = {replacement}
         worker.serve()
         os._exit(0)
