@@ -324,3 +324,28 @@ def test_session_close_leaves_no_process(cq_session):
             break
         time.sleep(0.05)
     assert not alive, f"left behind: {alive}"
+
+
+FIND_CHANNEL = (
+    "import os, socket, stat, struct\n"
+    "fds = [int(fd) for fd in os.listdir('/proc/self/fd')]\n"
+    "channel = next(fd for fd in fds if stat.S_ISSOCK(os.fstat(fd).st_mode))\n"
+)
+
+
+def test_forged_frames_on_the_channel_are_ignored_or_contained(short_session):
+    import msgpack
+
+    forged = msgpack.packb({"ok": True, "seq": -5, "results": {"v": 1e9}, "missing": 7})
+    script = (
+        FIND_CHANNEL + f"os.write(channel, struct.pack('>I', {len(forged)}) + {forged!r})\nv = 1"
+    )
+    result = short_session.run(script, fetch=["v"])
+    assert result.ok and result.results == {"v": 1}  # the stale frame was skipped
+    garbage = short_session.run(
+        FIND_CHANNEL + "os.write(channel, struct.pack('>I', 3) + b'\\xc1\\xc1\\xc1')"
+    )
+    assert garbage.error.kind == "protocol" and garbage.restored_to == 0
+    huge = short_session.run(FIND_CHANNEL + "os.write(channel, struct.pack('>I', 2**31))")
+    assert huge.error.limit == "artifact_bytes"
+    assert_recovered(short_session)

@@ -126,6 +126,10 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _float(value: Any) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
 
@@ -354,6 +358,7 @@ class Session:
         self.restarts = 0
         self._snapshots: dict[int, _Snapshot] = {}
         self._next_snapshot = 0
+        self._seq = 0
         self._closed = False
         self._snapshot_on_start = snapshot_on_start
         self._finalizer: weakref.finalize | None = None
@@ -525,7 +530,7 @@ class Session:
             traceback=reply.get("traceback") if isinstance(reply.get("traceback"), str) else None,
             duration_s=_float(reply.get("duration_s")),
             results=reply.get("results") if isinstance(reply.get("results"), dict) else {},
-            missing=[m for m in reply.get("missing") or () if isinstance(m, str)],
+            missing=[m for m in _list(reply.get("missing")) if isinstance(m, str)],
             value=reply.get("value"),
         )
         if result.ok and result.error is not None:
@@ -537,8 +542,9 @@ class Session:
     def _call(self, message: dict[str, Any], timeout: float) -> tuple[dict[str, Any], list[int]]:
         """Send one request to the worker and wait for its reply, watching for its death."""
         deadline = time.monotonic() + timeout
+        self._seq += 1
         try:
-            protocol.send(self._worker, message)
+            protocol.send(self._worker, {**message, "seq": self._seq})
         except OSError:
             raise _WorkerDied(self._death_cause()) from None
         max_bytes = self.limits.artifact_bytes + _FRAME_OVERHEAD
@@ -562,7 +568,11 @@ class Session:
                     raise _WorkerDied(describe_exit(self._exits.pop(self.worker_pid)))
             if self._worker in readable:
                 try:
-                    return protocol.recv(self._worker, deadline=deadline, max_bytes=max_bytes)
+                    reply, fds = protocol.recv(self._worker, deadline=deadline, max_bytes=max_bytes)
+                    if reply.get("seq") == self._seq:
+                        return reply, fds
+                    for fd in fds:  # a stale or forged frame: not the reply to this call
+                        os.close(fd)
                 except protocol.ChannelTimeout:
                     self._kill_worker()
                     raise _WorkerDied(

@@ -98,7 +98,11 @@ def decode(payload: bytes) -> dict[str, Any]:
 
 def send(sock: socket.socket, message: dict[str, Any], fds: list[int] | None = None) -> None:
     """Send one message, with optional file descriptors; blocks until written."""
-    frame = encode(message)
+    send_frame(sock, encode(message), fds)
+
+
+def send_frame(sock: socket.socket, frame: bytes, fds: list[int] | None = None) -> None:
+    """Send a frame made by :func:`encode`."""
     if fds:
         sent = socket.send_fds(sock, [frame[:4096]], fds)
         sock.sendall(frame[sent:])

@@ -122,6 +122,7 @@ class Worker:
         self.requests = backend.requests()
         self.capture = _Capture(limits.output_bytes)
         self.pid = os.getpid()
+        self.seq: Any = None  # echoed in each reply, so the parent never takes a stale one
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversized writes fail with EFBIG instead
 
     # -- main loop ---------------------------------------------------------------------------
@@ -141,6 +142,7 @@ class Worker:
             for fd in fds:
                 os.close(fd)
             _reap_children()
+            self.seq = message.get("seq")
             handler = handlers.get(message.get("op"))
             if handler is None:
                 reply = {
@@ -153,18 +155,16 @@ class Worker:
                 self._reply(reply)
 
     def _reply(self, reply: dict[str, Any], fds: list[int] | None = None) -> None:
-        frame_size = len(protocol.encode(reply))
-        if frame_size > self.limits.artifact_bytes:
-            reply = {
-                "ok": False,
-                "error": _error(
-                    "artifact_bytes",
-                    f"the reply is {frame_size} bytes, over the limit of "
-                    f"{self.limits.artifact_bytes} (limit artifact_bytes)",
-                    limit="artifact_bytes",
-                ),
-            }
-        protocol.send(self.sock, reply, fds)
+        reply["seq"] = self.seq
+        frame = protocol.encode(reply)
+        if len(frame) > self.limits.artifact_bytes:
+            message = (
+                f"the reply is {len(frame)} bytes, over the limit of "
+                f"{self.limits.artifact_bytes} (limit artifact_bytes)"
+            )
+            error = _error("artifact_bytes", message, limit="artifact_bytes")
+            frame = protocol.encode({"ok": False, "error": error, "seq": self.seq})
+        protocol.send_frame(self.sock, frame, fds)
 
     # -- limits ------------------------------------------------------------------------------
     def _arm_cpu_limit(self) -> None:
