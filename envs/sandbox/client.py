@@ -491,7 +491,7 @@ class Session:
         if snap is not None:
             snap.sock.close()  # the parked process exits on EOF
             self._control_send({"op": "kill", "pids": [snap.pid]})
-            self._reap_in_worker()
+            self._reap_in_worker([snap.pid])
 
     def rollback(self, snapshot_id: int) -> None:
         """Return the session to exactly the state saved by :meth:`snapshot`."""
@@ -642,14 +642,15 @@ class Session:
         if "pidns" in self.layers and isinstance(processes, int) and processes <= expected:
             return
         keep = [self.worker_pid, *(s.pid for s in self._snapshots.values())]
-        reply = self._control_send({"op": "sweep", "keep": keep})
-        if reply and reply.get("killed"):
-            self._reap_in_worker()
+        reply = self._control_send({"op": "sweep", "keep": keep}) or {}
+        killed = _list(reply.get("killed"))
+        if killed:
+            self._reap_in_worker(killed)
 
-    def _reap_in_worker(self) -> None:
-        """Let the worker reap children of its that were just killed (it does so on any request)."""
+    def _reap_in_worker(self, pids: list[int]) -> None:
+        """The worker waits for those of ``pids`` that are its children; the init the rest."""
         with contextlib.suppress(_WorkerDied):
-            self._call({"op": "ping"}, self.limits.wall_s)
+            self._call({"op": "reap", "pids": pids}, self.limits.wall_s)
 
     def _resume(self, snapshot_id: int) -> bool:
         """Make snapshot ``snapshot_id`` the live worker; a fork of it parks in its place."""

@@ -23,7 +23,7 @@ import os
 import resource
 import sys
 import sysconfig
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -208,6 +208,18 @@ def setup_mounts(workspace: str, hidden: Iterable[str], secrets: Iterable[str]) 
     for tmp in ("/tmp", "/dev/shm"):
         if os.path.isdir(tmp):
             os.chmod(tmp, 0o1777)
+
+
+def reap_exited() -> Iterator[tuple[int, int]]:
+    """``(pid, wait status)`` of each child that has exited, without blocking."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        yield pid, status
 
 
 def session_uid(index: int) -> int:

@@ -51,16 +51,18 @@ def _kill(pids: list[int]) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
-def _sweep(root: int, keep: set[int], rounds: int = 200) -> int:
-    """Kill every descendant of ``root`` not in ``keep``, until none is left (fork bombs refill)."""
-    killed = 0
+def _sweep(root: int, keep: set[int], rounds: int = 200) -> list[int]:
+    """Kill every descendant of ``root`` not in ``keep``, until none is left (fork bombs refill).
+
+    Returns the pids killed."""
+    killed: set[int] = set()
     for _ in range(rounds):
-        strays = sorted(descendants(root) - keep)
+        strays = descendants(root) - keep
         if not strays:
             break
-        _kill(strays)
-        killed += len(strays)
-    return killed
+        _kill(sorted(strays))
+        killed |= strays
+    return sorted(killed)
 
 
 def run(
@@ -161,14 +163,6 @@ def _serve(control: socket.socket, wake_read: int) -> None:
 
 
 def _report_exits(control: socket.socket) -> None:
-    while True:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        try:
+    for pid, status in isolation.reap_exited():
+        with contextlib.suppress(OSError):
             protocol.send(control, {"event": "exit", "pid": pid, "status": status})
-        except OSError:
-            return

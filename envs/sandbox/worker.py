@@ -20,7 +20,7 @@ import time
 import traceback
 from typing import Any
 
-from toolgym.envs.sandbox import protocol
+from toolgym.envs.sandbox import isolation, protocol
 from toolgym.envs.sandbox.backend import Backend, Namespace
 from toolgym.envs.sandbox.limits import Limits
 
@@ -132,7 +132,8 @@ class Worker:
             "exec": self._exec,
             "request": self._request,
             "snapshot": self._snapshot,
-            "ping": lambda msg: {"ok": True},
+            "ping": lambda message: {"ok": True},
+            "reap": self._reap,
         }
         while True:
             try:
@@ -141,7 +142,8 @@ class Worker:
                 os._exit(0)
             for fd in fds:
                 os.close(fd)
-            _reap_children()
+            for _ in isolation.reap_exited():  # dropped snapshots, the script's killed children
+                pass
             self.seq = message.get("seq")
             handler = handlers.get(message.get("op"))
             if handler is None:
@@ -236,6 +238,14 @@ class Worker:
         report["value"] = value
         return report
 
+    def _reap(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Wait for children of ours that the init just killed, so no zombie is left."""
+        for pid in message.get("pids") or ():
+            if isinstance(pid, int) and pid > 1:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, 0)
+        return {"ok": True}
+
     def _snapshot(self, message: dict[str, Any]) -> dict[str, Any] | None:
         parent_end, snapshot_end = socket.socketpair()
         try:
@@ -255,21 +265,6 @@ class Worker:
         self._reply({"ok": True}, [parent_end.fileno()])
         parent_end.close()
         return None
-
-
-def _reap_children() -> None:
-    """Reap dead children: dropped snapshots, and processes of the script that the init killed.
-
-    Scripts cannot keep processes across calls (the init sweeps them away after each call), so
-    nothing is taken from them.
-    """
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
 
 
 def _at_process_limit() -> bool:

@@ -117,13 +117,8 @@ def main(argv: list[str]) -> None:
         if wake[0] in readable:
             with contextlib.suppress(BlockingIOError):
                 os.read(wake[0], 4096)
-            while True:
-                try:
-                    pid, _ = os.waitpid(-1, os.WNOHANG)
-                except ChildProcessError:
-                    break
-                if pid == 0:
-                    break
+            for _ in isolation.reap_exited():
+                pass
         if sock in readable:
             try:
                 message, fds = protocol.recv(sock)
