@@ -25,8 +25,9 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from toolgym.envs.sandbox import isolation, protocol
+from toolgym.envs.sandbox import protocol
 from toolgym.envs.sandbox.backend import BACKENDS
+from toolgym.envs.sandbox.isolation import DEFAULT_HIDDEN, OPTIONAL_LAYERS, SAFE_ENV, home_dirs
 from toolgym.envs.sandbox.limits import Limits
 
 ZYGOTE_START_TIMEOUT_S = 180.0
@@ -168,7 +169,7 @@ def default_run_dir() -> Path:
 
 def _zygote_env() -> dict[str, str]:
     home = str(default_run_dir())
-    env = dict(isolation.SAFE_ENV, HOME=home, **isolation.home_dirs(home))
+    env = dict(SAFE_ENV, HOME=home, **home_dirs(home))
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     return env
 
@@ -340,6 +341,9 @@ class Session:
         backend: ``"cadquery"``, ``"blender"`` or ``"scene"``.
         limits: resource limits; defaults to :class:`Limits()`.
         secrets: extra directories the session must not see (verifier data, task assets).
+        isolation: the optional layers to try, of ``netns``, ``pidns``, ``mountns`` and ``uid``
+            (default: all); ``rlimits`` and ``env`` are always on. Fewer layers are for machines
+            where a layer misbehaves; what is actually active is in :attr:`layers`.
         snapshot_on_start: take snapshot 0 of the fresh state, so a breach in the first step can
             be rolled back without starting a new session.
     """
@@ -350,8 +354,15 @@ class Session:
         limits: Limits | None = None,
         *,
         secrets: tuple[str, ...] = (),
+        isolation: tuple[str, ...] = OPTIONAL_LAYERS,
         snapshot_on_start: bool = True,
     ) -> None:
+        unknown = set(isolation) - set(OPTIONAL_LAYERS)
+        if unknown:
+            raise ValueError(
+                f"unknown isolation layers {sorted(unknown)}; known: {OPTIONAL_LAYERS}"
+            )
+        self.isolation = tuple(isolation)
         self.backend = backend
         self.limits = limits or Limits()
         self.secrets = tuple(str(Path(s).resolve()) for s in (*_default_secrets(), *secrets))
@@ -372,7 +383,8 @@ class Session:
         os.chmod(self.workspace, 0o755)
         spec = {
             "workspace": self.workspace,
-            "hidden": list(isolation.DEFAULT_HIDDEN),
+            "hidden": list(DEFAULT_HIDDEN),
+            "isolation": list(self.isolation),
             "secrets": list(self.secrets),
         }
         self._control, self._worker = zygote.spawn(spec, self.limits)

@@ -36,6 +36,8 @@ PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 4, 36, 38
 
 # Paths a session never sees. Python's own installation is re-exposed read-only if it lives below.
 DEFAULT_HIDDEN = ("/root", "/home", "/tmp", "/var/tmp", "/dev/shm", "/run/user", "/mnt", "/media")
+# Layers a session can ask for; rlimits and the scrubbed environment are always on.
+OPTIONAL_LAYERS = ("netns", "pidns", "mountns", "uid")
 # Per-session uids start here; far above any real account.
 SESSION_UID_BASE = 0x2A0000
 
@@ -128,6 +130,8 @@ def enter_namespaces(
     the namespaces are created directly, else inside a new user namespace. Returns
     ``(layers, warnings)``; ``layers`` holds ``"userns"`` when a user namespace was needed.
     """
+    if not names:
+        return [], []
     flags = 0
     for name in names:
         flags |= NAMESPACES[name]

@@ -88,11 +88,8 @@ def run(
         isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
     isolation.prctl(isolation.PR_SET_DUMPABLE, 0)  # agent processes may not ptrace the init
 
-    uid = (
-        isolation.session_uid(spec["index"])
-        if os.geteuid() == 0 and "userns" not in layers
-        else None
-    )
+    wants_uid = "uid" in spec["isolation"] and os.geteuid() == 0 and "userns" not in layers
+    uid = isolation.session_uid(spec["index"]) if wants_uid else None
     if uid is not None:
         os.chown(workspace, uid, uid)
         layers.append("uid")

@@ -49,11 +49,13 @@ def _spawn(
     announced on the control channel before the init says anything, and names its uid.
     """
     control, worker_sock = (socket.socket(fileno=fd) for fd in fds)
+    wanted = tuple(n for n in isolation.NAMESPACES if n in message["spec"]["isolation"])
+    direct = pidns.available and "pidns" in wanted
     gate_read, gate_write = os.pipe()
-    child = pidns.fork() if pidns.available else os.fork()
+    child = pidns.fork() if direct else os.fork()
     if child != 0:
         os.close(gate_read)
-        if pidns.available:
+        if direct:
             _announce(control, gate_write, child)
         else:
             os.close(gate_write)
@@ -68,11 +70,11 @@ def _spawn(
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         os.setsid()
-        if pidns.available:
-            layers, warns = isolation.enter_namespaces(("netns", "mountns"))
-            layers.insert(1, "pidns")
+        if direct:
+            layers, warns = isolation.enter_namespaces(tuple(n for n in wanted if n != "pidns"))
+            layers.insert(0, "pidns")
         else:
-            layers, warns = isolation.enter_namespaces()
+            layers, warns = isolation.enter_namespaces(wanted)
             os.close(gate_read)
             gate_read, own_gate = os.pipe()
             init_pid = os.fork()
