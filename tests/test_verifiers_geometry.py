@@ -1,0 +1,216 @@
+"""Geometry verifiers against ground truth: analytic values, invariances, adversarial parts."""
+
+from __future__ import annotations
+
+import math
+
+import cadquery as cq
+import numpy as np
+import pytest
+import trimesh
+from toolgym.verifiers import geometry
+from toolgym.verifiers.cad import composite_score, verify_part
+from toolgym.verifiers.occupancy import column_iou, column_volume
+from toolgym.verifiers.parts import Part
+from toolgym.verifiers.published import published_sample, published_summary
+
+
+def box(x=1.0, y=1.0, z=1.0, at=(0.0, 0.0, 0.0)) -> Part:
+    return Part.from_shape(cq.Workplane().box(x, y, z).translate(at).val())
+
+
+@pytest.mark.parametrize("d", [0.0, 0.1, 0.25, 0.5, 0.9])
+def test_offset_unit_cubes_have_iou_one_minus_d_over_one_plus_d(d):
+    a, b = box(), box(at=(d, 0, 0))
+    expected = (1 - d) / (1 + d)
+    assert geometry.iou_brep(a.shape, b.shape) == pytest.approx(expected, abs=1e-9)
+    assert geometry.iou_mesh(a.mesh, b.mesh) == pytest.approx(expected, abs=1e-9)
+    assert geometry.iou_fast(a.mesh, b.mesh) == pytest.approx(expected, abs=0.01)
+
+
+def test_sphere_volume_matches_the_formula_within_tessellation_tolerance():
+    sphere = Part.from_shape(cq.Workplane().sphere(10).val())
+    exact = 4 / 3 * math.pi * 10**3
+    assert geometry.brep_volume(sphere.shape) == pytest.approx(exact, rel=1e-9)
+    assert sphere.mesh.volume == pytest.approx(exact, rel=5e-3)  # 0.01 mm chord tolerance
+    assert column_volume(sphere.mesh) == pytest.approx(sphere.mesh.volume, rel=2e-3)
+    assert geometry.validity(sphere.mesh)["valid"]
+
+
+def test_identical_shapes_give_chamfer_zero_and_iou_one():
+    part = Part.from_shape(cq.Workplane().box(30, 20, 5).faces(">Z").workplane().hole(6).val())
+    assert geometry.chamfer(part.mesh, part.mesh) == 0.0
+    assert geometry.hausdorff(part.mesh, part.mesh) == 0.0
+    assert geometry.fscore(part.mesh, part.mesh) == 1.0
+    assert geometry.iou_brep(part.shape, part.shape) == pytest.approx(1.0, abs=1e-12)
+    assert geometry.iou_mesh(part.mesh, part.mesh) == pytest.approx(1.0, abs=1e-12)
+    report = verify_part(part, part)
+    assert report.score == pytest.approx(1.0) and report.passed
+
+
+def test_chamfer_of_offset_planes_is_the_offset():
+    """Two large parallel squares 0.5 apart: every nearest neighbour is ~0.5 away."""
+    a = trimesh.Trimesh([[0, 0, 0], [10, 0, 0], [10, 10, 0], [0, 10, 0]], [[0, 1, 2], [0, 2, 3]])
+    b = a.copy()
+    b.apply_translation((0, 0, 0.5))
+    raw = geometry.chamfer(b, a, count=4096) * geometry.diagonal(a)
+    assert raw == pytest.approx(0.5, rel=0.05)
+
+
+def rigid(mesh: trimesh.Trimesh, angle: float, axis, shift) -> trimesh.Trimesh:
+    out = mesh.copy()
+    out.apply_transform(trimesh.transformations.rotation_matrix(angle, axis))
+    out.apply_translation(shift)
+    return out
+
+
+def test_rigid_motion_of_both_shapes_leaves_metrics_unchanged():
+    a = Part.from_shape(cq.Workplane().box(20, 10, 8).edges("|Z").fillet(2).val()).mesh
+    b = Part.from_shape(cq.Workplane().cylinder(8, 6).translate((3, 1, 0)).val()).mesh
+    moved = [rigid(m, 0.7, (1, 2, 3), (40, -7, 3)) for m in (a, b)]
+    assert geometry.iou_mesh(*moved) == pytest.approx(geometry.iou_mesh(a, b), abs=1e-9)
+    assert geometry.iou_fast(*moved) == pytest.approx(geometry.iou_mesh(a, b), abs=0.01)
+    # Same samples up to the motion: distances are preserved exactly (to rounding).
+    assert geometry.chamfer(*moved) == pytest.approx(geometry.chamfer(a, b), rel=1e-9)
+    assert geometry.hausdorff(*moved) == pytest.approx(geometry.hausdorff(a, b), rel=1e-9)
+
+
+def test_uniform_scale_is_invisible_in_normalized_mode():
+    a = box(20, 10, 8, at=(5, 0, 0))
+    b = Part.from_shape(cq.Workplane().box(20, 10, 8).edges("|Z").fillet(3).val())
+    scaled = Part(b.mesh.copy())
+    scaled.mesh.apply_scale(7.5)
+    plain = verify_part(b, a, alignment="normalized")
+    bigger = verify_part(scaled, a, alignment="normalized")
+    for name in ("iou", "chamfer", "fscore", "hausdorff"):
+        assert bigger.metrics[name] == pytest.approx(plain.metrics[name], rel=1e-6, abs=1e-9)
+    assert verify_part(scaled, a).metrics["iou"] < 0.2  # placement and size count by default
+
+
+# -- adversarial candidates ----------------------------------------------------------------------
+
+TARGET = Part.from_shape(cq.Workplane().box(40, 30, 10).faces(">Z").workplane().hole(8).val())
+
+
+def test_huge_enclosing_box_scores_low():
+    report = verify_part(box(400, 300, 100), TARGET)
+    assert report.metrics["iou"] < 0.002 and report.score < 0.05 and not report.passed
+
+
+def test_empty_result_scores_zero_without_error():
+    for empty in (None, Part(trimesh.Trimesh())):
+        report = verify_part(empty, TARGET)
+        assert report.score == 0.0 and not report.passed and report.errors == []
+
+
+def test_shell_with_the_right_surface_but_no_volume_scores_zero():
+    # The target's own surface, open (one face removed): a perfect silhouette, no solid.
+    faces = TARGET.mesh.faces[TARGET.mesh.face_normals[:, 2] < 0.99]
+    open_shell = Part(trimesh.Trimesh(TARGET.mesh.vertices, faces, process=False))
+    report = verify_part(open_shell, TARGET)
+    assert not report.validity["watertight"] and report.score == 0.0
+    # A closed sheet of zero thickness: watertight, but no volume.
+    sheet = trimesh.Trimesh(
+        [[0, 0, 0], [40, 0, 0], [40, 30, 0], [0, 30, 0]],
+        [[0, 1, 2], [0, 2, 3], [0, 2, 1], [0, 3, 2]],
+    )
+    assert verify_part(Part(sheet), TARGET).score == 0.0
+
+
+def test_many_tiny_disjoint_pieces_score_low():
+    pieces = []
+    for x in np.arange(-18, 20, 4.0):
+        for y in np.arange(-13, 15, 4.0):
+            cube = trimesh.creation.box((3.5, 3.5, 10))
+            cube.apply_translation((x, y, 0))
+            pieces.append(cube)
+    candidate = Part(trimesh.util.concatenate(pieces))
+    report = verify_part(candidate, TARGET)
+    assert report.metrics["bodies"] == len(pieces)
+    assert report.score < 0.05
+
+
+def test_nan_vertices_are_invalid_and_score_zero():
+    mesh = TARGET.mesh.copy()
+    vertices = mesh.vertices.copy()
+    vertices[0] = np.nan
+    broken = Part(trimesh.Trimesh(vertices, mesh.faces, process=False))
+    report = verify_part(broken, TARGET)
+    assert not report.validity["finite"] and report.score == 0.0 and report.errors == []
+
+
+def test_overlapping_unmerged_bodies_are_flagged_self_intersecting():
+    a, b = trimesh.creation.box((2, 2, 2)), trimesh.creation.box((2, 2, 2))
+    b.apply_translation((1, 0, 0))
+    overlapping = trimesh.util.concatenate([a, b])
+    report = geometry.validity(overlapping)
+    assert report["watertight"] and report["self_intersecting"] and not report["valid"]
+
+
+def test_verifier_failure_is_an_error_not_a_zero():
+    broken_reference = Part(TARGET.mesh, shape=object())  # not a B-Rep: the boolean must fail
+    report = verify_part(TARGET, broken_reference)
+    assert report.score is None and report.errors and not report.passed
+
+
+# -- the approximate path ------------------------------------------------------------------------
+
+
+def test_approximate_iou_agrees_with_exact_on_random_pairs():
+    rng = np.random.default_rng(7)
+    for _ in range(12):
+        size = rng.uniform(5, 40, 3)
+        a = Part.from_shape(cq.Workplane().box(*size).val())
+        other = cq.Workplane().box(*(size * rng.uniform(0.6, 1.3, 3))).edges("|Z").fillet(1)
+        b = Part.from_shape(other.translate(tuple(rng.uniform(-4, 4, 3))).val())
+        exact = geometry.iou_brep(a.shape, b.shape)
+        assert geometry.iou_mesh(a.mesh, b.mesh) == pytest.approx(exact, abs=2e-3)
+        assert geometry.iou_fast(a.mesh, b.mesh) == pytest.approx(exact, abs=0.01)
+
+
+def test_approximate_iou_fills_solids_not_shells():
+    """The published trap: a voxel 'IoU' of surfaces only. Nested boxes, walls 2.5 % apart."""
+    outer, inner = box(40, 40, 40), box(38, 38, 38)
+    exact = 38**3 / 40**3
+    assert geometry.iou_brep(outer.shape, inner.shape) == pytest.approx(exact)
+    assert column_iou(outer.mesh, inner.mesh) == pytest.approx(exact, abs=0.01)
+    shell_only = _surface_voxel_iou(outer.mesh, inner.mesh, pitch=1.0)
+    assert shell_only < 0.2  # what an unfilled voxelisation reports: nearly disjoint shells
+
+
+def _surface_voxel_iou(a: trimesh.Trimesh, b: trimesh.Trimesh, pitch: float) -> float:
+    cells = [
+        set(map(tuple, np.floor(geometry.sample_surface(m, 200_000) / pitch).astype(int)))
+        for m in (a, b)
+    ]
+    return len(cells[0] & cells[1]) / len(cells[0] | cells[1])
+
+
+# -- score and published convention --------------------------------------------------------------
+
+
+def test_composite_score_is_bounded_and_monotone_in_iou():
+    base = {"chamfer": 0.0, "fscore": 1.0, "bodies": 1.0, "reference_bodies": 1.0}
+    scores = [composite_score({**base, "iou": iou}, True) for iou in (0.0, 0.3, 0.6, 0.9, 1.0)]
+    assert scores[0] == 0.0 and scores[-1] == 1.0 and scores == sorted(scores)
+    assert composite_score({**base, "iou": 1.0}, False) == 0.0
+    with pytest.raises(ValueError, match="unknown score weights"):
+        composite_score({**base, "iou": 1.0}, True, {"volume": 1.0})
+
+
+def test_published_convention_on_known_pairs():
+    cube = trimesh.creation.box((2, 2, 2))
+    same = published_sample(cube, cube)
+    assert same.chamfer_x1e3 == 0.0 and same.iou == pytest.approx(1.0)
+    # Scale and placement do not matter after normalisation.
+    moved = cube.copy()
+    moved.apply_scale(3)
+    moved.apply_translation((5, 5, 5))
+    assert published_sample(moved, cube).iou == pytest.approx(1.0)
+    half = trimesh.creation.box((2, 2, 1))  # normalised: a 1 × 1 × 0.5 slab inside the unit cube
+    assert published_sample(half, cube).iou == pytest.approx(0.5, abs=1e-9)
+    summary = published_summary([same, published_sample(half, cube), published_sample(None, cube)])
+    assert summary["invalidity_ratio"] == pytest.approx(1 / 3)
+    assert summary["iou_median"] == pytest.approx(0.75) and summary["iou_mean"] == pytest.approx(
+        0.75
+    )

@@ -1,0 +1,355 @@
+"""Geometry metrics between a candidate part and a reference part.
+
+Pure functions on meshes (``trimesh.Trimesh``) and B-Rep solids (OpenCASCADE ``TopoDS_Shape``).
+Units are the parts' own (mm for CAD). Distances are divided by the *reference's* bounding-box
+diagonal (of its oriented bounding box, see :func:`scale_of`) unless said otherwise, so they are
+comparable across part sizes. Surface samples are
+area-uniform and seeded, so every metric is deterministic.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import trimesh
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+from scipy.spatial import cKDTree
+from toolgym.verifiers.occupancy import (
+    DEFAULT_RESOLUTION,
+    column_iou,
+    column_volume,
+)
+
+DEFAULT_POINTS = 8192
+DEFAULT_FSCORE_THRESHOLD = 0.01  # of the reference's bounding-box diagonal
+SELF_INTERSECTION_TOLERANCE = 0.02  # relative disagreement of signed and parity volumes
+
+
+# -- meshes --------------------------------------------------------------------------------------
+
+
+def mesh_from_arrays(vertices: np.ndarray, faces: np.ndarray) -> trimesh.Trimesh:
+    """A mesh with coincident vertices merged and zero-area triangles dropped: CAD tessellations
+    duplicate vertices along edges and leave slivers at a sphere's poles, which would otherwise
+    read as holes."""
+    mesh = trimesh.Trimesh(
+        vertices=np.asarray(vertices, dtype=np.float64).reshape(-1, 3),
+        faces=np.asarray(faces, dtype=np.int64).reshape(-1, 3),
+        process=True,
+        validate=False,
+    )
+    if len(mesh.faces) and np.isfinite(mesh.vertices).all():
+        mesh.update_faces(mesh.nondegenerate_faces())
+        mesh.remove_unreferenced_vertices()
+    return mesh
+
+
+def normalized(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
+    """A copy centred on its bounding box and scaled so that its largest side is 1."""
+    out = mesh.copy()
+    if len(out.vertices):
+        out.apply_translation(-out.bounds.mean(axis=0))
+        out.apply_scale(1.0 / max(float(out.extents.max()), 1e-12))
+    return out
+
+
+def diagonal(mesh: trimesh.Trimesh) -> float:
+    """Length of the axis-aligned bounding-box diagonal (0 for an empty mesh)."""
+    return float(np.linalg.norm(mesh.extents)) if len(mesh.vertices) else 0.0
+
+
+def scale_of(mesh: trimesh.Trimesh) -> float:
+    """Diagonal of the minimum-volume oriented bounding box: the length that distances are divided
+    by. Unlike the axis-aligned diagonal it does not change when the part is rotated; for a part
+    aligned with the axes (most CAD parts) the two are the same. 1 for an empty mesh."""
+    if not len(mesh.faces) or not np.isfinite(mesh.vertices).all():
+        return 1.0
+    try:
+        extents = mesh.bounding_box_oriented.primitive.extents
+    except Exception:  # a degenerate (flat) hull: fall back to the axis-aligned box
+        extents = mesh.extents
+    return float(np.linalg.norm(extents)) or 1.0
+
+
+def count_bodies(mesh: trimesh.Trimesh) -> int:
+    """Number of disjoint pieces: connected components of the triangles' vertex graph."""
+    if not len(mesh.faces):
+        return 0
+    edges = np.asarray(mesh.edges_unique)
+    used = np.unique(mesh.faces)
+    size = len(mesh.vertices)
+    graph = coo_matrix((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(size, size))
+    _, labels = connected_components(graph, directed=False)
+    return len(np.unique(labels[used]))
+
+
+# -- validity ------------------------------------------------------------------------------------
+
+
+def validity(
+    mesh: trimesh.Trimesh,
+    resolution: int = DEFAULT_RESOLUTION,
+    parity_volume: float | None = None,
+) -> dict[str, object]:
+    """Is ``mesh`` a sound solid? Each check is reported, and ``valid`` combines them.
+
+    Keys: ``empty``, ``finite`` (no NaN or inf), ``degenerate_faces`` (count of zero-area
+    triangles), ``watertight`` (every edge shared by exactly two faces), ``winding_consistent``,
+    ``bodies`` (connected components), ``volume`` (signed, units³), ``self_intersecting`` (the
+    signed volume and the parity-filled volume disagree by more than 2 %: overlapping shells), and
+    ``valid``: non-empty, finite, watertight, consistently wound, positive volume, and not
+    self-intersecting. ``parity_volume`` may be passed when already known (it is the costly part).
+    """
+    vertices = np.asarray(mesh.vertices)
+    empty = len(mesh.faces) == 0
+    finite = bool(np.isfinite(vertices).all())
+    report: dict[str, object] = {"empty": empty, "finite": finite}
+    if empty or not finite:
+        report.update(
+            degenerate_faces=0, watertight=False, winding_consistent=False, bodies=0,
+            volume=0.0, self_intersecting=False, valid=False,
+        )  # fmt: skip
+        return report
+    watertight = bool(mesh.is_watertight)
+    volume = float(mesh.volume) if watertight else 0.0
+    if parity_volume is None:
+        parity_volume = column_volume(mesh, resolution) if watertight else 0.0
+    self_intersecting = watertight and abs(
+        parity_volume - volume
+    ) > SELF_INTERSECTION_TOLERANCE * max(abs(volume), 1e-12)
+    report.update(
+        degenerate_faces=int((mesh.area_faces <= 1e-14).sum()),
+        watertight=watertight,
+        winding_consistent=bool(mesh.is_winding_consistent),
+        bodies=count_bodies(mesh),
+        volume=volume,
+        self_intersecting=bool(self_intersecting),
+    )
+    report["valid"] = bool(
+        watertight and report["winding_consistent"] and volume > 0 and not self_intersecting
+    )
+    return report
+
+
+# -- volumetric IoU ------------------------------------------------------------------------------
+
+
+def iou_brep(candidate: object, reference: object) -> float:
+    """Exact volumetric IoU of two B-Rep solids (``TopoDS_Shape``) by OpenCASCADE booleans.
+
+    IoU = V(A ∩ B) / (V(A) + V(B) − V(A ∩ B)). The boolean runs single-threaded: OpenCASCADE's
+    thread pool would not survive a later ``fork`` of this process.
+    """
+    from OCP.BRepAlgoAPI import BRepAlgoAPI_Common
+
+    common = BRepAlgoAPI_Common(candidate, reference)
+    common.SetRunParallel(False)
+    common.Build()
+    if not common.IsDone():
+        raise RuntimeError("OpenCASCADE could not intersect the solids")
+    inter = brep_volume(common.Shape())
+    union = brep_volume(candidate) + brep_volume(reference) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def brep_volume(shape: object) -> float:
+    """Volume of a B-Rep shape (units³)."""
+    from OCP.BRepGProp import BRepGProp
+    from OCP.GProp import GProp_GProps
+
+    props = GProp_GProps()
+    BRepGProp.VolumeProperties_s(shape, props)
+    return float(props.Mass())
+
+
+def _manifold(mesh: trimesh.Trimesh) -> object:
+    import manifold3d
+
+    solid = manifold3d.Manifold(
+        manifold3d.Mesh64(
+            vert_properties=np.ascontiguousarray(mesh.vertices, dtype=np.float64),
+            tri_verts=np.ascontiguousarray(mesh.faces, dtype=np.uint64),
+        )
+    )
+    if solid.status() != manifold3d.Error.NoError:
+        raise ValueError(f"not a closed manifold mesh ({solid.status().name})")
+    return solid
+
+
+def iou_mesh(candidate: trimesh.Trimesh, reference: trimesh.Trimesh) -> float:
+    """Exact volumetric IoU of two closed meshes by mesh booleans (manifold3d).
+
+    Raises ``ValueError`` if either mesh is not a closed manifold.
+    """
+    a, b = _manifold(candidate), _manifold(reference)
+    inter = (a ^ b).volume()
+    union = a.volume() + b.volume() - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def iou_fast(
+    candidate: trimesh.Trimesh, reference: trimesh.Trimesh, resolution: int = DEFAULT_RESOLUTION
+) -> float:
+    """Approximate volumetric IoU by ray-cast occupancy (see :mod:`toolgym.verifiers.occupancy`)."""
+    return column_iou(candidate, reference, resolution)
+
+
+# -- surface distances ---------------------------------------------------------------------------
+
+
+def sample_surface(mesh: trimesh.Trimesh, count: int = DEFAULT_POINTS, seed: int = 0) -> np.ndarray:
+    """``count`` points uniformly distributed over the surface area, reproducibly for a seed."""
+    rng = np.random.default_rng(seed)
+    tri = np.asarray(mesh.triangles, dtype=np.float64)
+    areas = np.asarray(mesh.area_faces, dtype=np.float64)
+    if not len(tri) or areas.sum() <= 0:
+        return np.zeros((0, 3))
+    face = np.searchsorted(np.cumsum(areas), rng.random(count) * areas.sum())
+    face = np.minimum(face, len(tri) - 1)
+    r1, r2 = np.sqrt(rng.random(count)), rng.random(count)
+    a, b, c = tri[face, 0], tri[face, 1], tri[face, 2]
+    return (1 - r1)[:, None] * a + (r1 * (1 - r2))[:, None] * b + (r1 * r2)[:, None] * c
+
+
+def nearest_distances(
+    candidate: trimesh.Trimesh,
+    reference: trimesh.Trimesh,
+    count: int = DEFAULT_POINTS,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Distances from each candidate sample to the reference samples, and the other way round.
+
+    Both surfaces are sampled with the same seed, so identical meshes give identical samples and
+    distances of exactly 0.
+    """
+    return _distances(
+        sample_surface(candidate, count, seed), sample_surface(reference, count, seed)
+    )
+
+
+def _distances(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if not len(p) or not len(q):
+        size = max(len(p), len(q), 1)
+        return np.full(size, np.inf), np.full(size, np.inf)
+    return cKDTree(q).query(p)[0], cKDTree(p).query(q)[0]
+
+
+def _chamfer_fscore_hausdorff(
+    to_ref: np.ndarray, to_cand: np.ndarray, scale: float, threshold: float
+) -> tuple[float, float, float]:
+    precision = float((to_ref <= threshold * scale).mean())
+    recall = float((to_cand <= threshold * scale).mean())
+    f = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return (
+        float((to_ref.mean() + to_cand.mean()) / 2 / scale),
+        f,
+        float(max(to_ref.max(), to_cand.max()) / scale),
+    )
+
+
+class ReferenceSurface:
+    """A reference's surface samples, KD-tree and sampling-noise level, computed once and reused
+    for every candidate compared with it (the environment compares many per episode)."""
+
+    def __init__(self, reference: trimesh.Trimesh, count: int, seed: int, threshold: float) -> None:
+        self.scale = scale_of(reference)
+        self.threshold = threshold
+        self.points = sample_surface(reference, count, seed)
+        self.tree = cKDTree(self.points) if len(self.points) else None
+        other = sample_surface(reference, count, seed + 1)
+        self.floor, self.ceiling, _ = _chamfer_fscore_hausdorff(
+            *_distances(other, self.points), self.scale, threshold
+        )
+
+    def metrics(self, candidate_points: np.ndarray) -> dict[str, float]:
+        if self.tree is None or not len(candidate_points):
+            to_ref = to_cand = np.full(1, np.inf)
+        else:
+            to_ref = self.tree.query(candidate_points)[0]
+            to_cand = cKDTree(candidate_points).query(self.points)[0]
+        chamfer_value, f, haus = _chamfer_fscore_hausdorff(
+            to_ref, to_cand, self.scale, self.threshold
+        )
+        return {
+            "chamfer": chamfer_value,
+            "fscore": f,
+            "hausdorff": haus,
+            "chamfer_floor": self.floor,
+            "fscore_ceiling": self.ceiling,
+        }
+
+
+def surface_metrics(
+    candidate: trimesh.Trimesh,
+    reference: trimesh.Trimesh | ReferenceSurface,
+    count: int = DEFAULT_POINTS,
+    seed: int = 0,
+    threshold: float = DEFAULT_FSCORE_THRESHOLD,
+) -> dict[str, float]:
+    """Chamfer, F-score and Hausdorff from one set of samples (see the functions of those names),
+    plus the same metrics between two independent samplings of the reference itself:
+    ``chamfer_floor`` and ``fscore_ceiling``. Those are what sampling noise alone gives at this
+    point count, so a perfect candidate of another tessellation lands near them, not at 0 and 1.
+    Pass a :class:`ReferenceSurface` to reuse the reference's samples.
+    """
+    if not isinstance(reference, ReferenceSurface):
+        reference = ReferenceSurface(reference, count, seed, threshold)
+    return reference.metrics(sample_surface(candidate, count, seed))
+
+
+def chamfer(
+    candidate: trimesh.Trimesh,
+    reference: trimesh.Trimesh,
+    count: int = DEFAULT_POINTS,
+    seed: int = 0,
+) -> float:
+    """Symmetric Chamfer distance, normalised.
+
+    Definition: sample ``count`` points area-uniformly on each surface; take the mean Euclidean
+    (L2, not squared) distance from each candidate point to its nearest reference point, and the
+    same from reference to candidate; average the two means; divide by the reference's bounding-box
+    diagonal. 0 for identical surfaces, ``inf`` if either surface is empty.
+    """
+    return surface_metrics(candidate, reference, count, seed)["chamfer"]
+
+
+def fscore(
+    candidate: trimesh.Trimesh,
+    reference: trimesh.Trimesh,
+    threshold: float = DEFAULT_FSCORE_THRESHOLD,
+    count: int = DEFAULT_POINTS,
+    seed: int = 0,
+) -> float:
+    """F-score at ``threshold`` (a fraction of the reference's bounding-box diagonal).
+
+    Precision: share of candidate samples within the threshold of the reference; recall: share of
+    reference samples within it of the candidate; F = 2PR / (P + R).
+    """
+    return surface_metrics(candidate, reference, count, seed, threshold)["fscore"]
+
+
+def hausdorff(
+    candidate: trimesh.Trimesh,
+    reference: trimesh.Trimesh,
+    count: int = DEFAULT_POINTS,
+    seed: int = 0,
+) -> float:
+    """Symmetric Hausdorff distance between the surface samples, over the reference's diagonal."""
+    return surface_metrics(candidate, reference, count, seed)["hausdorff"]
+
+
+# -- global measures ------------------------------------------------------------------------------
+
+
+def relative_error(value: float, reference: float) -> float:
+    """|value − reference| / |reference| (``inf`` when the reference is 0 and the value is not)."""
+    if reference == 0:
+        return 0.0 if value == 0 else float("inf")
+    return abs(value - reference) / abs(reference)
+
+
+def bbox_error(candidate: trimesh.Trimesh, reference: trimesh.Trimesh) -> float:
+    """Largest difference between matching bounding-box corners, over the reference's diagonal."""
+    if not len(candidate.vertices):
+        return float("inf")
+    return float(np.abs(candidate.bounds - reference.bounds).max() / (diagonal(reference) or 1.0))

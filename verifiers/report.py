@@ -1,0 +1,78 @@
+"""The verifier report: metrics, score, verdict, tier and errors, serialisable to JSON."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from typing import Any
+
+TIERS = ("cheap", "exact")
+# Metrics where lower is better; thresholds on them are maxima, on all others minima.
+LOWER_IS_BETTER = frozenset(
+    {"chamfer", "hausdorff", "volume_error", "area_error", "bbox_error", "photometric_loss"}
+)
+
+
+@dataclasses.dataclass
+class VerifierReport:
+    """What a verifier concluded about one candidate.
+
+    Attributes:
+        metrics: metric name to value (``inf`` where undefined, e.g. Chamfer to an empty part).
+        score: composite score in [0, 1], or ``None`` if the verifier itself failed.
+        passed: every threshold met and no error.
+        tier: ``"cheap"`` (per step) or ``"exact"`` (end of episode).
+        errors: what went wrong inside the verifier; non-empty means the score is unknown, which
+            is different from a score of 0.
+        validity: soundness checks of the candidate (see ``geometry.validity``).
+    """
+
+    metrics: dict[str, float]
+    score: float | None
+    passed: bool
+    tier: str
+    errors: list[str] = dataclasses.field(default_factory=list)
+    validity: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["metrics"] = {k: _json_number(v) for k, v in self.metrics.items()}
+        data["validity"] = {k: _json_number(v) for k, v in self.validity.items()}
+        return data
+
+    def to_json(self, **kwargs: Any) -> str:
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> VerifierReport:
+        return cls(**data)
+
+    def summary(self) -> str:
+        """One line for an agent's feedback."""
+        if self.errors:
+            return f"verifier error: {self.errors[0]}"
+        shown = ", ".join(f"{k} {v:.3g}" for k, v in self.metrics.items() if k in _HEADLINE)
+        verdict = "pass" if self.passed else "not yet"
+        return f"score {self.score:.3f} ({verdict}): {shown}"
+
+
+_HEADLINE = ("iou", "chamfer", "fscore")
+
+
+def _json_number(value: Any) -> Any:
+    """JSON has no inf or NaN: write them as strings that ``float()`` reads back."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+def check_thresholds(metrics: dict[str, float], thresholds: dict[str, float]) -> bool:
+    """Whether every threshold holds: a maximum for lower-is-better metrics, else a minimum."""
+    for name, bound in thresholds.items():
+        value = metrics.get(name)
+        if value is None or math.isnan(value):
+            return False
+        if (value > bound) if name in LOWER_IS_BETTER else (value < bound):
+            return False
+    return True
