@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+
 from toolgym.envs.sandbox import Session, get_zygote
 from toolgym.envs.sandbox.backend import load_backend
 

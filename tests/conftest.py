@@ -6,6 +6,7 @@ import os
 import time
 
 import pytest
+
 from toolgym.envs.sandbox import Limits, Session
 from toolgym.envs.sandbox.reaper import descendants
 

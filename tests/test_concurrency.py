@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import gymnasium as gym
 import numpy as np
 import pytest
+
 from toolgym.envs.sandbox import Session, get_zygote
 
 

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from conftest import assert_no_strays, live_processes
 from toolgym.envs.sandbox import Session
 from toolgym.envs.sandbox.client import shutdown_zygotes

@@ -10,6 +10,7 @@ import tempfile
 import textwrap
 
 import pytest
+
 from conftest import assert_no_strays
 from toolgym.envs.sandbox import Limits, Session
 

@@ -8,6 +8,7 @@ import struct
 import msgpack
 import numpy as np
 import pytest
+
 from toolgym.envs.sandbox import protocol
 
 

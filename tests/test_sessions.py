@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+
 from toolgym.envs.sandbox import Limits, Session
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from conftest import assert_no_strays
 from toolgym.envs.sandbox import Limits, SandboxError, Session
 

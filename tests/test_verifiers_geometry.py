@@ -8,6 +8,7 @@ import cadquery as cq
 import numpy as np
 import pytest
 import trimesh
+
 from toolgym.verifiers import geometry
 from toolgym.verifiers.cad import composite_score, verify_part
 from toolgym.verifiers.occupancy import column_iou, column_volume

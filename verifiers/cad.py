@@ -24,6 +24,7 @@ import math
 from typing import Any
 
 import numpy as np
+
 from toolgym.verifiers import geometry
 from toolgym.verifiers.occupancy import column_measures
 from toolgym.verifiers.parts import Part

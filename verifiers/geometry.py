@@ -14,6 +14,7 @@ import trimesh
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
+
 from toolgym.verifiers.occupancy import (
     DEFAULT_RESOLUTION,
     column_iou,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import trimesh
+
 from toolgym.verifiers.geometry import (
     ReferenceSurface,
     count_bodies,

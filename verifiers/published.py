@@ -14,6 +14,7 @@ import dataclasses
 import statistics
 
 import trimesh
+
 from toolgym.verifiers.geometry import iou_mesh, nearest_distances, normalized, validity
 
 POINTS = 8192

@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 import numpy as np
+
 from toolgym.envs.sandbox.backend import Backend, Namespace, Request
 
 SHADER_CACHE = os.path.join(".cache", "mesa_shader_cache")

@@ -12,6 +12,7 @@ import tempfile
 from typing import Any
 
 import numpy as np
+
 from toolgym.envs.sandbox.backend import Backend, Namespace, Request
 
 EXPORT_FORMATS = {"step": "STEP", "stl": "STL", "brep": "BREP"}

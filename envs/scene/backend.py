@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from toolgym.envs.sandbox.backend import Backend, Namespace, Request
 
 
@@ -15,6 +16,7 @@ class SceneBackend(Backend):
     def warm_up(self) -> None:
         import panda3d.bullet
         import panda3d.core  # noqa: F401
+
         import toolgym.renderers.panda_offscreen  # noqa: F401
 
     def session_globals(self) -> Namespace:
