@@ -58,6 +58,9 @@ def suites() -> dict[str, Suite]:
 
 
 def get_suite(name: str) -> Suite:
+    """A suite by name, or from a task file when ``name`` is a path ending in ``.toml``."""
+    if name.endswith(".toml"):
+        return load_task_file(name)
     try:
         return suites()[name]
     except KeyError:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Annotated
+
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -12,6 +16,7 @@ app = typer.Typer(
     help="toolgym: agents that operate professional tools by writing scripts.", no_args_is_help=True
 )
 console = Console()
+err_console = Console(stderr=True, soft_wrap=True)
 
 
 def _version(value: bool) -> None:
@@ -22,9 +27,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version."
-    ),
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = False,
 ) -> None:
     """toolgym: Gymnasium environments for CadQuery, Blender and a Panda3D game-scene runtime."""
 
@@ -60,6 +65,153 @@ def doctor() -> None:
         console.print(
             "[green bold]Verdict: READY[/] - every tool works and every isolation layer is active."
         )
+
+
+@app.command()
+def tasks(
+    suite: Annotated[str | None, typer.Argument(help="List this suite's tasks.")] = None,
+) -> None:
+    """List the task suites, or the tasks of one suite."""
+    from toolgym.envs.suites import get_suite, suites
+
+    if suite is None:
+        table = Table(title="task suites")
+        for column in ("suite", "domain", "tasks", "train", "test", "description"):
+            table.add_column(column)
+        for found in suites().values():
+            train, test = len(found.split("train")), len(found.split("test"))
+            row = (found.name, found.domain, str(len(found.tasks)), str(train), str(test))
+            table.add_row(*row, found.description)
+    else:
+        try:
+            found = get_suite(suite)
+        except (KeyError, ValueError) as exc:
+            _fail(str(exc).strip("'\""))
+        table = Table(title=f"suite {found.name}")
+        for column in ("task", "difficulty", "split", "prompt"):
+            table.add_column(column, overflow="fold")
+        for task in found.tasks:
+            table.add_row(task.id, str(task.difficulty), task.split, task.prompt)
+    console.print(table)
+
+
+EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
+
+
+def _fail(message: str) -> None:
+    err_console.print(f"[red]error:[/] {message}")
+    raise typer.Exit(EXIT_ERROR)
+
+
+@app.command()
+def verify(
+    task: Annotated[str | None, typer.Option(help="Task id; with --script.")] = None,
+    script: Annotated[
+        Path | None, typer.Option(help="Script binding `result`; with --task.")
+    ] = None,
+    candidate: Annotated[Path | None, typer.Option(help="Part file; with --reference.")] = None,
+    reference: Annotated[Path | None, typer.Option(help="STEP, BREP, STL, OBJ or GLB.")] = None,
+    suite: Annotated[str | None, typer.Option(help="Suite to verify; with --scripts.")] = None,
+    scripts: Annotated[Path | None, typer.Option(help="Folder: <task name>.py per task.")] = None,
+    jobs: Annotated[int, typer.Option(min=1, help="Parallel sessions in batch mode.")] = 1,
+    out: Annotated[Path, typer.Option(help="Batch results, one JSON line per task.")] = Path(
+        "results.jsonl"
+    ),
+    tier: Annotated[str, typer.Option(help="With --candidate: exact or cheap.")] = "exact",
+    alignment: Annotated[str, typer.Option(help="With --candidate: none or normalized.")] = "none",
+) -> None:
+    """Score parts against references. Exit 0 pass, 1 fail, 2 error (bad input, script crash).
+
+    Three modes: --task ID --script FILE; --candidate A --reference B; --suite NAME --scripts DIR.
+    """
+    modes = {
+        "task": (task, script),
+        "files": (candidate, reference),
+        "batch": (suite, scripts),
+    }
+    chosen = [name for name, pair in modes.items() if any(v is not None for v in pair)]
+    if len(chosen) != 1 or not all(v is not None for v in modes[chosen[0]]):
+        _fail(
+            "give exactly one of: --task ID --script FILE | --candidate A --reference B | "
+            "--suite NAME --scripts DIR"
+        )
+    if chosen[0] == "files":
+        _verify_files(candidate, reference, tier, alignment)
+    elif chosen[0] == "task":
+        _verify_task(task, script)
+    else:
+        _verify_batch(suite, scripts, jobs, out)
+
+
+def _verify_files(candidate: Path, reference: Path, tier: str, alignment: str) -> None:
+    from toolgym.verifiers.cad import verify_part
+    from toolgym.verifiers.parts import Part, PartError
+
+    try:
+        parts = Part.from_file(candidate), Part.from_file(reference)
+        report = verify_part(*parts, tier=tier, alignment=alignment)
+    except (PartError, ValueError) as exc:
+        _fail(str(exc))
+    print(report.to_json(indent=2))
+    raise typer.Exit(EXIT_ERROR if report.errors else EXIT_PASS if report.passed else EXIT_FAIL)
+
+
+def _verify_task(task_id: str, script: Path) -> None:
+    from toolgym.envs.suites import get_task
+    from toolgym.envs.verification import verify_script
+
+    try:
+        task = get_task(task_id)
+    except (KeyError, ValueError) as exc:
+        _fail(str(exc).strip("'\""))
+    if not script.is_file():
+        _fail(f"{script}: no such script")
+    try:
+        code = script.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        _fail(f"{script}: cannot read: {exc}")
+    outcome = verify_script(task, code, filename=str(script))
+    print(json.dumps(outcome.to_dict(), indent=2))
+    if outcome.error_kind:
+        raise typer.Exit(EXIT_ERROR)
+    raise typer.Exit(EXIT_PASS if outcome.passed else EXIT_FAIL)
+
+
+def _verify_batch(suite_name: str, scripts: Path, jobs: int, out: Path) -> None:
+    from rich.progress import Progress
+
+    from toolgym.envs.suites import get_suite
+    from toolgym.envs.verification import done_tasks, summarize, verify_batch
+
+    try:
+        suite = get_suite(suite_name)
+    except (KeyError, ValueError) as exc:
+        _fail(str(exc).strip("'\""))
+    if not scripts.is_dir():
+        _fail(f"{scripts}: no such folder")
+    remaining = len(suite.tasks) - len(done_tasks(out) & {t.id for t in suite.tasks})
+    with Progress(console=err_console, transient=True) as progress:
+        bar = progress.add_task(f"verifying {suite.name}", total=remaining)
+        try:
+            verify_batch(
+                suite.tasks, scripts, out, jobs=jobs, on_done=lambda _: progress.advance(bar)
+            )
+        except KeyboardInterrupt:
+            err_console.print(f"interrupted: finished items are in {out}; rerun to resume")
+            raise typer.Exit(130) from None
+    ids = {t.id for t in suite.tasks}
+    lines = [
+        json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+    results = [r for r in lines if r.get("task") in ids]
+    summary = summarize(results)
+    table = Table(title=f"{suite.name}: {summary['tasks']} tasks -> {out}")
+    for column in ("mean score", "pass rate", "errors by kind"):
+        table.add_column(column)
+    errors = ", ".join(f"{k} {v}" for k, v in sorted(summary["errors"].items())) or "none"
+    table.add_row(f"{summary['mean_score']:.3f}", f"{summary['pass_rate']:.1%}", errors)
+    console.print(table)
+    raise typer.Exit(EXIT_PASS if summary["pass_rate"] == 1.0 else EXIT_FAIL)
 
 
 if __name__ == "__main__":

@@ -97,15 +97,22 @@ def result_shape(namespace: Namespace, name: str = "result") -> Any:
 
 
 def tessellate(namespace: Namespace, args: dict[str, Any]) -> dict[str, np.ndarray]:
-    """Triangle mesh of a result. Args: ``name``, ``tolerance`` (mm), ``angular_tolerance`` (rad).
+    """Triangle mesh of a result.
+
+    Args: ``name`` (default ``result``); ``tolerance``, the chordal deviation in mm, or else
+    ``relative_tolerance``, the same as a fraction of the bounding-box diagonal (default 1e-3);
+    ``angular_tolerance`` in radians (default 0.1).
 
     Returns ``vertices`` (float64, (n, 3), mm) and ``faces`` (int32, (m, 3), counter-clockwise
     seen from outside).
     """
     shape = result_shape(namespace, str(args.get("name", "result")))
-    vertices, triangles = shape.tessellate(
-        float(args.get("tolerance", 0.1)), float(args.get("angular_tolerance", 0.1))
-    )
+    if "tolerance" in args:
+        tolerance = float(args["tolerance"])
+    else:
+        diagonal = shape.BoundingBox().DiagonalLength
+        tolerance = max(float(args.get("relative_tolerance", 1e-3)) * diagonal, 1e-6)
+    vertices, triangles = shape.tessellate(tolerance, float(args.get("angular_tolerance", 0.1)))
     return {
         "vertices": np.array([v.toTuple() for v in vertices], dtype=np.float64).reshape(-1, 3),
         "faces": np.array(triangles, dtype=np.int32).reshape(-1, 3),

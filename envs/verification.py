@@ -1,0 +1,200 @@
+"""Verifying scripts against tasks, one at a time or as a resumable batch.
+
+The script runs in a sandbox session; the part it builds is scored against the task's reference
+part (built once per task, also in a session) by the task's final-tier verifier.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from toolgym.envs.cadquery.artifacts import session_part
+from toolgym.envs.sandbox import Session
+from toolgym.envs.tasks import Task
+from toolgym.verifiers.cad import verify_part
+from toolgym.verifiers.parts import Part
+from toolgym.verifiers.report import VerifierReport
+
+_references: dict[str, Part] = {}
+_references_lock = threading.Lock()
+
+
+@dataclasses.dataclass
+class Outcome:
+    """The verdict on one script. ``error_kind`` is set when no score could be given:
+    ``missing_script``, ``script`` (it raised, crashed or timed out), ``reference`` (the task's own
+    program failed) or ``verifier``; a script that ran but built no solid scores 0 instead."""
+
+    task: str
+    report: VerifierReport | None
+    error_kind: str | None = None
+    error: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.report is not None and self.report.passed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "passed": self.passed,
+            "score": self.report.score if self.report else None,
+            "error_kind": self.error_kind,
+            "error": self.error,
+            "seconds": round(self.seconds, 3),
+            "report": self.report.to_dict() if self.report else None,
+        }
+
+
+class ReferenceError(RuntimeError):
+    """The task's reference program did not build a part."""
+
+
+def reference_part(task: Task) -> Part:
+    """The task's target part, built once per process by running its reference in a session."""
+    with _references_lock:
+        if task.id in _references:
+            return _references[task.id]
+    if task.domain != "cadquery":
+        raise ReferenceError(f"{task.id}: verifying {task.domain} tasks is not supported yet")
+    with Session("cadquery") as session:
+        ran = session.run(task.reference, filename=f"<reference {task.id}>")
+        part, why = session_part(session) if ran.ok else (None, ran)
+    if part is None:
+        raise ReferenceError(f"{task.id}: the reference program failed: {why.feedback()}")
+    with _references_lock:
+        _references[task.id] = part
+    return part
+
+
+def verify_script(task: Task, script: str, *, filename: str = "<script>") -> Outcome:
+    """Run ``script`` in a fresh session and score what it binds to ``result`` against ``task``."""
+    started = time.perf_counter()
+    try:
+        reference = reference_part(task)
+    except ReferenceError as exc:
+        return Outcome(task.id, None, "reference", str(exc), time.perf_counter() - started)
+    with Session("cadquery") as session:
+        ran = session.run(script, filename=filename)
+        if not ran.ok:
+            message = ran.error.message if ran.error else "failed"
+            return Outcome(task.id, None, "script", message, time.perf_counter() - started)
+        candidate, _ = session_part(session)
+    check = task.verification
+    report = verify_part(
+        candidate,
+        reference,
+        tier=check.final_tier,
+        weights=dict(check.weights) if check.weights else None,
+        thresholds=dict(check.thresholds),
+        alignment=check.alignment,
+    )
+    kind = "verifier" if report.errors else None
+    error = report.errors[0] if report.errors else None
+    return Outcome(task.id, report, kind, error, time.perf_counter() - started)
+
+
+def script_path(scripts: Path, task: Task) -> Path:
+    """Where a batch expects a task's script: the task id below the suite, plus ``.py``.
+
+    ``curated/plate-four-holes`` → ``DIR/plate-four-holes.py``;
+    ``procedural/flange/test-3`` → ``DIR/flange/test-3.py``.
+    """
+    return scripts / (task.id.split("/", 1)[1] + ".py")
+
+
+def done_tasks(out: Path) -> set[str]:
+    """Tasks already in a results file (an interrupted batch resumes after them)."""
+    if not out.exists():
+        return set()
+    done = set()
+    for line in out.read_text(encoding="utf-8").splitlines():
+        try:
+            done.add(json.loads(line)["task"])
+        except (ValueError, KeyError, TypeError):
+            continue  # a line cut short by the interruption is redone
+    return done
+
+
+def verify_batch(
+    tasks: Iterable[Task],
+    scripts: Path,
+    out: Path,
+    *,
+    jobs: int = 1,
+    on_done: Callable[[Outcome], None] | None = None,
+) -> list[Outcome]:
+    """Verify every task's script, appending one JSON line per task to ``out`` as it finishes.
+
+    Tasks already in ``out`` are skipped, so an interrupted batch resumes without redoing them.
+    On Ctrl-C, items in flight are abandoned (not written) and ``KeyboardInterrupt`` propagates at
+    once; their sessions end with this process. Returns the outcomes of this run only.
+    """
+    done = done_tasks(out)
+    todo: queue.SimpleQueue[Task] = queue.SimpleQueue()
+    for task in tasks:
+        if task.id not in done:
+            todo.put(task)
+    stop = threading.Event()
+    lock = threading.Lock()
+    outcomes: list[Outcome] = []
+
+    def work() -> None:
+        while not stop.is_set():
+            try:
+                task = todo.get_nowait()
+            except queue.Empty:
+                return
+            path = script_path(scripts, task)
+            if not path.is_file():
+                outcome = Outcome(task.id, None, "missing_script", f"no script at {path}")
+            else:
+                outcome = verify_script(task, path.read_text(encoding="utf-8"), filename=str(path))
+            with lock:
+                if stop.is_set():
+                    return
+                with out.open("a", encoding="utf-8") as f:
+                    f.write(json.dumps(outcome.to_dict()) + "\n")
+                outcomes.append(outcome)
+                if on_done:
+                    on_done(outcome)
+
+    # Daemon threads, joined with a timeout, so Ctrl-C reaches the main thread at once.
+    workers = [threading.Thread(target=work, daemon=True) for _ in range(max(1, jobs))]
+    for worker in workers:
+        worker.start()
+    try:
+        for worker in workers:
+            while worker.is_alive():
+                worker.join(0.2)
+    except KeyboardInterrupt:
+        stop.set()
+        raise
+    return outcomes
+
+
+def summarize(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
+    """Mean score, pass rate and errors by kind over result lines (``Outcome.to_dict()``)."""
+    errors: dict[str, int] = {}
+    for o in outcomes:
+        if o.get("error_kind"):
+            errors[o["error_kind"]] = errors.get(o["error_kind"], 0) + 1
+    return {
+        "tasks": len(outcomes),
+        # A task with no score (its script crashed, say) counts as 0 in the mean.
+        "mean_score": sum(o.get("score") or 0.0 for o in outcomes) / len(outcomes)
+        if outcomes
+        else 0.0,
+        "pass_rate": sum(bool(o.get("passed")) for o in outcomes) / len(outcomes)
+        if outcomes
+        else 0.0,
+        "errors": errors,
+    }

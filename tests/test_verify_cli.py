@@ -1,0 +1,209 @@
+"""`toolgym verify` as a user runs it: exit codes, JSON reports, batches that resume."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import cadquery as cq
+import pytest
+import trimesh
+
+REPORT_KEYS = {"metrics", "score", "passed", "tier", "errors", "validity"}
+PLATE = "result = cq.Workplane().box(40, 30, 5).faces('>Z').workplane().hole(6)\n"
+SUITE = """
+[suite]
+name = "tiny"
+domain = "cadquery"
+
+[[task]]
+name = "plate"
+prompt = "A 40 × 30 × 5 mm plate centred on the origin with a 6 mm hole in the middle."
+difficulty = 1
+reference = "{plate}"
+
+[[task]]
+name = "block"
+prompt = "A 10 mm cube centred on the origin."
+difficulty = 1
+reference = "result = cq.Workplane().box(10, 10, 10)"
+
+[[task]]
+name = "slow"
+prompt = "A 12 mm cube centred on the origin."
+difficulty = 1
+reference = "result = cq.Workplane().box(12, 12, 12)"
+
+[[task]]
+name = "rod"
+prompt = "A rod 4 mm across and 30 mm long along Z, centred on the origin."
+difficulty = 1
+reference = "result = cq.Workplane().cylinder(30, 2)"
+"""
+
+
+def toolgym(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "toolgym", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def part_files(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("parts")
+    plate = cq.Workplane().box(40, 30, 5).faces(">Z").workplane().hole(6)
+    solid_plate = cq.Workplane().box(40, 30, 3)  # thinner and without the hole
+    files = {
+        "plate.step": plate,
+        "plate.brep": plate,
+        "solid.stl": solid_plate,
+    }
+    for name, shape in files.items():
+        cq.exporters.export(shape, str(folder / name))
+    mesh = trimesh.load(folder / "solid.stl")
+    mesh.export(folder / "solid.glb")
+    mesh.export(folder / "solid.obj")
+    (folder / "garbage.stl").write_bytes(b"solid nothing\nthis is not an stl file\n")
+    (folder / "part.dwg").write_bytes(b"\0")
+    (folder / "mismatched.stl").write_bytes((folder / "plate.step").read_bytes())
+    return {
+        name: folder / name
+        for name in [*files, "solid.glb", "solid.obj", "garbage.stl", "part.dwg", "mismatched.stl"]
+    }
+
+
+def test_files_mode_exit_codes_and_report_schema(part_files):
+    same = toolgym(
+        "verify",
+        "--candidate",
+        str(part_files["plate.brep"]),
+        "--reference",
+        str(part_files["plate.step"]),
+    )
+    assert same.returncode == 0, same.stderr
+    report = json.loads(same.stdout)
+    assert set(report) == REPORT_KEYS and report["passed"] and report["tier"] == "exact"
+    assert report["metrics"]["iou"] == pytest.approx(1.0) and report["score"] == pytest.approx(
+        1.0, abs=1e-6
+    )
+    for fmt in ("solid.stl", "solid.glb", "solid.obj"):
+        differs = toolgym(
+            "verify",
+            "--candidate",
+            str(part_files[fmt]),
+            "--reference",
+            str(part_files["plate.step"]),
+        )
+        assert differs.returncode == 1, (fmt, differs.stderr)
+        metrics = json.loads(differs.stdout)["metrics"]
+        hole_area = 3.141592653589793 * 3**2
+        inter = 40 * 30 * 3 - hole_area * 3
+        union = (40 * 30 * 5 - hole_area * 5) + hole_area * 3
+        assert metrics["iou"] == pytest.approx(inter / union, abs=2e-3)
+
+
+@pytest.mark.parametrize(
+    ("candidate", "message"),
+    [
+        ("garbage.stl", "no triangles in the file"),
+        ("mismatched.stl", "mismatched.stl:"),
+        ("part.dwg", "unsupported format"),
+        ("missing.step", "no such file"),
+    ],
+)
+def test_bad_files_exit_2_with_a_clear_message(part_files, candidate, message):
+    path = part_files.get(candidate, part_files["plate.step"].with_name(candidate))
+    done = toolgym("verify", "--candidate", str(path), "--reference", str(part_files["plate.step"]))
+    assert done.returncode == 2 and message in done.stderr and not done.stdout
+
+
+def test_task_mode_scores_the_oracle_and_a_wrong_part(tmp_path):
+    from toolgym.envs.suites import get_task
+
+    task = get_task("procedural/plate_holes/train-0")
+    oracle, wrong = tmp_path / "oracle.py", tmp_path / "wrong.py"
+    oracle.write_text(task.reference)
+    wrong.write_text("result = cq.Workplane().box(10, 10, 10)\n")
+    good = toolgym("verify", "--task", task.id, "--script", str(oracle))
+    assert good.returncode == 0 and json.loads(good.stdout)["score"] == pytest.approx(1.0, abs=1e-6)
+    bad = toolgym("verify", "--task", task.id, "--script", str(wrong))
+    assert bad.returncode == 1 and json.loads(bad.stdout)["score"] < 0.2
+    empty = tmp_path / "empty.py"
+    empty.write_text("x = 1\n")
+    nothing = toolgym("verify", "--task", task.id, "--script", str(empty))
+    outcome = json.loads(nothing.stdout)
+    assert nothing.returncode == 1 and outcome["score"] == 0.0 and outcome["error_kind"] is None
+    assert set(outcome["report"]) == REPORT_KEYS
+    crash = tmp_path / "crash.py"
+    crash.write_text("import ctypes\nctypes.string_at(0)\n")
+    crashed = toolgym("verify", "--task", task.id, "--script", str(crash))
+    outcome = json.loads(crashed.stdout)
+    assert (
+        crashed.returncode == 2 and outcome["error_kind"] == "script" and outcome["score"] is None
+    )
+    assert "SIGSEGV" in outcome["error"]
+    unknown = toolgym("verify", "--task", "nope/nothing", "--script", str(oracle))
+    assert unknown.returncode == 2 and "unknown task" in unknown.stderr
+    no_script = toolgym("verify", "--task", task.id, "--script", str(tmp_path / "absent.py"))
+    assert no_script.returncode == 2 and "no such script" in no_script.stderr
+
+
+def test_batch_summarises_and_resumes_after_an_interruption(tmp_path):
+    suite = tmp_path / "tiny.toml"
+    suite.write_text(SUITE.replace("{plate}", PLATE.strip()))
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "plate.py").write_text(PLATE)
+    (scripts / "block.py").write_text("result = cq.Workplane().box(10, 10, 10)\n")
+    (scripts / "slow.py").write_text(
+        "import time\ntime.sleep(25)\nresult = cq.Workplane().box(12, 12, 12)\n"
+    )
+    # rod.py is missing on purpose.
+    out = tmp_path / "results.jsonl"
+    command = [
+        sys.executable,
+        "-m",
+        "toolgym",
+        "verify",
+        "--suite",
+        str(suite),
+        "--scripts",
+        str(scripts),
+        "--out",
+        str(out),
+    ]
+    running = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (
+        not out.exists() or len(out.read_text().splitlines()) < 2
+    ):
+        time.sleep(0.2)
+    running.send_signal(signal.SIGINT)  # interrupted while the slow script runs
+    _, stderr = running.communicate(timeout=20)
+    assert running.returncode == 130 and b"rerun to resume" in stderr
+    first = out.read_text().splitlines()
+    assert [json.loads(line)["task"] for line in first] == ["tiny/plate", "tiny/block"]
+
+    (scripts / "slow.py").write_text("result = cq.Workplane().box(12, 12, 12)\n")
+    done = toolgym("verify", "--suite", str(suite), "--scripts", str(scripts), "--out", str(out))
+    assert done.returncode == 1  # rod has no script
+    lines = out.read_text().splitlines()
+    assert lines[:2] == first  # finished items were not redone
+    results = {json.loads(line)["task"]: json.loads(line) for line in lines}
+    assert len(lines) == 4 and set(results) == {"tiny/plate", "tiny/block", "tiny/slow", "tiny/rod"}
+    assert results["tiny/slow"]["passed"] and results["tiny/rod"]["error_kind"] == "missing_script"
+    assert "75.0%" in done.stdout and "missing_script 1" in done.stdout
+    again = toolgym("verify", "--suite", str(suite), "--scripts", str(scripts), "--out", str(out))
+    assert out.read_text().splitlines() == lines and again.returncode == 1
+
+
+def test_batch_bad_input_exits_2(tmp_path):
+    missing_suite = toolgym("verify", "--suite", "no-such-suite", "--scripts", str(tmp_path))
+    assert missing_suite.returncode == 2 and "unknown suite" in missing_suite.stderr
+    missing_dir = toolgym("verify", "--suite", "primitives", "--scripts", str(tmp_path / "nope"))
+    assert missing_dir.returncode == 2 and "no such folder" in missing_dir.stderr
+    both = toolgym("verify", "--suite", "primitives", "--candidate", "a.stl")
+    assert both.returncode == 2 and "exactly one of" in both.stderr
