@@ -68,12 +68,19 @@ def rigid(mesh: trimesh.Trimesh, angle: float, axis, shift) -> trimesh.Trimesh:
 def test_rigid_motion_of_both_shapes_leaves_metrics_unchanged():
     a = Part.from_shape(cq.Workplane().box(20, 10, 8).edges("|Z").fillet(2).val()).mesh
     b = Part.from_shape(cq.Workplane().cylinder(8, 6).translate((3, 1, 0)).val()).mesh
+    # Any rigid motion: volumes, IoU and raw distances are unchanged.
     moved = [rigid(m, 0.7, (1, 2, 3), (40, -7, 3)) for m in (a, b)]
     assert geometry.iou_mesh(*moved) == pytest.approx(geometry.iou_mesh(a, b), abs=1e-9)
     assert geometry.iou_fast(*moved) == pytest.approx(geometry.iou_mesh(a, b), abs=0.01)
-    # Same samples up to the motion: distances are preserved exactly (to rounding).
-    assert geometry.chamfer(*moved) == pytest.approx(geometry.chamfer(a, b), rel=1e-9)
-    assert geometry.hausdorff(*moved) == pytest.approx(geometry.hausdorff(a, b), rel=1e-9)
+    raw = [np.sort(np.concatenate(geometry.nearest_distances(*pair))) for pair in ((a, b), moved)]
+    assert np.allclose(raw[0], raw[1], atol=1e-9)  # same samples, moved with the shapes
+    # Motions that keep the axis-aligned box's diagonal (the normaliser): normalised metrics too.
+    turned = [
+        rigid(rigid(m, np.pi / 2, (0, 0, 1), (0, 0, 0)), np.pi / 2, (1, 0, 0), (-5, 9, 2))
+        for m in (a, b)
+    ]
+    for metric in (geometry.chamfer, geometry.hausdorff, geometry.fscore):
+        assert metric(*turned) == pytest.approx(metric(a, b), rel=1e-9)
 
 
 def test_uniform_scale_is_invisible_in_normalized_mode():

@@ -1,9 +1,10 @@
 """Geometry metrics between a candidate part and a reference part.
 
 Pure functions on meshes (``trimesh.Trimesh``) and B-Rep solids (OpenCASCADE ``TopoDS_Shape``).
-Units are the parts' own (mm for CAD). Distances are divided by the *reference's* bounding-box
-diagonal (of its oriented bounding box, see :func:`scale_of`) unless said otherwise, so they are
-comparable across part sizes. Surface samples are
+Units are the parts' own (mm for CAD). Distances are divided by the *reference's* axis-aligned
+bounding-box diagonal unless said otherwise, so they are comparable across part sizes. That
+normaliser is unchanged by translations and quarter-turn rotations; raw distances are unchanged by
+any rigid motion. Surface samples are
 area-uniform and seeded, so every metric is deterministic.
 """
 
@@ -57,19 +58,6 @@ def normalized(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
 def diagonal(mesh: trimesh.Trimesh) -> float:
     """Length of the axis-aligned bounding-box diagonal (0 for an empty mesh)."""
     return float(np.linalg.norm(mesh.extents)) if len(mesh.vertices) else 0.0
-
-
-def scale_of(mesh: trimesh.Trimesh) -> float:
-    """Diagonal of the minimum-volume oriented bounding box: the length that distances are divided
-    by. Unlike the axis-aligned diagonal it does not change when the part is rotated; for a part
-    aligned with the axes (most CAD parts) the two are the same. 1 for an empty mesh."""
-    if not len(mesh.faces) or not np.isfinite(mesh.vertices).all():
-        return 1.0
-    try:
-        extents = mesh.bounding_box_oriented.primitive.extents
-    except Exception:  # a degenerate (flat) hull: fall back to the axis-aligned box
-        extents = mesh.extents
-    return float(np.linalg.norm(extents)) or 1.0
 
 
 def count_bodies(mesh: trimesh.Trimesh) -> int:
@@ -228,11 +216,16 @@ def nearest_distances(
     )
 
 
+def _tree(points: np.ndarray) -> cKDTree:
+    # Unbalanced, uncompacted trees build about twice as fast and query as fast on surface samples.
+    return cKDTree(points, balanced_tree=False, compact_nodes=False)
+
+
 def _distances(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if not len(p) or not len(q):
         size = max(len(p), len(q), 1)
         return np.full(size, np.inf), np.full(size, np.inf)
-    return cKDTree(q).query(p)[0], cKDTree(p).query(q)[0]
+    return _tree(q).query(p)[0], _tree(p).query(q)[0]
 
 
 def _chamfer_fscore_hausdorff(
@@ -253,10 +246,10 @@ class ReferenceSurface:
     for every candidate compared with it (the environment compares many per episode)."""
 
     def __init__(self, reference: trimesh.Trimesh, count: int, seed: int, threshold: float) -> None:
-        self.scale = scale_of(reference)
+        self.scale = diagonal(reference) or 1.0
         self.threshold = threshold
         self.points = sample_surface(reference, count, seed)
-        self.tree = cKDTree(self.points) if len(self.points) else None
+        self.tree = _tree(self.points) if len(self.points) else None
         other = sample_surface(reference, count, seed + 1)
         self.floor, self.ceiling, _ = _chamfer_fscore_hausdorff(
             *_distances(other, self.points), self.scale, threshold
@@ -267,7 +260,7 @@ class ReferenceSurface:
             to_ref = to_cand = np.full(1, np.inf)
         else:
             to_ref = self.tree.query(candidate_points)[0]
-            to_cand = cKDTree(candidate_points).query(self.points)[0]
+            to_cand = _tree(candidate_points).query(self.points)[0]
         chamfer_value, f, haus = _chamfer_fscore_hausdorff(
             to_ref, to_cand, self.scale, self.threshold
         )
@@ -298,6 +291,13 @@ def surface_metrics(
     return reference.metrics(sample_surface(candidate, count, seed))
 
 
+def _plain_metrics(
+    candidate: trimesh.Trimesh, reference: trimesh.Trimesh, count: int, seed: int, threshold: float
+) -> tuple[float, float, float]:
+    to_ref, to_cand = nearest_distances(candidate, reference, count, seed)
+    return _chamfer_fscore_hausdorff(to_ref, to_cand, diagonal(reference) or 1.0, threshold)
+
+
 def chamfer(
     candidate: trimesh.Trimesh,
     reference: trimesh.Trimesh,
@@ -311,7 +311,7 @@ def chamfer(
     same from reference to candidate; average the two means; divide by the reference's bounding-box
     diagonal. 0 for identical surfaces, ``inf`` if either surface is empty.
     """
-    return surface_metrics(candidate, reference, count, seed)["chamfer"]
+    return _plain_metrics(candidate, reference, count, seed, DEFAULT_FSCORE_THRESHOLD)[0]
 
 
 def fscore(
@@ -326,7 +326,7 @@ def fscore(
     Precision: share of candidate samples within the threshold of the reference; recall: share of
     reference samples within it of the candidate; F = 2PR / (P + R).
     """
-    return surface_metrics(candidate, reference, count, seed, threshold)["fscore"]
+    return _plain_metrics(candidate, reference, count, seed, threshold)[1]
 
 
 def hausdorff(
@@ -336,7 +336,7 @@ def hausdorff(
     seed: int = 0,
 ) -> float:
     """Symmetric Hausdorff distance between the surface samples, over the reference's diagonal."""
-    return surface_metrics(candidate, reference, count, seed)["hausdorff"]
+    return _plain_metrics(candidate, reference, count, seed, DEFAULT_FSCORE_THRESHOLD)[2]
 
 
 # -- global measures ------------------------------------------------------------------------------
