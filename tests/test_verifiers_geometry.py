@@ -222,3 +222,15 @@ def test_published_convention_on_known_pairs():
     assert summary["iou_median"] == pytest.approx(0.75) and summary["iou_mean"] == pytest.approx(
         0.75
     )
+
+
+def test_report_roundtrips_through_json_with_infinities():
+    import json
+
+    from toolgym.verifiers.report import VerifierReport
+
+    report = verify_part(None, TARGET)
+    data = json.loads(report.to_json())
+    assert data["metrics"]["chamfer"] == "inf" and data["score"] == 0.0
+    again = VerifierReport.from_dict(data)
+    assert again == report and math.isinf(again.metrics["chamfer"])

@@ -46,6 +46,10 @@ class VerifierReport:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> VerifierReport:
+        """Inverse of :meth:`to_dict` (``"inf"`` strings become floats again)."""
+        data = dict(data)
+        data["metrics"] = {k: _from_json_number(v) for k, v in data["metrics"].items()}
+        data["validity"] = {k: _from_json_number(v) for k, v in data.get("validity", {}).items()}
         return cls(**data)
 
     def summary(self) -> str:
@@ -65,6 +69,10 @@ def _json_number(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     return value
+
+
+def _from_json_number(value: Any) -> Any:
+    return float(value) if value in ("inf", "-inf", "nan") else value
 
 
 def check_thresholds(metrics: dict[str, float], thresholds: dict[str, float]) -> bool:
