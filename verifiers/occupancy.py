@@ -39,6 +39,17 @@ class Columns:
         self.origin = low + (0.5 + _JITTER) * self.pitch
 
     @classmethod
+    def grid(cls, origin: tuple[float, float], pitch: float, shape: tuple[int, int]) -> Columns:
+        """Rays at ``origin + (i, j) * pitch`` exactly (no jitter), e.g. one per pixel centre."""
+        columns = cls.__new__(cls)
+        columns.origin, columns.pitch, columns.shape = (
+            np.asarray(origin, float),
+            float(pitch),
+            shape,
+        )
+        return columns
+
+    @classmethod
     def covering(
         cls, meshes: list[trimesh.Trimesh], resolution: int = DEFAULT_RESOLUTION
     ) -> Columns:

@@ -1,0 +1,221 @@
+"""Fixed-view renders of triangle meshes: RGB (Panda3D, software), depth and silhouette.
+
+Views are orthographic, as in engineering drawings, from fixed directions; lights are fixed to the
+camera (a key light from the upper left and some ambient), so a part looks the same in every
+episode. A :class:`Framing` (centre and half-width in mesh units, mm for CAD) is chosen once per
+target and shared by candidate and target renders, so size and placement differences show.
+
+RGB comes from Panda3D's ``p3tinydisplay`` software rasteriser: no GPU or display is needed and
+pixels are deterministic. Depth and silhouette are computed exactly by casting one ray per pixel
+centre (the ray caster of ``toolgym.verifiers.occupancy``), since the software pipe has no depth
+read-back; they agree with the RGB image to within a pixel at edges. Depth is the distance from the
+camera plane in mesh units, ``inf`` where the ray misses. Images have row 0 at the top.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import trimesh
+from panda3d.core import (
+    AmbientLight,
+    Camera,
+    DirectionalLight,
+    FrameBufferProperties,
+    Geom,
+    GeomNode,
+    GeomTriangles,
+    GeomVertexData,
+    GeomVertexFormat,
+    GraphicsEngine,
+    GraphicsOutput,
+    GraphicsPipe,
+    NodePath,
+    OrthographicLens,
+    Texture,
+    Vec3,
+    Vec4,
+    WindowProperties,
+)
+
+from toolgym.renderers.panda_offscreen import offscreen_pipe
+from toolgym.verifiers.occupancy import Columns, crossings
+
+
+@dataclasses.dataclass(frozen=True)
+class View:
+    """A camera direction: ``direction`` points from the part towards the camera; ``up`` is the
+    image's up direction (world coordinates, Z up)."""
+
+    name: str
+    direction: tuple[float, float, float]
+    up: tuple[float, float, float] = (0.0, 0.0, 1.0)
+
+
+DEFAULT_VIEWS = (
+    View("iso", (1.0, -1.0, 0.8)),
+    View("front", (0.0, -1.0, 0.0)),
+    View("right", (1.0, 0.0, 0.0)),
+    View("top", (0.0, 0.0, 1.0), up=(0.0, 1.0, 0.0)),
+)
+PART_COLOR = (0.62, 0.70, 0.85)
+BACKGROUND = (1.0, 1.0, 1.0)
+
+
+@dataclasses.dataclass(frozen=True)
+class Framing:
+    """What the cameras look at: a centre and the half-width of the square field of view."""
+
+    center: tuple[float, float, float]
+    half_width: float
+
+    @classmethod
+    def around(cls, bounds: np.ndarray | None, margin: float = 1.15) -> Framing:
+        """A framing that shows a box of ``bounds`` (2×3) from every direction, with a margin."""
+        if bounds is None or not np.isfinite(bounds).all():
+            return cls((0.0, 0.0, 0.0), 1.0)
+        low, high = np.asarray(bounds, dtype=np.float64)
+        radius = float(np.linalg.norm(high - low) / 2)
+        return cls(tuple(float(c) for c in (low + high) / 2), max(radius * margin, 1e-6))
+
+
+@dataclasses.dataclass
+class Renders:
+    """Per view: ``rgb`` (V, H, W, 3) uint8; ``depth`` (V, H, W) float32; ``mask`` (V, H, W)."""
+
+    rgb: np.ndarray
+    depth: np.ndarray
+    mask: np.ndarray
+
+
+def camera_basis(view: View) -> np.ndarray:
+    """Rows: the camera's right, up and backward (towards the camera) axes in world coordinates."""
+    back = np.asarray(view.direction, dtype=np.float64)
+    back /= np.linalg.norm(back)
+    right = np.cross(np.asarray(view.up, dtype=np.float64), back)
+    right /= np.linalg.norm(right)
+    return np.stack([right, np.cross(back, right), back])
+
+
+def mesh_node(
+    vertices: np.ndarray, faces: np.ndarray, color: tuple[float, float, float]
+) -> NodePath:
+    """A flat-shaded Panda3D node for a triangle mesh (vertices (n, 3), faces (m, 3))."""
+    triangles = np.asarray(vertices, dtype=np.float32)[np.asarray(faces)]
+    normals = np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
+    lengths = np.linalg.norm(normals, axis=1, keepdims=True)
+    normals = np.repeat(normals / np.where(lengths == 0, 1, lengths), 3, axis=0)
+    rows = np.hstack([triangles.reshape(-1, 3), normals]).astype(np.float32)
+    data = GeomVertexData("mesh", GeomVertexFormat.get_v3n3(), Geom.UH_static)
+    data.unclean_set_num_rows(len(rows))
+    memoryview(data.modify_array(0)).cast("B")[:] = rows.tobytes()
+    primitive = GeomTriangles(Geom.UH_static)
+    primitive.add_consecutive_vertices(0, len(rows))
+    geom = Geom(data)
+    geom.add_primitive(primitive)
+    node = GeomNode("mesh")
+    node.add_geom(geom)
+    path = NodePath(node)
+    path.set_color(*color, 1.0)
+    path.set_two_sided(True)
+    return path
+
+
+class MeshRenderer:
+    """Renders meshes from fixed views into square images of ``size`` pixels.
+
+    Args:
+        size: width and height of each view in pixels.
+        views: camera directions (default: iso, front, right, top).
+    """
+
+    def __init__(self, size: int = 96, views: tuple[View, ...] = DEFAULT_VIEWS) -> None:
+        self.size, self.views = int(size), tuple(views)
+        pipe = offscreen_pipe()
+        self.engine = GraphicsEngine(pipe)
+        fb = FrameBufferProperties()
+        fb.set_rgba_bits(8, 8, 8, 8)
+        fb.set_depth_bits(24)
+        self.buffer = self.engine.make_output(
+            pipe, "views", -100, fb, WindowProperties.size(self.size, self.size),
+            GraphicsPipe.BF_refuse_window,
+        )  # fmt: skip
+        if self.buffer is None:
+            raise RuntimeError("could not create an offscreen buffer")
+        self.buffer.set_clear_color(Vec4(*BACKGROUND, 1.0))
+        self.texture = Texture()
+        self.buffer.add_render_texture(self.texture, GraphicsOutput.RTM_copy_ram)
+        self.root = NodePath("root")
+        self.lens = OrthographicLens()
+        self.camera = self.root.attach_new_node(Camera("camera", self.lens))
+        self.buffer.make_display_region().set_camera(self.camera)
+        ambient = self.root.attach_new_node(AmbientLight("ambient"))
+        ambient.node().set_color(Vec4(0.45, 0.45, 0.45, 1))
+        key = self.camera.attach_new_node(DirectionalLight("key"))  # moves with the camera
+        key.node().set_color(Vec4(0.7, 0.7, 0.7, 1))
+        key.set_hpr(25, -35, 0)
+        self.root.set_light(ambient)
+        self.root.set_light(key)
+
+    def render(self, mesh: trimesh.Trimesh | None, framing: Framing) -> Renders:
+        """RGB, depth and silhouette of ``mesh`` (``None`` or empty: background only)."""
+        count, size = len(self.views), self.size
+        rgb = np.empty((count, size, size, 3), dtype=np.uint8)
+        depth = np.full((count, size, size), np.inf, dtype=np.float32)
+        empty = mesh is None or not len(mesh.faces) or not np.isfinite(mesh.vertices).all()
+        node = None if empty else mesh_node(mesh.vertices, mesh.faces, PART_COLOR)
+        if node is not None:
+            node.reparent_to(self.root)
+        try:
+            for k, view in enumerate(self.views):
+                rgb[k] = self._rgb(view, framing)
+                if not empty:
+                    depth[k] = self._depth(mesh, view, framing)
+        finally:
+            if node is not None:
+                node.remove_node()
+        return Renders(rgb, depth, np.isfinite(depth))
+
+    def _rgb(self, view: View, framing: Framing) -> np.ndarray:
+        width = 2 * framing.half_width
+        self.lens.set_film_size(width, width)
+        self.lens.set_near_far(0.01 * width, 4 * width)
+        basis = camera_basis(view)
+        center = Vec3(*framing.center)
+        self.camera.set_pos(center + Vec3(*basis[2]) * 2 * width)
+        self.camera.look_at(center, Vec3(*basis[1]))
+        self.engine.render_frame()
+        image = np.frombuffer(self.texture.get_ram_image_as("RGB"), dtype=np.uint8)
+        return image.reshape(self.size, self.size, 3)[::-1]
+
+    def _depth(self, mesh: trimesh.Trimesh, view: View, framing: Framing) -> np.ndarray:
+        """Exact orthographic depth: one ray per pixel centre, nearest crossing wins."""
+        basis = camera_basis(view)
+        local = (np.asarray(mesh.vertices) - framing.center) @ basis.T  # x right, y up, z back
+        pitch = 2 * framing.half_width / self.size
+        columns = Columns.grid(
+            origin=(-framing.half_width + pitch / 2, -framing.half_width + pitch / 2),
+            pitch=pitch,
+            shape=(self.size, self.size),
+        )
+        column, z = crossings(trimesh.Trimesh(local, mesh.faces, process=False), columns)
+        nearest = np.full(self.size * self.size, -np.inf)
+        np.maximum.at(nearest, column, z)
+        camera_plane = 2 * 2 * framing.half_width  # the camera sits this far back from the centre
+        distance = (camera_plane - nearest).reshape(self.size, self.size)  # [column x, row y]
+        return distance.T[::-1].astype(np.float32)  # rows top-down, columns left-right
+
+    def close(self) -> None:
+        self.engine.remove_all_windows()
+
+
+def tile(images: np.ndarray, columns: int = 2) -> np.ndarray:
+    """Lay ``(V, H, W, ...)`` views out in a grid, ``columns`` wide, row by row."""
+    count = len(images)
+    rows = -(-count // columns)
+    padded = np.concatenate(
+        [images, np.zeros((rows * columns - count, *images.shape[1:]), images.dtype)]
+    )
+    grid = padded.reshape(rows, columns, *images.shape[1:])
+    return np.concatenate([np.concatenate(list(row), axis=1) for row in grid], axis=0)
