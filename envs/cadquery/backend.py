@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from toolgym.envs.cadquery.tools import Tools, registry
 from toolgym.envs.sandbox.backend import Backend, Namespace, Request
 
 EXPORT_FORMATS = {"step": "STEP", "stl": "STL", "brep": "BREP"}
@@ -48,7 +49,9 @@ class CadQueryBackend(Backend):
             """CQ-editor compatible: marks ``obj`` as the script's result."""
             shown.append(obj)
 
-        namespace.update(cq=cadquery, cadquery=cadquery, show_object=show_object, __shown__=shown)
+        namespace.update(
+            cq=cadquery, cadquery=cadquery, show_object=show_object, __shown__=shown, tools=Tools()
+        )
         return namespace
 
     def describe(self, value: Any) -> Any:
@@ -67,7 +70,35 @@ class CadQueryBackend(Backend):
         }
 
     def requests(self) -> dict[str, Request]:
-        return {"tessellate": tessellate, "export": export}
+        return {
+            "tessellate": tessellate,
+            "export": export,
+            "tool": apply_tool,
+            "describe": describe,
+        }
+
+
+def apply_tool(namespace: Namespace, args: dict[str, Any]) -> Any:
+    """Apply one tool call (``{"name", "arguments"}``) to ``result``; returns its summary."""
+    namespace["result"] = registry.apply(namespace.get("result"), args.get("call"))
+    return CadQueryBackend().describe(namespace["result"])
+
+
+def describe(namespace: Namespace, args: dict[str, Any]) -> Any:
+    """Summary of ``result`` (volume, bounding box, validity), or ``None`` if there is none."""
+    try:
+        return CadQueryBackend().describe(
+            to_shape_or_none(namespace, str(args.get("name", "result")))
+        )
+    except TypeError:
+        return None
+
+
+def to_shape_or_none(namespace: Namespace, name: str) -> Any:
+    try:
+        return result_shape(namespace, name)
+    except NameError:
+        return None
 
 
 def to_shape(value: Any) -> Any:

@@ -1,0 +1,255 @@
+"""The environment loop every tool domain shares.
+
+An episode: pick a task; start a sandbox session; each step, run the agent's code or tool call in
+the session, score what it built with the per-step verifier, and show the agent renders of its
+part beside the target with the tool's own feedback. A failed step (exception, crash, limit,
+invalid call) costs a penalty and changes nothing: the session goes back to the state after the
+last good step. When the episode ends, the exact verifier scores the final part, and the last
+reward settles the difference, so an episode's return is its exact final score minus penalties.
+
+Domains subclass :class:`ToolEnv` and fill in what is specific to their tool: the backend, the tool
+registry, the reference part, the candidate part and how both are verified and rendered.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from toolgym.envs.sandbox import CallResult, Limits, Session
+from toolgym.envs.spaces import UnicodeText
+from toolgym.envs.suites import get_suite, get_task
+from toolgym.envs.tasks import Task
+from toolgym.envs.tools import ToolCallError, ToolRegistry
+from toolgym.verifiers.report import VerifierReport
+
+ACTION_MODES = ("code", "tool")
+PROMPT_CHARS = 4096
+FEEDBACK_CHARS = 8192
+
+
+class ToolEnv(gym.Env[dict[str, Any], str]):
+    """Base class; see :class:`toolgym.envs.cadquery.env.CadQueryEnv` for the documented API."""
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 2}  # noqa: RUF012 - gymnasium API
+    backend: str = ""
+    registry: ToolRegistry
+
+    def __init__(
+        self,
+        *,
+        suite: str,
+        split: str = "train",
+        task: str | None = None,
+        action_mode: str = "code",
+        max_steps: int = 8,
+        view_size: int = 64,
+        show_target: bool = True,
+        error_penalty: float = 0.1,
+        max_action_chars: int = 20_000,
+        limits: Limits | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        if action_mode not in ACTION_MODES:
+            raise ValueError(f"action_mode must be one of {ACTION_MODES}, got {action_mode!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
+        if max_steps < 1:
+            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+        self.tasks = (get_task(task),) if task else get_suite(suite).split(split)
+        if not self.tasks:
+            raise ValueError(f"suite {suite!r} has no {split!r} tasks")
+        self.action_mode, self.max_steps = action_mode, max_steps
+        self.show_target, self.error_penalty = show_target, error_penalty
+        self.limits, self.render_mode = limits or Limits(), render_mode
+        self.max_action_chars = max_action_chars
+        image = spaces.Box(0, 255, self._image_shape(view_size), np.uint8)
+        self.observation_space = spaces.Dict(
+            {
+                "image": image,
+                "target": image,
+                "prompt": UnicodeText(PROMPT_CHARS),
+                "feedback": UnicodeText(FEEDBACK_CHARS),
+                "step": spaces.Discrete(max_steps + 1),
+            }
+        )
+        self.action_space = UnicodeText(max_action_chars)
+        self.session: Session | None = None
+        self.task: Task | None = None
+
+    # -- domain hooks ---------------------------------------------------------------------------
+    def _image_shape(self, view_size: int) -> tuple[int, int, int]:
+        raise NotImplementedError
+
+    def _prepare(self, task: Task) -> np.ndarray:
+        """Build the reference for ``task``; return the target image."""
+        raise NotImplementedError
+
+    def _candidate(self, exact: bool) -> tuple[Any, str | None]:
+        """The session's current artifact (``None`` if none) and why not, if not."""
+        raise NotImplementedError
+
+    def _verify(self, candidate: Any, tier: str) -> VerifierReport:
+        raise NotImplementedError
+
+    def _render(self, candidate: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    def _succeeded(self, report: VerifierReport) -> bool:
+        raise NotImplementedError
+
+    # -- gymnasium API --------------------------------------------------------------------------
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """OpenAI-style function-calling schemas of this environment's tools."""
+        return self.registry.json_schemas()
+
+    def tool_grammar(self) -> dict[str, Any]:
+        """Tool metadata for discrete action grammars (ranges, units, steps, valid parameters)."""
+        return self.registry.grammar()
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        super().reset(seed=seed)
+        options = options or {}
+        if "task" in options:
+            self.task = get_task(options["task"])
+        else:
+            self.task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
+        target = self._prepare(self.task)
+        self._target_image = target if self.show_target else np.zeros_like(target)
+        if self.session is not None:
+            self.session.close()
+        self.session = Session(self.backend, self.limits)
+        self._good_snapshot = 0
+        self._steps, self._score, self._done = 0, 0.0, False
+        self._image = self._render(None)
+        self._report: VerifierReport | None = None
+        return self._observation(""), {"task": self.task.id, "isolation": self.session.layers}
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        if self.session is None or self.task is None:
+            raise RuntimeError("call reset() before step()")
+        if self._done:
+            raise RuntimeError("the episode is over; call reset()")
+        self._steps += 1
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        outcome, error = self._act(action)
+        timings["exec"] = time.perf_counter() - started
+        candidate = None
+        if error is None:
+            started = time.perf_counter()
+            candidate, error = self._candidate(exact=False)
+            timings["tessellate"] = time.perf_counter() - started
+        info: dict[str, Any] = {"task": self.task.id, "isolation": self.session.layers}
+        if error is not None:
+            reward = -self.error_penalty
+            self._undo(outcome)
+            info["error"] = error
+            feedback = self._feedback(outcome, f"error: {error}")
+        else:
+            started = time.perf_counter()
+            report = self._verify(candidate, self.task.verification.step_tier)
+            timings["verify"] = time.perf_counter() - started
+            started = time.perf_counter()
+            self._image = self._render(candidate)
+            timings["render"] = time.perf_counter() - started
+            score = report.score if report.score is not None else self._score
+            reward, self._score, self._report = score - self._score, score, report
+            self._good_snapshot = self.session.snapshot()
+            info["report"] = report.to_dict()
+            if report.errors:
+                info["error"] = f"verifier: {report.errors[0]}"
+            feedback = self._feedback(outcome, f"verifier: {report.summary()}")
+        terminated = self._report is not None and self._succeeded(self._report)
+        truncated = not terminated and self._steps >= self.max_steps
+        if terminated or truncated:
+            reward += self._finish(info)
+        info["timings"] = timings
+        info["sandbox_wall_s"] = outcome.wall_s if outcome is not None else 0.0
+        return self._observation(feedback), float(reward), terminated, truncated, info
+
+    def render(self) -> np.ndarray | None:
+        """The agent's part beside the target (rgb_array)."""
+        if self.render_mode != "rgb_array" or self.task is None:
+            return None
+        return np.concatenate([self._image, self._target_image], axis=1)
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+
+    # -- internals ------------------------------------------------------------------------------
+    def _act(self, action: Any) -> tuple[CallResult | None, str | None]:
+        """Run the action in the session: ``(result, error message or None)``."""
+        assert self.session is not None
+        if self.action_mode == "code":
+            if not isinstance(action, str):
+                return None, f"the action must be a string of code, got {type(action).__name__}"
+            if len(action) > self.max_action_chars:
+                return None, self._too_long("script", action)
+            result = self.session.run(action, filename=f"<step {self._steps}>")
+        else:
+            if isinstance(action, str) and len(action) > self.max_action_chars:
+                return None, self._too_long("tool call", action)
+            try:
+                tool, arguments = self.registry.parse_call(action)
+            except ToolCallError as exc:
+                return None, str(exc)
+            call = {"name": tool.name, "arguments": arguments}
+            result = self.session.request("tool", {"call": call})
+        if not result.ok:
+            message = result.error.message if result.error else "the call failed"
+            return result, message
+        return result, None
+
+    def _too_long(self, what: str, action: str) -> str:
+        return f"the {what} has {len(action)} characters; the limit is {self.max_action_chars}"
+
+    def _undo(self, outcome: CallResult | None) -> None:
+        """Back to the state after the last good step (a crash already restored a snapshot)."""
+        assert self.session is not None
+        if outcome is not None and outcome.restored_to is None and not outcome.state_lost:
+            self.session.rollback(self._good_snapshot)
+
+    def _finish(self, info: dict[str, Any]) -> float:
+        """Exact verification of the final part; returns the reward that settles the score."""
+        assert self.task is not None
+        self._done = True
+        candidate, error = self._candidate(exact=True)
+        report = self._verify(candidate, self.task.verification.final_tier)
+        info["final_report"] = report.to_dict()
+        if error:
+            info.setdefault("error", error)
+        if report.score is None:
+            return 0.0
+        settle, self._score = report.score - self._score, report.score
+        return settle
+
+    def _feedback(self, outcome: CallResult | None, summary: str) -> str:
+        parts = []
+        if outcome is not None:
+            if outcome.stdout.strip():
+                parts.append("stdout:\n" + outcome.stdout.strip()[-2000:])
+            if outcome.traceback:
+                parts.append(outcome.traceback.strip()[-3000:])
+            elif outcome.stderr.strip():
+                parts.append("stderr:\n" + outcome.stderr.strip()[-2000:])
+        parts.append(summary)
+        return "\n".join(parts)[-FEEDBACK_CHARS:]
+
+    def _observation(self, feedback: str) -> dict[str, Any]:
+        assert self.task is not None
+        return {
+            "image": self._image.copy(),  # callers may keep and modify observations
+            "target": self._target_image.copy(),
+            "prompt": self.task.prompt[:PROMPT_CHARS],
+            "feedback": feedback[:FEEDBACK_CHARS],
+            "step": self._steps,
+        }

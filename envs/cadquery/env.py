@@ -1,0 +1,172 @@
+"""``toolgym/CadQuery-v0``: build a part in CadQuery, scored against a target part."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import trimesh
+
+from toolgym.envs.base import ToolEnv
+from toolgym.envs.cadquery.artifacts import session_part
+from toolgym.envs.cadquery.tools import registry
+from toolgym.envs.tasks import Task
+from toolgym.envs.verification import reference_part
+from toolgym.renderers.mesh_views import DEFAULT_VIEWS, Framing, MeshRenderer, tile
+from toolgym.verifiers.cad import verify_part
+from toolgym.verifiers.parts import Part
+from toolgym.verifiers.report import VerifierReport
+
+EXPORT_FORMATS = ("step", "stl", "glb")
+
+
+class CadQueryEnv(ToolEnv):
+    """Build a mechanical part in CadQuery, step by step or in one script.
+
+    ## Description
+
+    Each episode draws a task: a designer's request ("a 60 × 40 × 6 mm plate with four 5 mm holes
+    8 mm in from each corner") and a hidden reference part. The agent writes CadQuery code, or calls
+    CAD tools one at a time, in a sandboxed CadQuery session that keeps its state between steps.
+    It sees its part and the target from four fixed views, and the tool's errors and logs.
+
+    ## Action space
+
+    ``action_mode="code"``: a CadQuery script (a string). ``cq`` and ``tools`` are in scope; the
+    part is whatever the script binds to ``result`` (or passes to ``show_object``). Variables
+    persist between steps, as in a REPL.
+
+    ``action_mode="tool"``: one tool call per step, a dict or JSON text
+    ``{"name": "add_box", "arguments": {"length": 60, ...}}`` applied to ``result``. See
+    :meth:`tool_schemas` (function-calling JSON schemas) and :meth:`tool_grammar`.
+
+    The space is :class:`~toolgym.envs.spaces.UnicodeText` of ``max_action_chars`` characters.
+
+    ## Observation space
+
+    A ``Dict``: ``image`` and ``target``, uint8 ``(2·view_size, 2·view_size, 3)`` tiles of the
+    iso, front, right and top views (orthographic, framed on the target, so scale and placement
+    show; ``target`` is black when ``show_target=False``); ``prompt``, the task text; ``feedback``,
+    the script's output and errors plus a one-line verifier summary; ``step``, steps taken.
+
+    ## Rewards
+
+    The change in the verifier's composite score (in [0, 1]; IoU-led, see
+    ``toolgym.verifiers.cad``) since the last step, computed by the cheap per-step verifier. A step
+    that fails (exception, crash, timeout, limit, invalid tool call, no solid) gives
+    ``-error_penalty`` and is undone. At the episode's end the exact verifier scores the final part
+    and the last reward settles the difference, so the return is the exact final score minus
+    penalties.
+
+    ## Episode end
+
+    Terminated when IoU reaches ``success_iou`` (default: the task's threshold, 0.95). Truncated
+    after ``max_steps`` steps.
+
+    ## Arguments
+
+    - ``suite`` (``"curated"``), ``split`` (``"train"`` or ``"test"``), ``task`` (one task id).
+    - ``action_mode`` (``"code"``), ``max_steps`` (8), ``view_size`` (64 px per view).
+    - ``show_target`` (True), ``success_iou`` (None: the task's threshold), ``error_penalty`` (0.1).
+    - ``max_action_chars`` (20,000), ``limits`` (sandbox :class:`Limits`), ``render_mode``.
+
+    ## Info
+
+    ``task``; ``report`` (the per-step verifier report); ``final_report`` at the end; ``error``
+    when a step failed; ``timings`` (seconds: exec, tessellate, verify, render);
+    ``sandbox_wall_s``; ``isolation`` (the sandbox's active layers).
+
+    ## Example
+
+        >>> import gymnasium as gym, toolgym
+        >>> env = gym.make("toolgym/CadQuery-v0", suite="primitives")
+        >>> obs, info = env.reset(seed=0)
+        >>> obs, reward, terminated, truncated, info = env.step(
+        ...     "result = cq.Workplane().box(10, 10, 10)")
+    """
+
+    backend = "cadquery"
+    registry = registry
+
+    def __init__(
+        self,
+        suite: str = "curated",
+        split: str = "train",
+        task: str | None = None,
+        action_mode: str = "code",
+        max_steps: int = 8,
+        view_size: int = 64,
+        show_target: bool = True,
+        success_iou: float | None = None,
+        error_penalty: float = 0.1,
+        max_action_chars: int = 20_000,
+        limits: Any = None,
+        render_mode: str | None = None,
+    ) -> None:
+        self.renderer = MeshRenderer(view_size)
+        self.success_iou = success_iou
+        self._targets: dict[str, tuple[Part, Framing, np.ndarray]] = {}
+        super().__init__(
+            suite=suite, split=split, task=task, action_mode=action_mode, max_steps=max_steps,
+            view_size=view_size, show_target=show_target, error_penalty=error_penalty,
+            max_action_chars=max_action_chars, limits=limits, render_mode=render_mode,
+        )  # fmt: skip
+
+    def _image_shape(self, view_size: int) -> tuple[int, int, int]:
+        rows = -(-len(DEFAULT_VIEWS) // 2)
+        return (rows * view_size, 2 * view_size, 3)
+
+    def _prepare(self, task: Task) -> np.ndarray:
+        if task.id not in self._targets:
+            reference = reference_part(task)
+            framing = Framing.around(reference.mesh.bounds)
+            image = tile(self.renderer.render(reference.mesh, framing).rgb)
+            self._targets[task.id] = (reference, framing, image)
+        self._reference, self._framing, image = self._targets[task.id]
+        return image
+
+    def _candidate(self, exact: bool) -> tuple[Part | None, str | None]:
+        assert self.session is not None
+        part, result = session_part(self.session, exact=exact)
+        if part is None:
+            error = result.error.message if result.error else "the session returned no part"
+            return None, error
+        return part, None
+
+    def _verify(self, candidate: Part | None, tier: str) -> VerifierReport:
+        assert self.task is not None
+        check = self.task.verification
+        return verify_part(
+            candidate, self._reference, tier=tier,
+            weights=dict(check.weights) if check.weights else None,
+            thresholds=dict(check.thresholds), alignment=check.alignment,
+        )  # fmt: skip
+
+    def _render(self, candidate: Part | None) -> np.ndarray:
+        mesh = candidate.mesh if candidate is not None else None
+        return tile(self.renderer.render(mesh, self._framing).rgb)
+
+    def _succeeded(self, report: VerifierReport) -> bool:
+        assert self.task is not None
+        threshold = self.success_iou or self.task.verification.thresholds.get("iou", 0.95)
+        return report.validity.get("valid", False) and report.metrics.get("iou", 0.0) >= threshold
+
+    def export(self, fmt: str = "step") -> bytes:
+        """The current part as STEP, STL or GLB bytes."""
+        if self.session is None:
+            raise RuntimeError("call reset() before export()")
+        if fmt not in EXPORT_FORMATS:
+            raise ValueError(f"unknown format {fmt!r}; use one of {EXPORT_FORMATS}")
+        if fmt == "glb":
+            part, result = session_part(self.session, exact=False)
+            if part is None:
+                raise ValueError(f"no part to export: {result.feedback()}")
+            return trimesh.Trimesh(part.mesh.vertices, part.mesh.faces).export(file_type="glb")
+        result = self.session.request("export", {"format": fmt})
+        if not result.ok or not isinstance(result.value, bytes):
+            raise ValueError(f"no part to export: {result.feedback()}")
+        return result.value
+
+    def close(self) -> None:
+        super().close()
+        self.renderer.close()

@@ -1,0 +1,228 @@
+"""The CadQuery tool set: each operation defined once, as a typed function on the current part.
+
+Every tool takes the current part (a ``cq.Workplane``, or ``None`` before the first one) and
+returns the new part. Lengths are in mm, angles in degrees; the world is Z-up. Scripts in the
+sandbox reach them as ``tools.add_box(part, ...)``; tool calls apply them to ``result``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from toolgym.envs.tools import Param, ToolRegistry
+
+registry = ToolRegistry("cadquery")
+
+Length = Annotated[float, Param("mm", 0.1, 500.0, 0.5)]
+Coordinate = Annotated[float, Param("mm", -500.0, 500.0, 0.5)]
+Radius = Annotated[float, Param("mm", 0.05, 100.0, 0.25)]
+Axis = Annotated[str, Param(choices=("X", "Y", "Z"))]
+Edges = Annotated[str, Param(choices=("all", "|X", "|Y", "|Z", ">Z", "<Z", ">X", "<X", ">Y", "<Y"))]
+Points = Annotated[list[list[float]], Param("mm", -500.0, 500.0, 0.5)]
+
+_AXIS_DIRECTIONS = {"X": (1, 0, 0), "Y": (0, 1, 0), "Z": (0, 0, 1)}
+
+
+def _fuse(part: Any, new: Any) -> Any:
+    return new if part is None else part.union(new)
+
+
+def _box(length: float, width: float, height: float, x: float, y: float, z: float) -> Any:
+    import cadquery as cq
+
+    return cq.Workplane("XY").box(length, width, height).translate((x, y, z))
+
+
+def _cylinder(diameter: float, height: float, x: float, y: float, z: float, axis: str) -> Any:
+    import cadquery as cq
+
+    solid = cq.Solid.makeCylinder(
+        diameter / 2, height, cq.Vector(0, 0, -height / 2), cq.Vector(0, 0, 1)
+    )
+    if axis != "Z":
+        solid = solid.rotate(
+            cq.Vector(), cq.Vector(0, 1, 0) if axis == "X" else cq.Vector(1, 0, 0), 90
+        )
+    return cq.Workplane("XY").add(solid.translate(cq.Vector(x, y, z)))
+
+
+@registry.tool
+def add_box(
+    part: Any, length: Length, width: Length, height: Length,
+    x: Coordinate = 0.0, y: Coordinate = 0.0, z: Coordinate = 0.0,
+) -> Any:  # fmt: skip
+    """Add a box centred at (x, y, z), fused with the part.
+
+    Args:
+        length: size along X.
+        width: size along Y.
+        height: size along Z.
+        x: centre X.
+        y: centre Y.
+        z: centre Z.
+    """
+    return _fuse(part, _box(length, width, height, x, y, z))
+
+
+@registry.tool
+def add_cylinder(
+    part: Any, diameter: Length, height: Length, x: Coordinate = 0.0, y: Coordinate = 0.0,
+    z: Coordinate = 0.0, axis: Axis = "Z",
+) -> Any:  # fmt: skip
+    """Add a cylinder centred at (x, y, z) along an axis, fused with the part.
+
+    Args:
+        diameter: cylinder diameter.
+        height: length along the axis.
+        x: centre X.
+        y: centre Y.
+        z: centre Z.
+        axis: the cylinder's axis.
+    """
+    return _fuse(part, _cylinder(diameter, height, x, y, z, axis))
+
+
+@registry.tool
+def add_sphere(
+    part: Any, diameter: Length, x: Coordinate = 0.0, y: Coordinate = 0.0, z: Coordinate = 0.0
+) -> Any:
+    """Add a sphere centred at (x, y, z), fused with the part.
+
+    Args:
+        diameter: sphere diameter.
+        x: centre X.
+        y: centre Y.
+        z: centre Z.
+    """
+    import cadquery as cq
+
+    return _fuse(part, cq.Workplane("XY").sphere(diameter / 2).translate((x, y, z)))
+
+
+@registry.tool(needs_part=True)
+def cut_box(
+    part: Any, length: Length, width: Length, height: Length,
+    x: Coordinate = 0.0, y: Coordinate = 0.0, z: Coordinate = 0.0,
+) -> Any:  # fmt: skip
+    """Cut a box centred at (x, y, z) out of the part (a pocket, notch or slot).
+
+    Args:
+        length: size along X.
+        width: size along Y.
+        height: size along Z.
+        x: centre X.
+        y: centre Y.
+        z: centre Z.
+    """
+    return part.cut(_box(length, width, height, x, y, z))
+
+
+@registry.tool(needs_part=True)
+def cut_cylinder(
+    part: Any, diameter: Length, height: Length, x: Coordinate = 0.0, y: Coordinate = 0.0,
+    z: Coordinate = 0.0, axis: Axis = "Z",
+) -> Any:  # fmt: skip
+    """Cut a cylinder centred at (x, y, z) along an axis out of the part (a bore or counterbore).
+
+    Args:
+        diameter: cylinder diameter.
+        height: length along the axis.
+        x: centre X.
+        y: centre Y.
+        z: centre Z.
+        axis: the cylinder's axis.
+    """
+    return part.cut(_cylinder(diameter, height, x, y, z, axis))
+
+
+@registry.tool(needs_part=True)
+def cut_hole(part: Any, diameter: Length, x: Coordinate = 0.0, y: Coordinate = 0.0) -> Any:
+    """Drill a hole along Z through the whole part at (x, y).
+
+    Args:
+        diameter: hole diameter.
+        x: hole centre X.
+        y: hole centre Y.
+    """
+    box = part.val().BoundingBox()
+    height = box.zlen + 2.0
+    return part.cut(_cylinder(diameter, height, x, y, (box.zmin + box.zmax) / 2, "Z"))
+
+
+@registry.tool(needs_part=True)
+def fillet_edges(part: Any, radius: Radius, edges: Edges = "all") -> Any:
+    """Round the selected edges of the part.
+
+    Args:
+        radius: fillet radius.
+        edges: which edges: all, parallel to an axis (|X, |Y, |Z), or on the extreme face (>Z ...).
+    """
+    return (part.edges() if edges == "all" else part.edges(edges)).fillet(radius)
+
+
+@registry.tool(needs_part=True)
+def chamfer_edges(part: Any, length: Radius, edges: Edges = "all") -> Any:
+    """Bevel the selected edges of the part with a 45° chamfer.
+
+    Args:
+        length: chamfer leg length.
+        edges: which edges: all, parallel to an axis (|X, |Y, |Z), or on the extreme face (>Z ...).
+    """
+    return (part.edges() if edges == "all" else part.edges(edges)).chamfer(length)
+
+
+@registry.tool
+def extrude_polygon(part: Any, points: Points, height: Length, z: Coordinate = 0.0) -> Any:
+    """Extrude a closed polygon drawn in the XY plane at height z upwards, fused with the part.
+
+    Args:
+        points: polygon corners [x, y], at least 3, in order.
+        height: extrusion distance along +Z.
+        z: height of the sketch plane.
+    """
+    import cadquery as cq
+
+    sketch = cq.Workplane("XY", origin=(0, 0, z)).polyline([tuple(p) for p in points]).close()
+    return _fuse(part, sketch.extrude(height))
+
+
+@registry.tool
+def revolve_profile(
+    part: Any, points: Points, angle: Annotated[float, Param("deg", 1, 360, 15)] = 360.0
+) -> Any:
+    """Revolve a closed profile drawn as [radius, z] points about the Z axis, fused with the part.
+
+    Args:
+        points: profile corners [radius, z], at least 3, radius >= 0, in order.
+        angle: sweep angle.
+    """
+    import cadquery as cq
+
+    profile = cq.Workplane("XZ").polyline([tuple(p) for p in points]).close()
+    return _fuse(part, profile.revolve(angle, (0, 0, 0), (0, 1, 0)))
+
+
+@registry.tool(needs_part=True)
+def shell(
+    part: Any,
+    thickness: Radius,
+    open_face: Annotated[str, Param(choices=(">Z", "<Z", ">X", "<X", ">Y", "<Y"))] = ">Z",
+) -> Any:
+    """Hollow the part out to a wall thickness, removing one face (an open box or cup).
+
+    Args:
+        thickness: wall thickness, inwards.
+        open_face: the face to remove.
+    """
+    return part.faces(open_face).shell(-thickness)
+
+
+class Tools:
+    """The registry's functions as attributes, for scripts: ``tools.add_box(part, 10, 10, 5)``."""
+
+    def __init__(self) -> None:
+        for name, tool in registry.tools.items():
+            setattr(self, name, tool.function)
+
+    def __repr__(self) -> str:
+        return f"<CadQuery tools: {', '.join(registry.tools)}>"
