@@ -17,6 +17,8 @@ setup: system-libs $(STAMP)
 
 demo: setup
 	$(VENV)/bin/toolgym doctor
+	$(VENV)/bin/toolgym run --agent oracle --suite curated --episodes 4 --out demo-out/oracle
+	$(VENV)/bin/toolgym run --agent random --suite primitives --episodes 4 --out demo-out/random
 
 test: setup
 	$(VENV)/bin/ruff check .

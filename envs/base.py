@@ -53,6 +53,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         max_action_chars: int = 20_000,
         limits: Limits | None = None,
         render_mode: str | None = None,
+        timings_in_info: bool = True,
     ) -> None:
         if action_mode not in ACTION_MODES:
             raise ValueError(f"action_mode must be one of {ACTION_MODES}, got {action_mode!r}")
@@ -67,6 +68,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         self.show_target, self.error_penalty = show_target, error_penalty
         self.limits, self.render_mode = limits or Limits(), render_mode
         self.max_action_chars = max_action_chars
+        self.timings_in_info = timings_in_info
         image = spaces.Box(0, 255, self._image_shape(view_size), np.uint8)
         self.observation_space = spaces.Dict(
             {
@@ -170,8 +172,9 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         truncated = not terminated and self._steps >= self.max_steps
         if terminated or truncated:
             reward += self._finish(info)
-        info["timings"] = timings
-        info["sandbox_wall_s"] = outcome.wall_s if outcome is not None else 0.0
+        if self.timings_in_info:  # wall-clock figures: the only part of info that is not seeded
+            info["timings"] = timings
+            info["sandbox_wall_s"] = outcome.wall_s if outcome is not None else 0.0
         return self._observation(feedback), float(reward), terminated, truncated, info
 
     def render(self) -> np.ndarray | None:

@@ -25,6 +25,7 @@ tool and parameter is wrong.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import json
 import math
@@ -122,8 +123,9 @@ class ToolRegistry:
                     )
                 )
             summary = doc.split("\n\n", 1)[0].replace("\n", " ")
-            self.tools[fn.__name__] = Tool(fn.__name__, summary, fn, tuple(params), needs_part)
-            return fn
+            checked = _requiring_part(fn) if needs_part else fn
+            self.tools[fn.__name__] = Tool(fn.__name__, summary, checked, tuple(params), needs_part)
+            return checked
 
         return register(function) if function is not None else register
 
@@ -271,6 +273,16 @@ class ToolRegistry:
     def apply(self, part: Any, call: Any) -> Any:
         """Validate ``call`` and apply it to ``part``; returns the new part."""
         tool, arguments = self.parse_call(call)
-        if tool.needs_part and part is None:
-            raise ToolCallError(f"{tool.name} needs an existing part; add one first")
         return tool.function(part, **arguments)
+
+
+def _requiring_part(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with a clear error when there is no part to work on yet."""
+
+    @functools.wraps(fn)
+    def checked(part: Any, *args: Any, **kwargs: Any) -> Any:
+        if part is None:
+            raise ToolCallError(f"{fn.__name__} needs an existing part; add one first")
+        return fn(part, *args, **kwargs)
+
+    return checked

@@ -199,7 +199,7 @@ class MeshRenderer:
             pitch=pitch,
             shape=(self.size, self.size),
         )
-        column, z = crossings(trimesh.Trimesh(local, mesh.faces, process=False), columns)
+        column, z, _ = crossings(trimesh.Trimesh(local, mesh.faces, process=False), columns)
         nearest = np.full(self.size * self.size, -np.inf)
         np.maximum.at(nearest, column, z)
         camera_plane = 2 * 2 * framing.half_width  # the camera sits this far back from the centre

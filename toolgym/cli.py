@@ -95,6 +95,87 @@ def tasks(
     console.print(table)
 
 
+@app.command()
+def tools(
+    env: Annotated[str, typer.Option(help="Environment id.")] = "toolgym/CadQuery-v0",
+    as_json: Annotated[bool, typer.Option("--json", help="Function-calling JSON schemas.")] = False,
+    grammar: Annotated[
+        bool, typer.Option(help="Grammar metadata (ranges, units, steps) as JSON.")
+    ] = False,
+) -> None:
+    """List an environment's tools, or print their function-calling schemas."""
+    from toolgym.envs.cadquery.tools import registry
+
+    if env != "toolgym/CadQuery-v0":
+        _fail(f"unknown environment {env!r}; known: toolgym/CadQuery-v0")
+    if as_json or grammar:
+        print(json.dumps(registry.grammar() if grammar else registry.json_schemas(), indent=2))
+        return
+    table = Table(title=f"{env} tools")
+    for column in ("tool", "parameters", "description"):
+        table.add_column(column, overflow="fold")
+    for tool in registry.tools.values():
+        params = ", ".join(
+            f"{p.name}{'' if p.required else '?'}"
+            + (f" ({p.constraint.unit})" if p.constraint.unit else "")
+            for p in tool.params
+        )
+        table.add_row(tool.name, params, tool.description)
+    console.print(table)
+
+
+@app.command()
+def run(
+    env: Annotated[str, typer.Option(help="Environment id.")] = "toolgym/CadQuery-v0",
+    agent: Annotated[str, typer.Option(help="random or oracle.")] = "oracle",
+    episodes: Annotated[
+        int | None, typer.Option(help="Episodes; default: every task once.")
+    ] = None,
+    suite: Annotated[str, typer.Option(help="Task suite.")] = "curated",
+    split: Annotated[str, typer.Option(help="train or test.")] = "train",
+    action_mode: Annotated[str, typer.Option(help="code or tool.")] = "code",
+    seed: Annotated[int, typer.Option(help="Seed of the first episode.")] = 0,
+    out: Annotated[
+        Path | None, typer.Option(help="Write each episode's final render here.")
+    ] = None,
+) -> None:
+    """Run an agent for episodes and print a table: task, steps, score, time."""
+    from rich.progress import Progress
+
+    from toolgym.agents.runner import run_episodes
+
+    if agent not in ("random", "oracle"):
+        _fail(f"unknown agent {agent!r}; known: random, oracle")
+    if agent == "oracle" and action_mode != "code":
+        _fail("the oracle replays reference programs: use --action-mode code")
+    table = Table(title=f"{agent} on {env} ({suite}/{split})")
+    for column in ("task", "steps", "score", "passed", "time"):
+        table.add_column(column)
+    scores = []
+    try:
+        results = run_episodes(
+            env, agent, episodes=episodes, seed=seed, out=out, suite=suite, split=split,
+            action_mode=action_mode,
+        )  # fmt: skip
+        with Progress(console=err_console, transient=True) as progress:
+            bar = progress.add_task(f"{agent} episodes", total=episodes)
+            for episode in results:
+                progress.advance(bar)
+                scores.append(episode.score or 0.0)
+                score = "error" if episode.score is None else f"{episode.score:.3f}"
+                table.add_row(
+                    episode.task, str(episode.steps), score, "yes" if episode.passed else "no",
+                    f"{episode.seconds:.1f} s",
+                )  # fmt: skip
+    except (KeyError, ValueError) as exc:
+        _fail(str(exc).strip("'\""))
+    console.print(table)
+    if scores:
+        console.print(f"mean score {sum(scores) / len(scores):.3f} over {len(scores)} episodes")
+    if out:
+        console.print(f"renders in {out}")
+
+
 EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
 

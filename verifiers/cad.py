@@ -127,9 +127,9 @@ def _measure(
     cand, ref = candidate.mesh, reference.mesh
     closed = bool(len(cand.faces)) and bool(np.isfinite(cand.vertices).all()) and cand.is_watertight
     if tier == "cheap" and closed:
-        # One ray cast gives both the IoU and the parity volume the validity check needs.
+        # One ray cast gives both the IoU and the winding numbers the validity check needs.
         measures = column_measures(cand, ref, settings["resolution"])
-        valid = geometry.validity(cand, parity_volume=measures["volume_a"])
+        valid = geometry.validity(cand, anomalous_volume=measures["anomalous_a"])
         iou = measures["iou"]
     else:
         valid = geometry.validity(cand)

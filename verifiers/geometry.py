@@ -16,15 +16,11 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
-from toolgym.verifiers.occupancy import (
-    DEFAULT_RESOLUTION,
-    column_iou,
-    column_volume,
-)
+from toolgym.verifiers.occupancy import DEFAULT_RESOLUTION, column_iou, winding_anomaly
 
 DEFAULT_POINTS = 8192
 DEFAULT_FSCORE_THRESHOLD = 0.01  # of the reference's bounding-box diagonal
-SELF_INTERSECTION_TOLERANCE = 0.02  # relative disagreement of signed and parity volumes
+SELF_INTERSECTION_TOLERANCE = 0.005  # share of the volume with a winding number not 0 or 1
 
 
 # -- meshes --------------------------------------------------------------------------------------
@@ -78,16 +74,17 @@ def count_bodies(mesh: trimesh.Trimesh) -> int:
 def validity(
     mesh: trimesh.Trimesh,
     resolution: int = DEFAULT_RESOLUTION,
-    parity_volume: float | None = None,
+    anomalous_volume: float | None = None,
 ) -> dict[str, object]:
     """Is ``mesh`` a sound solid? Each check is reported, and ``valid`` combines them.
 
     Keys: ``empty``, ``finite`` (no NaN or inf), ``degenerate_faces`` (count of zero-area
     triangles), ``watertight`` (every edge shared by exactly two faces), ``winding_consistent``,
-    ``bodies`` (connected components), ``volume`` (signed, units³), ``self_intersecting`` (the
-    signed volume and the parity-filled volume disagree by more than 2 %: overlapping shells), and
+    ``bodies`` (connected components), ``volume`` (signed, units³), ``self_intersecting`` (more
+    than 0.5 % of the volume has a winding number other than 0 or 1: overlapping or inside-out
+    shells; see ``occupancy.winding_anomaly``), and
     ``valid``: non-empty, finite, watertight, consistently wound, positive volume, and not
-    self-intersecting. ``parity_volume`` may be passed when already known (it is the costly part).
+    self-intersecting. ``anomalous_volume`` may be passed when already known (the costly part).
     """
     vertices = np.asarray(mesh.vertices)
     empty = len(mesh.faces) == 0
@@ -101,11 +98,10 @@ def validity(
         return report
     watertight = bool(mesh.is_watertight)
     volume = float(mesh.volume) if watertight else 0.0
-    if parity_volume is None:
-        parity_volume = column_volume(mesh, resolution) if watertight else 0.0
-    self_intersecting = watertight and abs(
-        parity_volume - volume
-    ) > SELF_INTERSECTION_TOLERANCE * max(abs(volume), 1e-12)
+    if anomalous_volume is None:
+        anomalous_volume = winding_anomaly(mesh, resolution) if watertight else 0.0
+    limit = SELF_INTERSECTION_TOLERANCE * max(abs(volume), 1e-12)
+    self_intersecting = watertight and anomalous_volume > limit
     report.update(
         degenerate_faces=int((mesh.area_faces <= 1e-14).sum()),
         watertight=watertight,

@@ -64,8 +64,9 @@ class Columns:
         return self.pitch**2
 
 
-def crossings(mesh: trimesh.Trimesh, columns: Columns) -> tuple[np.ndarray, np.ndarray]:
-    """Every crossing of the columns' rays with ``mesh``: flat column index and height z.
+def crossings(mesh: trimesh.Trimesh, columns: Columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every crossing of the columns' rays with ``mesh``: flat column index, height z, and
+    direction: +1 where the upward ray enters the solid (the face looks down), -1 where it leaves.
 
     Triangles are rasterised row by row (the x-extent of each triangle along each grid row), so
     the work is proportional to the crossings found, even for the long thin triangles of CAD
@@ -75,14 +76,14 @@ def crossings(mesh: trimesh.Trimesh, columns: Columns) -> tuple[np.ndarray, np.n
     h, (x0, y0) = columns.pitch, columns.origin
     tri = np.asarray(mesh.triangles, dtype=np.float64)
     if not len(tri):
-        return np.zeros(0, dtype=np.int64), np.zeros(0)
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64)
     # Grid coordinates: column centre (i, j) sits at integer (i, j).
     gx, gy = (tri[:, :, 0] - x0) / h, (tri[:, :, 1] - y0) / h
     row_lo = np.maximum(np.ceil(gy.min(axis=1)).astype(np.int64), 0)
     row_hi = np.minimum(np.floor(gy.max(axis=1)).astype(np.int64), ny - 1)
     e1, e2 = tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]
-    edge_on = e1[:, 0] * e2[:, 1] - e2[:, 0] * e1[:, 1] == 0  # seen edge-on from above: no crossing
-    rows = np.where(edge_on, 0, np.maximum(row_hi - row_lo + 1, 0))
+    projected = e1[:, 0] * e2[:, 1] - e2[:, 0] * e1[:, 1]  # > 0: counter-clockwise from above
+    rows = np.where(projected == 0, 0, np.maximum(row_hi - row_lo + 1, 0))  # edge-on: no crossing
     tri_of_row = np.repeat(np.arange(len(tri)), rows)
     j = row_lo[tri_of_row] + _ranks(rows)
     # Where the line y = j crosses each of the triangle's three edges.
@@ -103,7 +104,8 @@ def crossings(mesh: trimesh.Trimesh, columns: Columns) -> tuple[np.ndarray, np.n
     j = j[cell_row]
     plane = _plane_heights(tri)[tri_of_row[cell_row]]
     z = plane[:, 0] * (x0 + i * h) + plane[:, 1] * (y0 + j * h) + plane[:, 2]
-    return i * ny + j, z
+    direction = -np.sign(projected).astype(np.int64)[tri_of_row[cell_row]]
+    return i * ny + j, z, direction
 
 
 def _ranks(counts: np.ndarray) -> np.ndarray:
@@ -126,49 +128,71 @@ def _plane_heights(tri: np.ndarray) -> np.ndarray:
     return np.stack([zx, zy, a[:, 2] - zx * a[:, 0] - zy * a[:, 1]], axis=1)
 
 
-def inside_lengths(meshes: list[trimesh.Trimesh], columns: Columns) -> np.ndarray:
-    """Along every ray, the segments between consecutive crossings and which meshes they lie in.
+def inside_lengths(
+    meshes: list[trimesh.Trimesh], columns: Columns
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Along every ray, the segments between consecutive crossings, and for each mesh whether the
+    segment is inside it (odd number of crossings below) and its winding number there.
 
-    Returns ``(segment_lengths, inside)`` where ``inside`` is a boolean ``(segments, meshes)``
-    array; sums of lengths times ``columns.area`` are volumes.
+    Returns ``(segment_lengths, inside, winding)``; ``inside`` is boolean and ``winding`` integer,
+    both ``(segments, meshes)``. Sums of lengths times ``columns.area`` are volumes. In a sound
+    solid the winding number is 0 outside and 1 inside; 2 or more means overlapping shells, -1 an
+    inside-out one.
     """
     parts = [crossings(mesh, columns) for mesh in meshes]
     column = np.concatenate([p[0] for p in parts])
     z = np.concatenate([p[1] for p in parts])
+    direction = np.concatenate([p[2] for p in parts])
     owner = np.repeat(np.arange(len(meshes)), [p[0].size for p in parts])
     # Sort by column, then height, with one float key (10× faster than a two-key lexsort): the
     # height is squeezed into [0, 1) below the column index.
     span = float(np.ptp(z)) if z.size else 0.0
     key = column + (z - (z.min() if z.size else 0.0)) / (span * (1 + 1e-9) + 1e-300)
     order = np.argsort(key)
-    column, z, owner = column[order], z[order], owner[order]
+    column, z, owner, direction = column[order], z[order], owner[order], direction[order]
     toggles = np.zeros((column.size, len(meshes)), dtype=np.int64)
     toggles[np.arange(column.size), owner] = 1
-    # Parity of the crossings so far within the same column (counts restart at each new column).
-    count = np.cumsum(toggles, axis=0)
+    turns = np.zeros_like(toggles)
+    turns[np.arange(column.size), owner] = direction
+    # Counts so far within the same column (they restart at each new column).
     first = np.r_[True, column[1:] != column[:-1]] if column.size else np.zeros(0, dtype=bool)
     start_of = np.maximum.accumulate(np.where(first, np.arange(column.size), 0))
-    inside = ((count - (count - toggles)[start_of]) & 1).astype(bool)
+
+    def running(steps: np.ndarray) -> np.ndarray:
+        total = np.cumsum(steps, axis=0)
+        return total - (total - steps)[start_of]
+
+    inside = (running(toggles) & 1).astype(bool)
     same = column[1:] == column[:-1]
-    return np.where(same, z[1:] - z[:-1], 0.0), inside[:-1]
+    return np.where(same, z[1:] - z[:-1], 0.0), inside[:-1], running(turns)[:-1]
 
 
 def column_measures(
     a: trimesh.Trimesh, b: trimesh.Trimesh, resolution: int = DEFAULT_RESOLUTION
 ) -> dict[str, float]:
-    """Approximate volumes by parity of ``a``, ``b``, their intersection and union (units³), and
-    their IoU; exact along z, sampled in x and y."""
+    """Approximate volumes (units³, exact along z, sampled in x and y) of ``a`` and ``b`` by parity,
+    of their intersection and union, their IoU, and ``anomalous_a``: the volume where ``a``'s
+    winding number is neither 0 nor 1 (see :func:`winding_anomaly`)."""
     columns = Columns.covering([a, b], resolution)
-    length, inside = inside_lengths([a, b], columns)
+    length, inside, winding = inside_lengths([a, b], columns)
     volume = lambda mask: float((length * mask).sum() * columns.area)  # noqa: E731
     measures = {
         "volume_a": volume(inside[:, 0]),
         "volume_b": volume(inside[:, 1]),
         "intersection": volume(inside.all(axis=1)),
         "union": volume(inside.any(axis=1)),
+        "anomalous_a": volume((winding[:, 0] != 0) & (winding[:, 0] != 1)),
     }
     measures["iou"] = measures["intersection"] / measures["union"] if measures["union"] else 0.0
     return measures
+
+
+def winding_anomaly(mesh: trimesh.Trimesh, resolution: int = DEFAULT_RESOLUTION) -> float:
+    """Volume (units³) where the mesh's winding number is neither 0 nor 1: overlapping shells
+    (2 or more) or inside-out ones (-1). 0 for a sound solid, up to rays that graze an edge."""
+    columns = Columns.covering([mesh], resolution)
+    length, _, winding = inside_lengths([mesh], columns)
+    return float((length * ((winding[:, 0] != 0) & (winding[:, 0] != 1))).sum() * columns.area)
 
 
 def column_iou(
@@ -179,8 +203,7 @@ def column_iou(
 
 
 def column_volume(mesh: trimesh.Trimesh, resolution: int = DEFAULT_RESOLUTION) -> float:
-    """Volume enclosed by ``mesh`` by parity (units³). It differs from the signed volume where the
-    mesh overlaps itself, which makes it a cheap self-intersection check."""
+    """Volume enclosed by ``mesh`` by parity (units³)."""
     columns = Columns.covering([mesh], resolution)
-    length, inside = inside_lengths([mesh], columns)
+    length, inside, _ = inside_lengths([mesh], columns)
     return float((length * inside[:, 0]).sum() * columns.area)

@@ -85,19 +85,10 @@ def apply_tool(namespace: Namespace, args: dict[str, Any]) -> Any:
 
 
 def describe(namespace: Namespace, args: dict[str, Any]) -> Any:
-    """Summary of ``result`` (volume, bounding box, validity), or ``None`` if there is none."""
+    """Summary of the result (volume, bounding box, validity), or ``None`` if there is none."""
     try:
-        return CadQueryBackend().describe(
-            to_shape_or_none(namespace, str(args.get("name", "result")))
-        )
-    except TypeError:
-        return None
-
-
-def to_shape_or_none(namespace: Namespace, name: str) -> Any:
-    try:
-        return result_shape(namespace, name)
-    except NameError:
+        return CadQueryBackend().describe(result_shape(namespace, str(args.get("name", "result"))))
+    except (NameError, TypeError):
         return None
 
 
@@ -118,13 +109,20 @@ def to_shape(value: Any) -> Any:
 
 
 def result_shape(namespace: Namespace, name: str = "result") -> Any:
-    """The shape a script produced: ``namespace[name]``, else the last ``show_object`` argument."""
-    if name in namespace:
-        return to_shape(namespace[name])
+    """The solid a script produced: ``namespace[name]``, else the last ``show_object`` argument.
+
+    Raises ``NameError`` if there is none and ``TypeError`` if it holds no solid (a sketch, a wire).
+    """
     shown = namespace.get("__shown__") or []
-    if name == "result" and shown:
-        return to_shape(shown[-1])
-    raise NameError(f"the script bound no {name!r} (and showed no object)")
+    if name in namespace:
+        shape = to_shape(namespace[name])
+    elif name == "result" and shown:
+        shape = to_shape(shown[-1])
+    else:
+        raise NameError(f"the script bound no {name!r} (and showed no object)")
+    if not shape.Solids():
+        raise TypeError(f"the result holds no solid (it is a {type(shape).__name__})")
+    return shape
 
 
 def tessellate(namespace: Namespace, args: dict[str, Any]) -> dict[str, np.ndarray]:

@@ -69,6 +69,8 @@ class CadQueryEnv(ToolEnv):
     - ``action_mode`` (``"code"``), ``max_steps`` (8), ``view_size`` (64 px per view).
     - ``show_target`` (True), ``success_iou`` (None: the task's threshold), ``error_penalty`` (0.1).
     - ``max_action_chars`` (20,000), ``limits`` (sandbox :class:`Limits`), ``render_mode``.
+    - ``timings_in_info`` (True): wall-clock timings are the one part of ``info`` that a seed does
+      not fix; turn them off for bit-identical infos (Gymnasium's ``check_env`` compares them).
 
     ## Info
 
@@ -102,6 +104,7 @@ class CadQueryEnv(ToolEnv):
         max_action_chars: int = 20_000,
         limits: Any = None,
         render_mode: str | None = None,
+        timings_in_info: bool = True,
     ) -> None:
         self.renderer = MeshRenderer(view_size)
         self.success_iou = success_iou
@@ -110,6 +113,7 @@ class CadQueryEnv(ToolEnv):
             suite=suite, split=split, task=task, action_mode=action_mode, max_steps=max_steps,
             view_size=view_size, show_target=show_target, error_penalty=error_penalty,
             max_action_chars=max_action_chars, limits=limits, render_mode=render_mode,
+            timings_in_info=timings_in_info,
         )  # fmt: skip
 
     def _image_shape(self, view_size: int) -> tuple[int, int, int]:

@@ -1,0 +1,85 @@
+"""Run agents for episodes and collect what happened: task, steps, final score, time, renders."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import toolgym  # noqa: F401 - registers the environments
+from toolgym.agents.baselines import AGENTS, OracleAgent, RandomAgent
+
+
+@dataclasses.dataclass
+class Episode:
+    task: str
+    steps: int
+    score: float | None
+    passed: bool
+    seconds: float
+    errors: int
+    render: Path | None = None
+
+
+def make_agent(name: str, env: gym.Env, seed: int) -> Any:
+    if name not in AGENTS:
+        raise ValueError(f"unknown agent {name!r}; known: {', '.join(AGENTS)}")
+    if name == "random":
+        return RandomAgent(env.unwrapped.registry, env.unwrapped.action_mode, seed)
+    return OracleAgent()
+
+
+def run_episodes(
+    env_id: str,
+    agent_name: str,
+    *,
+    episodes: int | None = None,
+    seed: int = 0,
+    out: Path | None = None,
+    on_episode: Callable[[Episode], None] | None = None,
+    **env_kwargs: Any,
+) -> Iterator[Episode]:
+    """Yield one :class:`Episode` per episode. With ``episodes=None``, every task of the suite's
+    split once, in order; otherwise ``episodes`` tasks drawn with seeds ``seed, seed + 1, ...``."""
+    env = gym.make(env_id, render_mode="rgb_array" if out else None, **env_kwargs)
+    try:
+        agent = make_agent(agent_name, env, seed)
+        tasks = env.unwrapped.tasks
+        count = len(tasks) if episodes is None else episodes
+        for k in range(count):
+            options = {"task": tasks[k].id} if episodes is None else None
+            yield _episode(env, agent, seed + k, options, out, k)
+    finally:
+        env.close()
+
+
+def _episode(
+    env: gym.Env, agent: Any, seed: int, options: Any, out: Path | None, k: int
+) -> Episode:
+    started = time.perf_counter()
+    observation, info = env.reset(seed=seed, options=options)
+    task = env.unwrapped.task
+    steps, errors, final = 0, 0, {}
+    while True:
+        observation, _, terminated, truncated, info = env.step(agent.act(observation, task))
+        steps += 1
+        errors += "error" in info
+        if terminated or truncated:
+            final = info.get("final_report", {})
+            break
+    render = None
+    if out is not None:
+        from PIL import Image
+
+        out.mkdir(parents=True, exist_ok=True)
+        render = out / f"{k:03d}-{task.id.replace('/', '_')}.png"
+        Image.fromarray(np.asarray(env.render())).save(render)
+    return Episode(
+        task.id, steps, final.get("score"), bool(final.get("passed")),
+        time.perf_counter() - started, errors, render,
+    )  # fmt: skip
