@@ -30,6 +30,8 @@ lint: setup
 
 bench: setup
 	$(PY) bench/sandbox.py
+	$(PY) bench/verifiers.py
+	$(PY) bench/cadquery_env.py
 
 doctor: setup
 	$(VENV)/bin/toolgym doctor
