@@ -22,24 +22,18 @@ from panda3d.core import (
     AmbientLight,
     Camera,
     DirectionalLight,
-    FrameBufferProperties,
     Geom,
     GeomNode,
     GeomTriangles,
     GeomVertexData,
     GeomVertexFormat,
-    GraphicsEngine,
-    GraphicsOutput,
-    GraphicsPipe,
     NodePath,
     OrthographicLens,
-    Texture,
     Vec3,
     Vec4,
-    WindowProperties,
 )
 
-from toolgym.renderers.panda_offscreen import offscreen_pipe
+from toolgym.renderers.panda_offscreen import offscreen_target, read_rgb
 from toolgym.verifiers.occupancy import Columns, crossings
 
 
@@ -132,20 +126,7 @@ class MeshRenderer:
 
     def __init__(self, size: int = 96, views: tuple[View, ...] = DEFAULT_VIEWS) -> None:
         self.size, self.views = int(size), tuple(views)
-        pipe = offscreen_pipe()
-        self.engine = GraphicsEngine(pipe)
-        fb = FrameBufferProperties()
-        fb.set_rgba_bits(8, 8, 8, 8)
-        fb.set_depth_bits(24)
-        self.buffer = self.engine.make_output(
-            pipe, "views", -100, fb, WindowProperties.size(self.size, self.size),
-            GraphicsPipe.BF_refuse_window,
-        )  # fmt: skip
-        if self.buffer is None:
-            raise RuntimeError("could not create an offscreen buffer")
-        self.buffer.set_clear_color(Vec4(*BACKGROUND, 1.0))
-        self.texture = Texture()
-        self.buffer.add_render_texture(self.texture, GraphicsOutput.RTM_copy_ram)
+        self.engine, self.buffer, self.texture = offscreen_target(self.size, self.size, BACKGROUND)
         self.root = NodePath("root")
         self.lens = OrthographicLens()
         self.camera = self.root.attach_new_node(Camera("camera", self.lens))
@@ -186,8 +167,7 @@ class MeshRenderer:
         self.camera.set_pos(center + Vec3(*basis[2]) * 2 * width)
         self.camera.look_at(center, Vec3(*basis[1]))
         self.engine.render_frame()
-        image = np.frombuffer(self.texture.get_ram_image_as("RGB"), dtype=np.uint8)
-        return image.reshape(self.size, self.size, 3)[::-1]
+        return read_rgb(self.texture, self.size, self.size)
 
     def _depth(self, mesh: trimesh.Trimesh, view: View, framing: Framing) -> np.ndarray:
         """Exact orthographic depth: one ray per pixel centre, nearest crossing wins."""

@@ -43,6 +43,31 @@ def offscreen_pipe() -> GraphicsPipe:
     return pipe
 
 
+def offscreen_target(
+    width: int, height: int, background: tuple[float, float, float]
+) -> tuple[GraphicsEngine, GraphicsOutput, Texture]:
+    """A software engine, an offscreen RGBA buffer with depth, and the texture it copies into."""
+    pipe = offscreen_pipe()
+    engine = GraphicsEngine(pipe)
+    fb = FrameBufferProperties()
+    fb.set_rgba_bits(8, 8, 8, 8)
+    fb.set_depth_bits(24)
+    size = WindowProperties.size(width, height)
+    buffer = engine.make_output(pipe, "toolgym", -100, fb, size, GraphicsPipe.BF_refuse_window)
+    if buffer is None:
+        raise RuntimeError("could not create an offscreen buffer")
+    buffer.set_clear_color(Vec4(*background, 1.0))
+    texture = Texture()
+    buffer.add_render_texture(texture, GraphicsOutput.RTM_copy_ram)
+    return engine, buffer, texture
+
+
+def read_rgb(texture: Texture, width: int, height: int) -> np.ndarray:
+    """The last frame as ``(height, width, 3)`` uint8, row 0 at the top."""
+    image = np.frombuffer(texture.get_ram_image_as("RGB"), dtype=np.uint8)
+    return image.reshape(height, width, 3)[::-1].copy()
+
+
 class OffscreenRenderer:
     """Renders a ``NodePath`` into an RGB array from a camera that looks at its bounds.
 
@@ -60,24 +85,9 @@ class OffscreenRenderer:
         background: tuple[float, float, float] = (1.0, 1.0, 1.0),
     ) -> None:
         self.width, self.height = int(width), int(height)
-        pipe = offscreen_pipe()
-        self.engine = GraphicsEngine(pipe)
-        fb = FrameBufferProperties()
-        fb.set_rgba_bits(8, 8, 8, 8)
-        fb.set_depth_bits(24)
-        self.buffer = self.engine.make_output(
-            pipe,
-            "toolgym",
-            -100,
-            fb,
-            WindowProperties.size(self.width, self.height),
-            GraphicsPipe.BF_refuse_window,
+        self.engine, self.buffer, self.texture = offscreen_target(
+            self.width, self.height, background
         )
-        if self.buffer is None:
-            raise RuntimeError("could not create an offscreen buffer")
-        self.buffer.set_clear_color(Vec4(*background, 1.0))
-        self.texture = Texture()
-        self.buffer.add_render_texture(self.texture, GraphicsOutput.RTM_copy_ram)
         self.root = NodePath("root")
         lens = PerspectiveLens()
         lens.set_fov(fov_deg * self.width / self.height, fov_deg)
@@ -108,8 +118,7 @@ class OffscreenRenderer:
             self.camera.look_at(center)
             self.camera.node().get_lens().set_near_far(radius * 0.05, radius * 10)
             self.engine.render_frame()
-            image = np.frombuffer(self.texture.get_ram_image_as("RGB"), dtype=np.uint8)
-            return image.reshape(self.height, self.width, 3)[::-1].copy()
+            return read_rgb(self.texture, self.width, self.height)
         finally:
             instance.remove_node()
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -83,10 +84,7 @@ def tasks(
             row = (found.name, found.domain, str(len(found.tasks)), str(train), str(test))
             table.add_row(*row, found.description)
     else:
-        try:
-            found = get_suite(suite)
-        except (KeyError, ValueError) as exc:
-            _fail(str(exc).strip("'\""))
+        found = _or_fail(get_suite, suite)
         table = Table(title=f"suite {found.name}")
         for column in ("task", "difficulty", "split", "prompt"):
             table.add_column(column, overflow="fold")
@@ -179,9 +177,17 @@ def run(
 EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     err_console.print(f"[red]error:[/] {message}")
     raise typer.Exit(EXIT_ERROR)
+
+
+def _or_fail[T](lookup: Callable[[str], T], name: str) -> T:
+    """``lookup(name)``, or exit 2 with its message (unknown suite, task, ...)."""
+    try:
+        return lookup(name)
+    except (KeyError, ValueError) as exc:
+        _fail(str(exc).strip("'\""))
 
 
 @app.command()
@@ -241,10 +247,7 @@ def _verify_task(task_id: str, script: Path) -> None:
     from toolgym.envs.suites import get_task
     from toolgym.envs.verification import verify_script
 
-    try:
-        task = get_task(task_id)
-    except (KeyError, ValueError) as exc:
-        _fail(str(exc).strip("'\""))
+    task = _or_fail(get_task, task_id)
     if not script.is_file():
         _fail(f"{script}: no such script")
     try:
@@ -264,10 +267,7 @@ def _verify_batch(suite_name: str, scripts: Path, jobs: int, out: Path) -> None:
     from toolgym.envs.suites import get_suite
     from toolgym.envs.verification import done_tasks, summarize, verify_batch
 
-    try:
-        suite = get_suite(suite_name)
-    except (KeyError, ValueError) as exc:
-        _fail(str(exc).strip("'\""))
+    suite = _or_fail(get_suite, suite_name)
     if not scripts.is_dir():
         _fail(f"{scripts}: no such folder")
     remaining = len(suite.tasks) - len(done_tasks(out) & {t.id for t in suite.tasks})
