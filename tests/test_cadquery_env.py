@@ -259,17 +259,23 @@ def test_observations_show_the_part_beside_the_target(env):
         hidden.close()
 
 
-@pytest.mark.parametrize("vector", ["sync", "async"])
-def test_vector_envs_with_autoreset_and_episode_statistics(vector):
-    def make():
-        return gym.wrappers.RecordEpisodeStatistics(
-            gym.make("toolgym/CadQuery-v0", task=PLATE_TASK, max_steps=2)
-        )
+def make_plate_env() -> gym.Env:
+    """Module level, so that spawned and forkserver workers can unpickle it."""
+    import toolgym  # noqa: F401 - a fresh worker process must register the environment
 
+    return gym.wrappers.RecordEpisodeStatistics(
+        gym.make("toolgym/CadQuery-v0", task=PLATE_TASK, max_steps=2)
+    )
+
+
+@pytest.mark.parametrize("vector", ["sync", "async-fork", "async-forkserver"])
+def test_vector_envs_with_autoreset_and_episode_statistics(vector):
+    make = make_plate_env
     if vector == "sync":
         envs = gym.vector.SyncVectorEnv([make, make])
     else:
-        envs = gym.vector.AsyncVectorEnv([make, make], shared_memory=False)
+        context = vector.split("-")[1]
+        envs = gym.vector.AsyncVectorEnv([make, make], shared_memory=False, context=context)
     try:
         from toolgym.envs.suites import get_task
 
