@@ -261,7 +261,6 @@ def test_observations_show_the_part_beside_the_target(env):
 
 def make_plate_env() -> gym.Env:
     """Module level, so that spawned and forkserver workers can unpickle it."""
-    import toolgym  # noqa: F401 - a fresh worker process must register the environment
 
     return gym.wrappers.RecordEpisodeStatistics(
         gym.make("toolgym/CadQuery-v0", task=PLATE_TASK, max_steps=2)

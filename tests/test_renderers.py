@@ -1,0 +1,68 @@
+"""The mesh renderer: known depths and silhouettes, deterministic pixels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import trimesh
+
+from toolgym.renderers.mesh_views import DEFAULT_VIEWS, Framing, MeshRenderer, View, tile
+
+
+@pytest.fixture(scope="module")
+def renderer():
+    r = MeshRenderer(64)
+    yield r
+    r.close()
+
+
+def test_depth_and_silhouette_of_a_box_from_the_top_are_exact(renderer):
+    box = trimesh.creation.box((20, 10, 4))
+    framing = Framing((0.0, 0.0, 0.0), 16.0)  # 32 mm across 64 px: 0.5 mm per pixel
+    out = renderer.render(box, framing)
+    top = [v.name for v in DEFAULT_VIEWS].index("top")
+    # The box covers 40 × 20 pixels seen from above.
+    assert out.mask[top].sum() == 40 * 20
+    rows, cols = np.nonzero(out.mask[top])
+    assert cols.max() - cols.min() + 1 == 40 and rows.max() - rows.min() + 1 == 20
+    # The camera plane sits 2 × 32 mm above the centre; the top face is 2 mm above it.
+    assert np.allclose(out.depth[top][out.mask[top]], 64 - 2)
+    assert np.isinf(out.depth[top][~out.mask[top]]).all()
+    # The RGB image agrees with the exact silhouette but for edge pixels.
+    painted = (out.rgb[top] != 255).any(axis=-1)
+    assert (painted == out.mask[top]).mean() > 0.97
+
+
+def test_renders_are_deterministic_across_renderers():
+    mesh = trimesh.creation.icosphere(3, 5.0)
+    framing = Framing.around(mesh.bounds)
+    first, second = MeshRenderer(48), MeshRenderer(48)
+    try:
+        a, b = first.render(mesh, framing), second.render(mesh, framing)
+    finally:
+        first.close()
+        second.close()
+    assert np.array_equal(a.rgb, b.rgb) and np.array_equal(a.depth, b.depth)
+
+
+def test_empty_and_broken_meshes_render_as_background(renderer):
+    framing = Framing((0.0, 0.0, 0.0), 1.0)
+    for mesh in (None, trimesh.Trimesh()):
+        out = renderer.render(mesh, framing)
+        assert (out.rgb == 255).all() and not out.mask.any()
+
+
+def test_tile_lays_views_out_in_a_grid():
+    views = np.arange(3 * 2 * 2 * 3, dtype=np.uint8).reshape(3, 2, 2, 3)
+    grid = tile(views, columns=2)
+    assert grid.shape == (4, 4, 3)
+    assert np.array_equal(grid[:2, 2:], views[1]) and not grid[2:, 2:].any()
+
+
+def test_custom_views():
+    renderer = MeshRenderer(32, views=(View("bottom", (0, 0, -1), up=(0, 1, 0)),))
+    try:
+        out = renderer.render(trimesh.creation.box((2, 2, 2)), Framing((0.0, 0.0, 0.0), 2.0))
+        assert out.rgb.shape == (1, 32, 32, 3) and out.mask[0].sum() == 16 * 16
+    finally:
+        renderer.close()
