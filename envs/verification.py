@@ -54,7 +54,7 @@ class Outcome:
         }
 
 
-class ReferenceError(RuntimeError):
+class ReferenceBuildError(RuntimeError):
     """The task's reference program did not build a part."""
 
 
@@ -64,12 +64,12 @@ def reference_part(task: Task) -> Part:
         if task.id in _references:
             return _references[task.id]
     if task.domain != "cadquery":
-        raise ReferenceError(f"{task.id}: verifying {task.domain} tasks is not supported yet")
+        raise ReferenceBuildError(f"{task.id}: verifying {task.domain} tasks is not supported yet")
     with Session("cadquery") as session:
         ran = session.run(task.reference, filename=f"<reference {task.id}>")
         part, why = session_part(session) if ran.ok else (None, ran)
     if part is None:
-        raise ReferenceError(f"{task.id}: the reference program failed: {why.feedback()}")
+        raise ReferenceBuildError(f"{task.id}: the reference program failed: {why.feedback()}")
     with _references_lock:
         _references[task.id] = part
     return part
@@ -80,7 +80,7 @@ def verify_script(task: Task, script: str, *, filename: str = "<script>") -> Out
     started = time.perf_counter()
     try:
         reference = reference_part(task)
-    except ReferenceError as exc:
+    except ReferenceBuildError as exc:
         return Outcome(task.id, None, "reference", str(exc), time.perf_counter() - started)
     with Session("cadquery") as session:
         ran = session.run(script, filename=filename)

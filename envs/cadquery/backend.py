@@ -55,19 +55,7 @@ class CadQueryBackend(Backend):
         return namespace
 
     def describe(self, value: Any) -> Any:
-        try:
-            shape = to_shape(value)
-        except TypeError:
-            return None
-        bbox = shape.BoundingBox()
-        return {
-            "type": type(value).__name__,
-            "solids": len(shape.Solids()),
-            "volume_mm3": shape.Volume(),
-            "area_mm2": shape.Area(),
-            "bbox_mm": [bbox.xmin, bbox.ymin, bbox.zmin, bbox.xmax, bbox.ymax, bbox.zmax],
-            "valid": shape.isValid(),
-        }
+        return summarize(value)
 
     def requests(self) -> dict[str, Request]:
         return {
@@ -81,15 +69,33 @@ class CadQueryBackend(Backend):
 def apply_tool(namespace: Namespace, args: dict[str, Any]) -> Any:
     """Apply one tool call (``{"name", "arguments"}``) to ``result``; returns its summary."""
     namespace["result"] = registry.apply(namespace.get("result"), args.get("call"))
-    return CadQueryBackend().describe(namespace["result"])
+    return summarize(namespace["result"])
 
 
 def describe(namespace: Namespace, args: dict[str, Any]) -> Any:
     """Summary of the result (volume, bounding box, validity), or ``None`` if there is none."""
     try:
-        return CadQueryBackend().describe(result_shape(namespace, str(args.get("name", "result"))))
+        return summarize(result_shape(namespace, str(args.get("name", "result"))))
     except (NameError, TypeError):
         return None
+
+
+def summarize(value: Any) -> dict[str, Any] | None:
+    """Solids, volume (mm³), area (mm²), bounding box (mm) and validity of a CadQuery object;
+    ``None`` for anything else."""
+    try:
+        shape = to_shape(value)
+    except TypeError:
+        return None
+    bbox = shape.BoundingBox()
+    return {
+        "type": type(value).__name__,
+        "solids": len(shape.Solids()),
+        "volume_mm3": shape.Volume(),
+        "area_mm2": shape.Area(),
+        "bbox_mm": [bbox.xmin, bbox.ymin, bbox.zmin, bbox.xmax, bbox.ymax, bbox.zmax],
+        "valid": shape.isValid(),
+    }
 
 
 def to_shape(value: Any) -> Any:
