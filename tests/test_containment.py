@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import assert_no_strays, live_processes
-from toolgym.envs.sandbox import Session
-from toolgym.envs.sandbox.client import shutdown_zygotes
+from toolgym.envs.sandbox import Session, shutdown_zygotes
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -12,7 +12,17 @@ Quick use::
 See ``client.Session`` for snapshots, rollback and limits.
 """
 
-from toolgym.envs.sandbox.client import CallError, CallResult, SandboxError, Session, get_zygote
+from toolgym.envs.sandbox.client import Session
 from toolgym.envs.sandbox.limits import Limits
+from toolgym.envs.sandbox.results import CallError, CallResult, SandboxError
+from toolgym.envs.sandbox.zygotes import get_zygote, shutdown_zygotes
 
-__all__ = ["CallError", "CallResult", "Limits", "SandboxError", "Session", "get_zygote"]
+__all__ = [
+    "CallError",
+    "CallResult",
+    "Limits",
+    "SandboxError",
+    "Session",
+    "get_zygote",
+    "shutdown_zygotes",
+]

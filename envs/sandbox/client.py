@@ -1,4 +1,4 @@
-"""Parent side of the sandbox: zygotes per backend, and sessions with calls, snapshots and rollback.
+"""Parent side of the sandbox: sessions with calls, snapshots and rollback.
 
 Everything a session sends is untrusted: frames are size-capped msgpack, never pickles, and any
 misbehaviour (a crash, a hang, garbage on the wire) becomes a :class:`CallError` in the result while
@@ -7,7 +7,6 @@ the session is replaced from its latest snapshot. Exceptions are raised only for
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import dataclasses
 import os
@@ -15,10 +14,7 @@ import select
 import shutil
 import signal
 import socket
-import subprocess
-import sys
 import tempfile
-import threading
 import time
 import warnings
 import weakref
@@ -26,279 +22,20 @@ from pathlib import Path
 from typing import Any
 
 from toolgym.envs.sandbox import protocol
-from toolgym.envs.sandbox.backend import BACKENDS
-from toolgym.envs.sandbox.isolation import DEFAULT_HIDDEN, OPTIONAL_LAYERS, SAFE_ENV, home_dirs
+from toolgym.envs.sandbox.isolation import DEFAULT_HIDDEN, OPTIONAL_LAYERS
 from toolgym.envs.sandbox.limits import Limits
+from toolgym.envs.sandbox.results import (
+    CallError,
+    CallResult,
+    SandboxError,
+    as_list,
+    describe_exit,
+    result_from_reply,
+)
+from toolgym.envs.sandbox.zygotes import SETUP_TIMEOUT_S, default_run_dir, get_zygote
 
-ZYGOTE_START_TIMEOUT_S = 180.0
-SETUP_TIMEOUT_S = 30.0
 EXIT_STATUS_WAIT_S = 2.0
 _FRAME_OVERHEAD = 1 << 20
-
-
-class SandboxError(RuntimeError):
-    """The sandbox itself failed (a zygote that cannot start, a session that cannot be made)."""
-
-
-@dataclasses.dataclass(frozen=True)
-class CallError:
-    """Why a call failed.
-
-    ``kind`` is one of: ``syntax``, ``exception``, ``exit`` (the script called ``sys.exit``),
-    ``recursion``, ``memory``, ``timeout``, ``cpu_time``, ``artifact_bytes``, ``crash`` (killed by a
-    signal, e.g. a segfault in the tool), ``exited`` (the process exited, e.g. ``os._exit``),
-    ``request`` (unknown backend request), ``protocol`` (the session sent invalid data).
-    ``limit`` names the :class:`Limits` field that was breached, if any.
-    """
-
-    kind: str
-    message: str
-    limit: str | None = None
-    signal: str | None = None
-    exit_code: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
-
-
-@dataclasses.dataclass
-class CallResult:
-    """Outcome of one call on a session.
-
-    Attributes:
-        ok: the call completed without error.
-        error: what went wrong, or ``None``.
-        stdout, stderr: captured output (fd-level, so the tool's C output too), truncated to
-            ``Limits.output_bytes``; ``stdout_dropped``/``stderr_dropped`` count bytes cut.
-        traceback: the script's traceback, agent frames only.
-        duration_s: seconds the script ran inside the worker.
-        wall_s: seconds the whole call took as seen by the parent (overhead included).
-        results: fetched names, as plain data; ``missing``: requested names the script never bound.
-        value: the return value of a backend request.
-        restored_to: after a breach, the snapshot the session was restored to (``None`` if none).
-        state_lost: after a breach, no snapshot survived and a fresh session replaced the old one.
-    """
-
-    ok: bool
-    error: CallError | None = None
-    stdout: str = ""
-    stderr: str = ""
-    stdout_dropped: int = 0
-    stderr_dropped: int = 0
-    traceback: str | None = None
-    duration_s: float = 0.0
-    wall_s: float = 0.0
-    results: dict[str, Any] = dataclasses.field(default_factory=dict)
-    missing: list[str] = dataclasses.field(default_factory=list)
-    value: Any = None
-    restored_to: int | None = None
-    state_lost: bool = False
-
-    def feedback(self) -> str:
-        """Human-readable summary for an agent: the error and the tail of stderr."""
-        parts = []
-        if self.error:
-            parts.append(f"error ({self.error.kind}): {self.error.message}")
-        if self.traceback:
-            parts.append(self.traceback.strip())
-        if self.stderr.strip():
-            parts.append(self.stderr.strip()[-2000:])
-        return "\n".join(parts)
-
-
-def _error_from_reply(reply: dict[str, Any]) -> CallError | None:
-    error = reply.get("error")
-    if not error:
-        return None
-    if not isinstance(error, dict):
-        return CallError("protocol", f"invalid error report from session: {error!r:.200}")
-    return CallError(
-        kind=str(error.get("kind", "exception")),
-        message=str(error.get("message", "")),
-        limit=error.get("limit") if isinstance(error.get("limit"), str) else None,
-    )
-
-
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _float(value: Any) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
-
-
-def describe_exit(status: int | None) -> CallError:
-    """Turn a wait status of a dead worker into a :class:`CallError`."""
-    if status is None:
-        return CallError("crash", "the session process died (exit status unknown)")
-    if os.WIFSIGNALED(status):
-        number = os.WTERMSIG(status)
-        try:
-            name = signal.Signals(number).name
-        except ValueError:
-            name = f"signal {number}"
-        if number == signal.SIGXCPU:
-            return CallError(
-                "cpu_time", "the script used up its CPU time (limit cpu_s)", "cpu_s", name
-            )
-        return CallError("crash", f"the session process was killed by {name}", signal=name)
-    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
-    return CallError("exited", f"the session process exited with status {code}", exit_code=code)
-
-
-# -- zygotes -------------------------------------------------------------------------------------
-
-
-def default_run_dir() -> Path:
-    """Where workspaces and logs live: ``$TOOLGYM_RUN_DIR`` or ``<tmp>/toolgym-<uid>``."""
-    root = os.environ.get("TOOLGYM_RUN_DIR") or os.path.join(
-        tempfile.gettempdir(), f"toolgym-{os.getuid()}"
-    )
-    path = Path(root)
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return path
-
-
-def _zygote_env() -> dict[str, str]:
-    home = str(default_run_dir())
-    env = dict(SAFE_ENV, HOME=home, **home_dirs(home))
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    return env
-
-
-class Zygote:
-    """A long-lived, clean interpreter with one tool imported; forks sessions on request."""
-
-    def __init__(self, backend: str) -> None:
-        self.backend = backend
-        self.starts = 0
-        self._lock = threading.Lock()
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._sock: socket.socket | None = None
-        self._start()
-
-    def _start(self) -> None:
-        ours, theirs = socket.socketpair()
-        log_path = default_run_dir() / f"zygote-{self.backend}-{os.getpid()}.log"
-        with open(log_path, "ab") as log:
-            self._proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "toolgym.envs.sandbox.zygote",
-                    self.backend,
-                    str(theirs.fileno()),
-                ],
-                pass_fds=(theirs.fileno(),),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=log,
-                env=_zygote_env(),
-                start_new_session=True,
-            )
-        theirs.close()
-        self._sock = ours
-        self.log_path = log_path
-        try:
-            ready, _ = protocol.recv(ours, deadline=time.monotonic() + ZYGOTE_START_TIMEOUT_S)
-        except protocol.ChannelError as exc:
-            self._kill()
-            tail = log_path.read_text(errors="replace")[-3000:]
-            raise SandboxError(
-                f"the {self.backend} zygote failed to start ({exc}):\n{tail}"
-            ) from None
-        self.pid = int(ready["pid"])
-        self.starts += 1
-
-    def alive(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
-
-    def spawn(self, spec: dict[str, Any], limits: Limits) -> tuple[socket.socket, socket.socket]:
-        """Fork a new session; returns the parent's ends of its control and worker channels."""
-        with self._lock:
-            for attempt in range(2):
-                if not self.alive():
-                    self._kill()
-                    self._start()
-                control, control_child = socket.socketpair()
-                worker, worker_child = socket.socketpair()
-                try:
-                    request = {"op": "spawn", "spec": spec, "limits": limits.to_dict()}
-                    protocol.send(
-                        self._sock, request, [control_child.fileno(), worker_child.fileno()]
-                    )
-                    reply, _ = protocol.recv(
-                        self._sock, deadline=time.monotonic() + SETUP_TIMEOUT_S
-                    )
-                    if not reply.get("ok"):
-                        raise SandboxError(f"zygote refused to spawn: {reply}")
-                    return control, worker
-                except (OSError, protocol.ChannelError):
-                    control.close()
-                    worker.close()
-                    self._kill()
-                    if attempt:
-                        raise SandboxError(f"the {self.backend} zygote keeps dying") from None
-                finally:
-                    control_child.close()
-                    worker_child.close()
-        raise AssertionError("unreachable")
-
-    def _kill(self) -> None:
-        if self._sock is not None:
-            self._sock.close()
-            self._sock = None
-        if self._proc is not None:
-            if self._proc.poll() is None:
-                self._proc.kill()
-            self._proc.wait()
-            self._proc = None
-
-    def close(self) -> None:
-        with self._lock:
-            self._kill()
-
-
-_zygotes: dict[str, Zygote] = {}
-_zygotes_lock = threading.Lock()
-
-
-def get_zygote(backend: str) -> Zygote:
-    """The process-wide zygote for ``backend``, started on first use."""
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; known: {', '.join(sorted(BACKENDS))}")
-    with _zygotes_lock:
-        zygote = _zygotes.get(backend)
-        if zygote is None:
-            zygote = _zygotes[backend] = Zygote(backend)
-        return zygote
-
-
-def shutdown_zygotes() -> None:
-    with _zygotes_lock:
-        for zygote in _zygotes.values():
-            zygote.close()
-        _zygotes.clear()
-
-
-def _forget_inherited_zygotes() -> None:
-    # A forked child (e.g. a vector-env worker) must not share its parent's zygote channels.
-    _zygotes.clear()
-
-
-os.register_at_fork(after_in_child=_forget_inherited_zygotes)
-atexit.register(shutdown_zygotes)
-
-
-# -- sessions ------------------------------------------------------------------------------------
 
 
 @dataclasses.dataclass
@@ -532,21 +269,7 @@ class Session:
             return result
         for fd in fds:
             os.close(fd)
-        result = CallResult(
-            ok=bool(reply.get("ok")),
-            error=_error_from_reply(reply),
-            stdout=_str(reply.get("stdout")),
-            stderr=_str(reply.get("stderr")),
-            stdout_dropped=_int(reply.get("stdout_dropped")),
-            stderr_dropped=_int(reply.get("stderr_dropped")),
-            traceback=reply.get("traceback") if isinstance(reply.get("traceback"), str) else None,
-            duration_s=_float(reply.get("duration_s")),
-            results=reply.get("results") if isinstance(reply.get("results"), dict) else {},
-            missing=[m for m in _list(reply.get("missing")) if isinstance(m, str)],
-            value=reply.get("value"),
-        )
-        if result.ok and result.error is not None:
-            result.ok = False
+        result = result_from_reply(reply)
         self._sweep(reply.get("processes"))
         result.wall_s = time.perf_counter() - started
         return result
@@ -655,7 +378,7 @@ class Session:
             return
         keep = [self.worker_pid, *(s.pid for s in self._snapshots.values())]
         reply = self._control_send({"op": "sweep", "keep": keep}) or {}
-        killed = _list(reply.get("killed"))
+        killed = as_list(reply.get("killed"))
         if killed:
             self._reap_in_worker(killed)
 

@@ -1,0 +1,164 @@
+"""The parent's zygotes: one long-lived interpreter per backend, started on first use."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from toolgym.envs.sandbox import protocol
+from toolgym.envs.sandbox.backend import BACKENDS
+from toolgym.envs.sandbox.isolation import SAFE_ENV, home_dirs
+from toolgym.envs.sandbox.limits import Limits
+from toolgym.envs.sandbox.results import SandboxError
+
+ZYGOTE_START_TIMEOUT_S = 180.0
+SETUP_TIMEOUT_S = 30.0
+
+
+def default_run_dir() -> Path:
+    """Where workspaces and logs live: ``$TOOLGYM_RUN_DIR`` or ``<tmp>/toolgym-<uid>``."""
+    root = os.environ.get("TOOLGYM_RUN_DIR") or os.path.join(
+        tempfile.gettempdir(), f"toolgym-{os.getuid()}"
+    )
+    path = Path(root)
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return path
+
+
+def _zygote_env() -> dict[str, str]:
+    home = str(default_run_dir())
+    env = dict(SAFE_ENV, HOME=home, **home_dirs(home))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    return env
+
+
+class Zygote:
+    """A long-lived, clean interpreter with one tool imported; forks sessions on request."""
+
+    def __init__(self, backend: str) -> None:
+        self.backend = backend
+        self.starts = 0
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._sock: socket.socket | None = None
+        self._start()
+
+    def _start(self) -> None:
+        ours, theirs = socket.socketpair()
+        log_path = default_run_dir() / f"zygote-{self.backend}-{os.getpid()}.log"
+        with open(log_path, "ab") as log:
+            self._proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "toolgym.envs.sandbox.zygote",
+                    self.backend,
+                    str(theirs.fileno()),
+                ],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                env=_zygote_env(),
+                start_new_session=True,
+            )
+        theirs.close()
+        self._sock = ours
+        self.log_path = log_path
+        try:
+            ready, _ = protocol.recv(ours, deadline=time.monotonic() + ZYGOTE_START_TIMEOUT_S)
+        except protocol.ChannelError as exc:
+            self._kill()
+            tail = log_path.read_text(errors="replace")[-3000:]
+            raise SandboxError(
+                f"the {self.backend} zygote failed to start ({exc}):\n{tail}"
+            ) from None
+        self.pid = int(ready["pid"])
+        self.starts += 1
+
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def spawn(self, spec: dict[str, Any], limits: Limits) -> tuple[socket.socket, socket.socket]:
+        """Fork a new session; returns the parent's ends of its control and worker channels."""
+        with self._lock:
+            for attempt in range(2):
+                if not self.alive():
+                    self._kill()
+                    self._start()
+                control, control_child = socket.socketpair()
+                worker, worker_child = socket.socketpair()
+                try:
+                    request = {"op": "spawn", "spec": spec, "limits": limits.to_dict()}
+                    protocol.send(
+                        self._sock, request, [control_child.fileno(), worker_child.fileno()]
+                    )
+                    reply, _ = protocol.recv(
+                        self._sock, deadline=time.monotonic() + SETUP_TIMEOUT_S
+                    )
+                    if not reply.get("ok"):
+                        raise SandboxError(f"zygote refused to spawn: {reply}")
+                    return control, worker
+                except (OSError, protocol.ChannelError):
+                    control.close()
+                    worker.close()
+                    self._kill()
+                    if attempt:
+                        raise SandboxError(f"the {self.backend} zygote keeps dying") from None
+                finally:
+                    control_child.close()
+                    worker_child.close()
+        raise AssertionError("unreachable")
+
+    def _kill(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self._proc is not None:
+            if self._proc.poll() is None:
+                self._proc.kill()
+            self._proc.wait()
+            self._proc = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._kill()
+
+
+_zygotes: dict[str, Zygote] = {}
+_zygotes_lock = threading.Lock()
+
+
+def get_zygote(backend: str) -> Zygote:
+    """The process-wide zygote for ``backend``, started on first use."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; known: {', '.join(sorted(BACKENDS))}")
+    with _zygotes_lock:
+        zygote = _zygotes.get(backend)
+        if zygote is None:
+            zygote = _zygotes[backend] = Zygote(backend)
+        return zygote
+
+
+def shutdown_zygotes() -> None:
+    with _zygotes_lock:
+        for zygote in _zygotes.values():
+            zygote.close()
+        _zygotes.clear()
+
+
+def _forget_inherited_zygotes() -> None:
+    # A forked child (e.g. a vector-env worker) must not share its parent's zygote channels.
+    _zygotes.clear()
+
+
+os.register_at_fork(after_in_child=_forget_inherited_zygotes)
+atexit.register(shutdown_zygotes)
