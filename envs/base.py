@@ -91,8 +91,12 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         """Build the reference for ``task``; return the target image."""
         raise NotImplementedError
 
-    def _candidate(self, exact: bool) -> tuple[Any, str | None]:
+    def _candidate(self) -> tuple[Any, str | None]:
         """The session's current artifact (``None`` if none) and why not, if not."""
+        raise NotImplementedError
+
+    def _exact(self, candidate: Any) -> tuple[Any, str | None]:
+        """``candidate`` with what the final tier needs besides (a B-Rep, say), or why not."""
         raise NotImplementedError
 
     def _verify(self, candidate: Any, tier: str) -> VerifierReport:
@@ -130,6 +134,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         self._good_snapshot = 0
         self._steps, self._score, self._done = 0, 0.0, False
         self._image = self._render(None)
+        self._part: Any = None  # the artifact after the last good step
         self._report: VerifierReport | None = None
         return self._observation(""), {"task": self.task.id, "isolation": self.session.layers}
 
@@ -146,7 +151,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         candidate = None
         if error is None:
             started = time.perf_counter()
-            candidate, error = self._candidate(exact=False)
+            candidate, error = self._candidate()
             timings["tessellate"] = time.perf_counter() - started
         info: dict[str, Any] = {"task": self.task.id, "isolation": self.session.layers}
         if error is not None:
@@ -163,7 +168,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             timings["render"] = time.perf_counter() - started
             score = report.score if report.score is not None else self._score
             reward, self._score, self._report = score - self._score, score, report
-            self._good_snapshot = self.session.snapshot()
+            self._good_snapshot, self._part = self.session.snapshot(), candidate
             info["report"] = report.to_dict()
             if report.errors:
                 info["error"] = f"verifier: {report.errors[0]}"
@@ -218,14 +223,17 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
     def _undo(self, outcome: CallResult | None) -> None:
         """Back to the state after the last good step (a crash already restored a snapshot)."""
         assert self.session is not None
-        if outcome is not None and outcome.restored_to is None and not outcome.state_lost:
+        if outcome is not None and outcome.state_lost:
+            self._part = None  # the session restarted empty
+        elif outcome is not None and outcome.restored_to is None:
             self.session.rollback(self._good_snapshot)
 
     def _finish(self, info: dict[str, Any]) -> float:
         """Exact verification of the final part; returns the reward that settles the score."""
         assert self.task is not None
         self._done = True
-        candidate, error = self._candidate(exact=True)
+        # The last good step's artifact, completed for the final tier (not fetched again).
+        candidate, error = self._exact(self._part) if self._part is not None else (None, None)
         report = self._verify(candidate, self.task.verification.final_tier)
         info["final_report"] = report.to_dict()
         if error:

@@ -75,6 +75,21 @@ def reference_part(task: Task) -> Part:
     return part
 
 
+def verify_for_task(
+    task: Task, candidate: Part | None, reference: Part, tier: str
+) -> VerifierReport:
+    """``verify_part`` with the task's weights, thresholds and alignment."""
+    check = task.verification
+    return verify_part(
+        candidate,
+        reference,
+        tier=tier,
+        weights=dict(check.weights) if check.weights else None,
+        thresholds=dict(check.thresholds),
+        alignment=check.alignment,
+    )
+
+
 def verify_script(task: Task, script: str, *, filename: str = "<script>") -> Outcome:
     """Run ``script`` in a fresh session and score what it binds to ``result`` against ``task``."""
     started = time.perf_counter()
@@ -88,15 +103,7 @@ def verify_script(task: Task, script: str, *, filename: str = "<script>") -> Out
             message = ran.error.message if ran.error else "failed"
             return Outcome(task.id, None, "script", message, time.perf_counter() - started)
         candidate, _ = session_part(session)
-    check = task.verification
-    report = verify_part(
-        candidate,
-        reference,
-        tier=check.final_tier,
-        weights=dict(check.weights) if check.weights else None,
-        thresholds=dict(check.thresholds),
-        alignment=check.alignment,
-    )
+    report = verify_for_task(task, candidate, reference, task.verification.final_tier)
     kind = "verifier" if report.errors else None
     error = report.errors[0] if report.errors else None
     return Outcome(task.id, report, kind, error, time.perf_counter() - started)

@@ -84,4 +84,5 @@ def test_as_an_unprivileged_user_namespaces_come_from_a_user_namespace(request):
     layers, net, hang, warnings_given = eval(done.stdout.strip().splitlines()[-1])
     assert {"userns", "netns", "pidns"} <= set(layers) and "uid" not in layers
     assert net != "connected" and hang == "timeout"
-    assert warnings_given <= 1  # mountns may fail here (root's home is not ours); warned once
+    # Where mountns fails (root's home is not ours here) both sessions hit it: one warning only.
+    assert warnings_given == (0 if "mountns" in layers else 1)

@@ -75,7 +75,7 @@ class Part:
             raise PartError(f"{path}: no triangles in the file")
         return cls(mesh)
 
-    _cache: dict[tuple[object, ...], object] = dataclasses.field(
+    _cache: dict[object, object] = dataclasses.field(  # derived values, computed once
         default_factory=dict, repr=False, compare=False
     )
 

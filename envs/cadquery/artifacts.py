@@ -39,9 +39,15 @@ def session_part(
         return None, mesh
     value = mesh.value if isinstance(mesh.value, dict) else {}
     part = Part.from_arrays(value.get("vertices"), value.get("faces"))
-    if exact:
-        brep = session.request("export", {"name": name, "format": "brep"})
-        if not brep.ok or not isinstance(brep.value, bytes):
-            return None, brep
-        part.shape = read_brep(brep.value)
-    return part, mesh
+    return attach_brep(session, part, name) if exact else (part, mesh)
+
+
+def attach_brep(
+    session: Session, part: Part, name: str = "result"
+) -> tuple[Part | None, CallResult]:
+    """``part`` (tessellated from the session's ``name``) with that solid's B-Rep attached."""
+    brep = session.request("export", {"name": name, "format": "brep"})
+    if not brep.ok or not isinstance(brep.value, bytes):
+        return None, brep
+    part.shape = read_brep(brep.value)
+    return part, brep

@@ -8,12 +8,12 @@ import numpy as np
 import trimesh
 
 from toolgym.envs.base import ToolEnv
-from toolgym.envs.cadquery.artifacts import session_part
+from toolgym.envs.cadquery.artifacts import attach_brep, session_part
 from toolgym.envs.cadquery.tools import registry
+from toolgym.envs.sandbox import CallResult
 from toolgym.envs.tasks import Task
-from toolgym.envs.verification import reference_part
+from toolgym.envs.verification import reference_part, verify_for_task
 from toolgym.renderers.mesh_views import DEFAULT_VIEWS, Framing, MeshRenderer, tile
-from toolgym.verifiers.cad import verify_part
 from toolgym.verifiers.parts import Part
 from toolgym.verifiers.report import VerifierReport
 
@@ -129,22 +129,17 @@ class CadQueryEnv(ToolEnv):
         self._reference, self._framing, image = self._targets[task.id]
         return image
 
-    def _candidate(self, exact: bool) -> tuple[Part | None, str | None]:
+    def _candidate(self) -> tuple[Part | None, str | None]:
         assert self.session is not None
-        part, result = session_part(self.session, exact=exact)
-        if part is None:
-            error = result.error.message if result.error else "the session returned no part"
-            return None, error
-        return part, None
+        return _part_or_error(*session_part(self.session, exact=False))
+
+    def _exact(self, candidate: Part) -> tuple[Part | None, str | None]:
+        assert self.session is not None
+        return _part_or_error(*attach_brep(self.session, candidate))
 
     def _verify(self, candidate: Part | None, tier: str) -> VerifierReport:
         assert self.task is not None
-        check = self.task.verification
-        return verify_part(
-            candidate, self._reference, tier=tier,
-            weights=dict(check.weights) if check.weights else None,
-            thresholds=dict(check.thresholds), alignment=check.alignment,
-        )  # fmt: skip
+        return verify_for_task(self.task, candidate, self._reference, tier)
 
     def _render(self, candidate: Part | None) -> np.ndarray:
         mesh = candidate.mesh if candidate is not None else None
@@ -174,3 +169,9 @@ class CadQueryEnv(ToolEnv):
     def close(self) -> None:
         super().close()
         self.renderer.close()
+
+
+def _part_or_error(part: Part | None, result: CallResult) -> tuple[Part | None, str | None]:
+    if part is None:
+        return None, result.error.message if result.error else "the session returned no part"
+    return part, None
