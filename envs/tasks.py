@@ -60,6 +60,9 @@ class Verification:
         alignment: ``"none"`` (placement matters) or ``"normalized"`` (only shape matters).
         step_tier: verifier tier run every step (``"cheap"``).
         final_tier: verifier tier run when the episode ends (``"exact"``).
+        deviation_mm: the largest surface deviation that passes, in the part's units; ``None``
+            for the verifier's default (a quarter of min(1 mm, 10 % of the part's thinnest
+            extent)).
     """
 
     thresholds: Mapping[str, float] = dataclasses.field(default_factory=lambda: {"iou": 0.95})
@@ -67,6 +70,7 @@ class Verification:
     alignment: str = "none"
     step_tier: str = "cheap"
     final_tier: str = "exact"
+    deviation_mm: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,7 +164,9 @@ def _numbers(
 
 def parse_verification(table: Any, where: str) -> Verification:
     fields = _Fields(table, f"{where} [verification]")
-    fields.check_unknown({"thresholds", "weights", "alignment", "step_tier", "final_tier"})
+    fields.check_unknown(
+        {"thresholds", "weights", "alignment", "step_tier", "final_tier", "deviation_mm"}
+    )
     weights = _numbers(fields, "weights", SCORE_WEIGHTS)
     if weights is not None and sum(weights.values()) <= 0:
         raise fields.fail("weights", "must have a positive sum")
@@ -171,7 +177,15 @@ def parse_verification(table: Any, where: str) -> Verification:
         alignment=fields.get("alignment", str, "none", ALIGNMENTS),
         step_tier=fields.get("step_tier", str, "cheap", ("cheap", "exact")),
         final_tier=fields.get("final_tier", str, "exact", ("cheap", "exact")),
+        deviation_mm=_positive(fields, "deviation_mm"),
     )
+
+
+def _positive(fields: _Fields, name: str) -> float | None:
+    value = fields.get(name, (int, float), None)
+    if value is not None and value <= 0:
+        raise fields.fail(name, f"must be a positive number, got {value!r}")
+    return None if value is None else float(value)
 
 
 def parse_task(table: Any, suite: str, domain: str, where: str) -> Task:

@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 
 import toolgym  # noqa: F401 - registers the environment
 from toolgym.agents.runner import run_episodes
-from toolgym.envs.cadquery.artifacts import session_part
+from toolgym.envs.cadquery.artifacts import export_brep, measure, session_part
 from toolgym.envs.cadquery.families import FAMILIES
 from toolgym.envs.sandbox import Session
 from toolgym.envs.suites import get_suite
@@ -36,7 +36,7 @@ def test_every_family_builds_a_valid_single_solid():
                 for seed in range(3):
                     task = family.task(seed, split)
                     assert session.run(task.reference).ok, task.id
-                    part, why = session_part(session, exact=False)
+                    part, why = session_part(session)
                     assert part is not None, (task.id, why.feedback())
                     validity = geometry.validity(part.mesh)
                     assert validity["valid"] and validity["bodies"] == 1, (task.id, validity)
@@ -202,17 +202,17 @@ def test_tool_calls_and_code_build_the_same_solid():
         "    .edges('|Z').fillet(2)\n"
         "    .union(cq.Workplane().cylinder(12, 5).translate((0, 0, 8))))\n"
     )
-    shapes = []
+    breps = []
     with Session("cadquery") as session:
         for call in calls:
             assert session.request("tool", {"call": call}).ok
-        shapes.append(session_part(session)[0])
+        breps.append(export_brep(session)[0])
         for script in (code, by_hand):
             assert session.run(script).ok
-            shapes.append(session_part(session)[0])
-    tool_part, code_part, hand_part = shapes
-    assert geometry.iou_brep(tool_part.shape, code_part.shape) == pytest.approx(1.0, abs=1e-9)
-    assert geometry.iou_brep(tool_part.shape, hand_part.shape) == pytest.approx(1.0, abs=1e-6)
+            breps.append(export_brep(session)[0])
+    tool_brep, code_brep, hand_brep = breps
+    assert measure(code_brep, reference_brep=tool_brep).brep_iou == pytest.approx(1.0, abs=1e-9)
+    assert measure(hand_brep, reference_brep=tool_brep).brep_iou == pytest.approx(1.0, abs=1e-6)
 
 
 def test_tool_schemas_match_the_cli(env):

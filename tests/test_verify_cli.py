@@ -13,7 +13,7 @@ import cadquery as cq
 import pytest
 import trimesh
 
-REPORT_KEYS = {"metrics", "score", "passed", "tier", "errors", "validity"}
+REPORT_KEYS = {"metrics", "score", "passed", "tier", "errors", "validity", "checks"}
 PLATE = "result = cq.Workplane().box(40, 30, 5).faces('>Z').workplane().hole(6)\n"
 SUITE = """
 [suite]

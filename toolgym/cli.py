@@ -231,12 +231,11 @@ def verify(
 
 
 def _verify_files(candidate: Path, reference: Path, tier: str, alignment: str) -> None:
-    from toolgym.verifiers.cad import verify_part
-    from toolgym.verifiers.parts import Part, PartError
+    from toolgym.envs.verification import verify_files
+    from toolgym.verifiers.parts import PartError
 
     try:
-        parts = Part.from_file(candidate), Part.from_file(reference)
-        report = verify_part(*parts, tier=tier, alignment=alignment)
+        report = verify_files(candidate, reference, tier=tier, alignment=alignment)
     except (PartError, ValueError) as exc:
         _fail(str(exc))
     print(report.to_json(indent=2))

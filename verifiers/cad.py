@@ -1,21 +1,30 @@
 """The CAD verifier: a candidate part against a reference part, to a :class:`VerifierReport`.
 
 Two tiers. ``cheap`` runs every environment step: ray-cast IoU at 128 columns and 2,048 surface
-samples. ``exact`` runs at the end of an episode and in ``toolgym verify``: IoU by B-Rep booleans
-when both solids are known (else by mesh booleans) and 8,192 surface samples.
+samples, 512 of them measured exactly to the other surface. ``exact`` runs at the end of an
+episode and in ``toolgym verify``: IoU by mesh booleans (manifold3d) on a fine tessellation and
+8,192 surface samples. A B-Rep boolean, when the caller ran one in a sandbox, only cross-checks
+that value: a disagreement above :data:`BREP_AGREEMENT` is recorded in
+``checks["brep_mismatch"]``, never taken as the IoU.
 
-The composite score is hard to fool by design:
+The score, in [0, 1], is hard to fool and has no cliffs:
 
-    score = valid × bodies × IoU^w_iou × exp(−(chamfer − floor) / 0.01)^w_chamfer
-            × (F / F_ceiling)^w_fscore
+    score = valid × bodies × topology × features × deviation
+            × IoU^w_iou × exp(−surface_distance / 0.05)^w_chamfer × soft_F^w_fscore
 
-with the weights normalised to sum to 1 (default 0.6, 0.2, 0.2). ``floor`` and ``F_ceiling`` are
-the Chamfer distance and F-score between two samplings of the reference itself: the sampling noise
-at this point count, which a perfect candidate cannot beat. ``valid`` is 0 unless the
-candidate is a sound closed solid; ``bodies`` = min(n, n_ref) / max(n, n_ref) compares the counts of
-disjoint bodies; and the geometric mean makes any zero term zero the score. So a zero-thickness
-shell with the right surface (IoU 0), an empty result, a huge enclosing box (tiny IoU, far surface),
-NaN vertices (invalid) and many tiny disjoint pieces (body count) all score low.
+with the weights normalised to sum to 1 (default 0.6, 0.2, 0.2). ``surface_distance`` (the mean
+distance to the other surface over the reference's diagonal) and ``soft_F`` (an F-score that
+counts each point by 1 / (1 + (d/τ)²)) fall smoothly as a part moves away, where a thresholded
+F-score drops to 0 in one step. ``valid`` is 0 unless the candidate is a sound closed solid;
+``bodies`` = min(n, n_ref) / max(n, n_ref) compares the counts of disjoint bodies; ``topology``,
+``features`` and ``deviation`` are the feature factors of :mod:`toolgym.verifiers.features`:
+0.8 per through-hole or cavity too many or too few, 0.8 to 1 per face group (smooth in its size
+and area errors), and 0.8 to 1 for the largest surface deviation in mm.
+
+``passed`` uses the same criteria: valid, the thresholds (IoU ≥ 0.95 by default), the same numbers
+of bodies, cavities and through-holes, every significant face group matched within tolerance,
+surface deviation within tolerance, and a score of at least :data:`PASS_SCORE`. So a plate without
+its holes, a block without its fillets or a closed box for an open one fails, whatever its IoU.
 """
 
 from __future__ import annotations
@@ -25,33 +34,39 @@ from typing import Any
 
 import numpy as np
 
-from toolgym.verifiers import geometry
-from toolgym.verifiers.occupancy import column_measures
+from toolgym.verifiers import features, geometry
+from toolgym.verifiers.occupancy import DEFAULT_RESOLUTION, column_measures
 from toolgym.verifiers.parts import Part
 from toolgym.verifiers.report import TIERS, VerifierReport, check_thresholds
 
 DEFAULT_WEIGHTS = {"iou": 0.6, "chamfer": 0.2, "fscore": 0.2}
 DEFAULT_THRESHOLDS = {"iou": 0.95}
-CHAMFER_SCALE = 0.01  # normalised Chamfer at which its score term is 1/e
+CHAMFER_SCALE = 0.05  # normalised surface distance at which its score term is 1/e
+PASS_SCORE = 0.75  # a part that passes every check scores at least this
+BREP_AGREEMENT = 0.01  # mesh and B-Rep IoU further apart than this are recorded as a mismatch
+MAX_TRIANGLES = 400_000  # per part: the verifier's work is bounded by construction
+# points: surface samples per side; exact_points: how many of them are measured exactly to the
+# other surface (an AABB query each, the costly part on CAD meshes of long thin triangles).
 TIER_SETTINGS = {
-    "cheap": {"points": 2048, "resolution": 128},
-    "exact": {"points": geometry.DEFAULT_POINTS, "resolution": None},
+    "cheap": {"points": 2048, "exact_points": 512, "resolution": 128},
+    "exact": {"points": geometry.DEFAULT_POINTS, "exact_points": None, "resolution": None},
 }
 ALIGNMENTS = ("none", "normalized")
+PASS_CHECKS = ("valid", "bodies", "cavities", "genus", "deviation", "features")
 
 
 def composite_score(
     metrics: dict[str, float], valid: bool, weights: dict[str, float] | None = None
 ) -> float:
-    """The score in [0, 1] from the ``iou``, ``chamfer``, ``fscore`` and body-count metrics."""
+    """The geometric part of the score, in [0, 1], from ``iou``, ``surface_distance``,
+    ``soft_fscore`` and the body counts; the feature factors multiply it (see the module)."""
     weights = check_weights(weights or DEFAULT_WEIGHTS)
     if not valid:
         return 0.0
-    excess = max(0.0, metrics["chamfer"] - metrics.get("chamfer_floor", 0.0))
     terms = {
         "iou": metrics["iou"],
-        "chamfer": math.exp(-excess / CHAMFER_SCALE),
-        "fscore": min(1.0, metrics["fscore"] / max(metrics.get("fscore_ceiling", 1.0), 1e-9)),
+        "chamfer": math.exp(-metrics["surface_distance"] / CHAMFER_SCALE),
+        "fscore": metrics["soft_fscore"],
     }
     total = sum(weights.values())
     log_score = 0.0
@@ -86,6 +101,8 @@ def verify_part(
     thresholds: dict[str, float] | None = None,
     alignment: str = "none",
     seed: int = 0,
+    deviation_tolerance: float | None = None,
+    brep_iou: float | str | None = None,
 ) -> VerifierReport:
     """Score ``candidate`` against ``reference``.
 
@@ -98,6 +115,10 @@ def verify_part(
         alignment: ``"none"`` (absolute placement matters, the CAD default) or ``"normalized"``
             (each part centred on its bounding box and scaled to a largest side of 1).
         seed: surface-sampling seed; the same seed gives the same report.
+        deviation_tolerance: the largest surface deviation that passes, in the parts' units;
+            default: a quarter of min(1 mm, 10 % of the reference's thinnest extent).
+        brep_iou: the IoU of the two B-Rep solids, when the caller computed one (in a sandbox),
+            or why it could not; only cross-checks the mesh IoU.
     """
     if tier not in TIERS:
         raise ValueError(f"unknown tier {tier!r}; known: {TIERS}")
@@ -108,22 +129,41 @@ def verify_part(
     if candidate is None or not len(candidate.mesh.faces):
         metrics = _empty_metrics(reference)
         return VerifierReport(metrics, 0.0, False, tier, [], {"empty": True, "valid": False})
+    for name, part in (("candidate", candidate), ("reference", reference)):
+        if len(part.mesh.faces) > MAX_TRIANGLES:
+            error = (
+                f"the {name} has {len(part.mesh.faces):,} triangles, over the verifier's budget "
+                f"of {MAX_TRIANGLES:,}"
+            )
+            return VerifierReport({}, None, False, tier, [error], {})
     try:
-        metrics, valid = _measure(candidate, reference, tier, alignment, seed)
-        score = composite_score(metrics, bool(valid["valid"]), weights)
+        if alignment == "normalized":
+            candidate, reference = candidate.normalized(), reference.normalized()
+        metrics, valid = _measure(candidate, reference, tier, seed)
+        tolerance = (
+            deviation_tolerance * reference.length_scale  # in the compared parts' units
+            if deviation_tolerance
+            else features.deviation_tolerance(reference.mesh.extents)
+        )
+        checks, factor = _feature_checks(candidate, reference, metrics, valid, tolerance)
+        score = composite_score(metrics, bool(valid["valid"]), weights) * factor
+        if brep_iou is not None:
+            checks.update(_crosscheck(metrics["iou"], brep_iou))
     except Exception as exc:  # a verifier failure is an error, never a silent 0
         return VerifierReport({}, None, False, tier, [f"{type(exc).__name__}: {exc}"], {})
     metrics["score"] = score
-    passed = bool(valid["valid"]) and check_thresholds(metrics, thresholds)
-    return VerifierReport(metrics, score, passed, tier, [], valid)
+    passed = (
+        check_thresholds(metrics, thresholds)
+        and all(checks[name]["ok"] is not False for name in PASS_CHECKS if name in checks)
+        and score >= PASS_SCORE
+    )
+    return VerifierReport(metrics, score, passed, tier, [], valid, checks)
 
 
 def _measure(
-    candidate: Part, reference: Part, tier: str, alignment: str, seed: int
+    candidate: Part, reference: Part, tier: str, seed: int
 ) -> tuple[dict[str, float], dict[str, Any]]:
     settings = TIER_SETTINGS[tier]
-    if alignment == "normalized":
-        candidate, reference = candidate.normalized(), reference.normalized()
     cand, ref = candidate.mesh, reference.mesh
     closed = bool(len(cand.faces)) and bool(np.isfinite(cand.vertices).all()) and cand.is_watertight
     if tier == "cheap" and closed:
@@ -136,18 +176,24 @@ def _measure(
         iou = None
     if not valid["valid"]:
         iou = 0.0
-    elif iou is None and candidate.shape is not None and reference.shape is not None:
-        iou = geometry.iou_brep(candidate.shape, reference.shape)
     elif iou is None:
-        iou = geometry.iou_mesh(cand, ref)
-    metrics = {"iou": iou}
+        try:
+            iou = geometry.iou_mesh(cand, ref)
+        except ValueError:  # closed for trimesh, not for manifold3d: fall back to ray casting
+            iou = geometry.iou_fast(cand, ref, 2 * DEFAULT_RESOLUTION)
+    metrics = {"iou": float(np.clip(iou, 0.0, 1.0))}
     if valid["finite"]:
         surface = reference.surface(settings["points"], seed, geometry.DEFAULT_FSCORE_THRESHOLD)
-        metrics.update(geometry.surface_metrics(cand, surface, settings["points"], seed))
+        metrics.update(
+            geometry.surface_metrics(
+                cand, surface, settings["points"], seed, exact_count=settings["exact_points"]
+            )
+        )
     else:
         metrics.update(
-            chamfer=math.inf, fscore=0.0, hausdorff=math.inf, chamfer_floor=0.0, fscore_ceiling=1.0
-        )
+            chamfer=math.inf, fscore=0.0, hausdorff=math.inf, chamfer_floor=0.0,
+            fscore_ceiling=1.0, surface_distance=math.inf, soft_fscore=0.0, deviation=math.inf,
+        )  # fmt: skip
     metrics.update(
         volume_error=geometry.relative_error(float(valid["volume"]), reference.volume),
         area_error=geometry.relative_error(float(cand.area), float(ref.area)),
@@ -158,9 +204,60 @@ def _measure(
     return metrics, valid
 
 
+def _feature_checks(
+    candidate: Part,
+    reference: Part,
+    metrics: dict[str, float],
+    valid: dict[str, Any],
+    tolerance: float,
+) -> tuple[dict[str, dict[str, Any]], float]:
+    """The pass criteria beyond IoU, each ``{"ok", "message", ...}``, and the score factor."""
+    ours, theirs = candidate.topology, reference.topology
+    checks: dict[str, dict[str, Any]] = {
+        "valid": {"ok": bool(valid["valid"]), "message": "not a sound closed solid"},
+    }
+    for name, mine, target, what in (
+        ("bodies", ours.bodies, theirs.bodies, "separate bodies"),
+        ("cavities", ours.cavities, theirs.cavities, "internal cavities"),
+        ("genus", ours.genus, theirs.genus, "through-holes"),
+    ):
+        ok = None if mine is None or target is None else mine == target
+        message = f"{mine} {what} where the target has {target}"
+        checks[name] = {"ok": ok, "candidate": mine, "reference": target, "message": message}
+    deviation = metrics["deviation"]
+    checks["deviation"] = {
+        "ok": deviation <= tolerance,
+        "value": deviation,
+        "tolerance": tolerance,
+        "message": f"surface {deviation:.3g} off the target in places (tolerance {tolerance:.3g})",
+    }
+    metrics["deviation_tolerance"] = tolerance
+    deviation_term = 1 / (1 + (deviation / tolerance) ** 2) if math.isfinite(deviation) else 0
+    factor = features.topology_factor(ours, theirs) * (
+        features.FEATURE_FLOOR + (1 - features.FEATURE_FLOOR) * deviation_term
+    )
+    groups, target_groups = candidate.face_groups, reference.face_groups
+    if groups is None or target_groups is None:
+        checks["features"] = {"ok": None, "message": "not checked: a part has no B-Rep"}
+    else:
+        match = features.match_features(groups, target_groups)
+        checks["features"] = {"ok": match.ok, "message": "; ".join(match.messages())}
+        factor *= match.factor
+    return checks, factor
+
+
+def _crosscheck(mesh_iou: float, brep_iou: float | str) -> dict[str, dict[str, Any]]:
+    if isinstance(brep_iou, str):
+        return {"brep_crosscheck": {"ok": None, "message": f"B-Rep boolean failed: {brep_iou}"}}
+    agree = abs(brep_iou - mesh_iou) <= BREP_AGREEMENT
+    entry = {"ok": agree, "brep_iou": brep_iou, "mesh_iou": mesh_iou}
+    return {"brep_crosscheck" if agree else "brep_mismatch": entry}
+
+
 def _empty_metrics(reference: Part) -> dict[str, float]:
     return {
         "iou": 0.0, "chamfer": math.inf, "fscore": 0.0, "hausdorff": math.inf,
+        "surface_distance": math.inf, "soft_fscore": 0.0, "deviation": math.inf,
         "volume_error": 1.0, "area_error": 1.0, "bbox_error": math.inf, "bodies": 0.0,
         "reference_bodies": float(reference.bodies), "score": 0.0,
     }  # fmt: skip

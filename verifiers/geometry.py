@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 import trimesh
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
+from toolgym.verifiers.features import SurfaceDistance, Topology
 from toolgym.verifiers.occupancy import DEFAULT_RESOLUTION, column_iou, winding_anomaly
 
 DEFAULT_POINTS = 8192
@@ -56,18 +55,6 @@ def diagonal(mesh: trimesh.Trimesh) -> float:
     return float(np.linalg.norm(mesh.extents)) if len(mesh.vertices) else 0.0
 
 
-def count_bodies(mesh: trimesh.Trimesh) -> int:
-    """Number of disjoint pieces: connected components of the triangles' vertex graph."""
-    if not len(mesh.faces):
-        return 0
-    edges = np.asarray(mesh.edges_unique)
-    used = np.unique(mesh.faces)
-    size = len(mesh.vertices)
-    graph = coo_matrix((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(size, size))
-    _, labels = connected_components(graph, directed=False)
-    return len(np.unique(labels[used]))
-
-
 # -- validity ------------------------------------------------------------------------------------
 
 
@@ -80,9 +67,9 @@ def validity(
 
     Keys: ``empty``, ``finite`` (no NaN or inf), ``degenerate_faces`` (count of zero-area
     triangles), ``watertight`` (every edge shared by exactly two faces), ``winding_consistent``,
-    ``bodies`` (connected components), ``volume`` (signed, units³), ``self_intersecting`` (more
-    than 0.5 % of the volume has a winding number other than 0 or 1: overlapping or inside-out
-    shells; see ``occupancy.winding_anomaly``), and
+    ``bodies`` (outward shells), ``cavities`` (inward shells: internal voids), ``volume``
+    (signed, units³), ``self_intersecting`` (more than 0.5 % of the volume has a winding number
+    other than 0 or 1: overlapping or inside-out shells; see ``occupancy.winding_anomaly``), and
     ``valid``: non-empty, finite, watertight, consistently wound, positive volume, and not
     self-intersecting. ``anomalous_volume`` may be passed when already known (the costly part).
     """
@@ -93,7 +80,7 @@ def validity(
     if empty or not finite:
         report.update(
             degenerate_faces=0, watertight=False, winding_consistent=False, bodies=0,
-            volume=0.0, self_intersecting=False, valid=False,
+            cavities=0, volume=0.0, self_intersecting=False, valid=False,
         )  # fmt: skip
         return report
     watertight = bool(mesh.is_watertight)
@@ -102,11 +89,13 @@ def validity(
         anomalous_volume = winding_anomaly(mesh, resolution) if watertight else 0.0
     limit = SELF_INTERSECTION_TOLERANCE * max(abs(volume), 1e-12)
     self_intersecting = watertight and anomalous_volume > limit
+    topology = Topology.of(mesh)
     report.update(
         degenerate_faces=int((mesh.area_faces <= 1e-14).sum()),
         watertight=watertight,
         winding_consistent=bool(mesh.is_winding_consistent),
-        bodies=count_bodies(mesh),
+        bodies=topology.bodies,
+        cavities=topology.cavities,
         volume=volume,
         self_intersecting=bool(self_intersecting),
     )
@@ -117,34 +106,6 @@ def validity(
 
 
 # -- volumetric IoU ------------------------------------------------------------------------------
-
-
-def iou_brep(candidate: object, reference: object) -> float:
-    """Exact volumetric IoU of two B-Rep solids (``TopoDS_Shape``) by OpenCASCADE booleans.
-
-    IoU = V(A ∩ B) / (V(A) + V(B) − V(A ∩ B)). The boolean runs single-threaded: OpenCASCADE's
-    thread pool would not survive a later ``fork`` of this process.
-    """
-    from OCP.BRepAlgoAPI import BRepAlgoAPI_Common
-
-    common = BRepAlgoAPI_Common(candidate, reference)
-    common.SetRunParallel(False)
-    common.Build()
-    if not common.IsDone():
-        raise RuntimeError("OpenCASCADE could not intersect the solids")
-    inter = brep_volume(common.Shape())
-    union = brep_volume(candidate) + brep_volume(reference) - inter
-    return float(inter / union) if union > 0 else 0.0
-
-
-def brep_volume(shape: object) -> float:
-    """Volume of a B-Rep shape (units³)."""
-    from OCP.BRepGProp import BRepGProp
-    from OCP.GProp import GProp_GProps
-
-    props = GProp_GProps()
-    BRepGProp.VolumeProperties_s(shape, props)
-    return float(props.Mass())
 
 
 def _manifold(mesh: trimesh.Trimesh) -> object:
@@ -169,7 +130,7 @@ def iou_mesh(candidate: trimesh.Trimesh, reference: trimesh.Trimesh) -> float:
     a, b = _manifold(candidate), _manifold(reference)
     inter = (a ^ b).volume()
     union = a.volume() + b.volume() - inter
-    return float(inter / union) if union > 0 else 0.0
+    return float(np.clip(inter / union, 0.0, 1.0)) if union > 0 else 0.0
 
 
 def iou_fast(
@@ -182,7 +143,9 @@ def iou_fast(
 # -- surface distances ---------------------------------------------------------------------------
 
 
-def sample_surface(mesh: trimesh.Trimesh, count: int = DEFAULT_POINTS, seed: int = 0) -> np.ndarray:
+def sample_surface(
+    mesh: trimesh.Trimesh, count: int = DEFAULT_POINTS, seed: int | np.random.SeedSequence = 0
+) -> np.ndarray:
     """``count`` points uniformly distributed over the surface area, reproducibly for a seed."""
     rng = np.random.default_rng(seed)
     tri = np.asarray(mesh.triangles, dtype=np.float64)
@@ -207,9 +170,7 @@ def nearest_distances(
     Both surfaces are sampled with the same seed, so identical meshes give identical samples and
     distances of exactly 0.
     """
-    return _distances(
-        sample_surface(candidate, count, seed), sample_surface(reference, count, seed)
-    )
+    return distances(sample_surface(candidate, count, seed), sample_surface(reference, count, seed))
 
 
 def _tree(points: np.ndarray) -> cKDTree:
@@ -217,7 +178,7 @@ def _tree(points: np.ndarray) -> cKDTree:
     return cKDTree(points, balanced_tree=False, compact_nodes=False)
 
 
-def _distances(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def distances(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if not len(p) or not len(q):
         size = max(len(p), len(q), 1)
         return np.full(size, np.inf), np.full(size, np.inf)
@@ -237,6 +198,15 @@ def _chamfer_fscore_hausdorff(
     )
 
 
+class SampledSurface:
+    """Area-uniform samples on a mesh with their KD-tree, and exact distances to the mesh."""
+
+    def __init__(self, mesh: trimesh.Trimesh, count: int, seed: int) -> None:
+        self.points = sample_surface(mesh, count, seed)
+        self.tree = _tree(self.points) if len(self.points) else None
+        self.distances_from = SurfaceDistance(mesh)
+
+
 class ReferenceSurface:
     """A reference's surface samples, KD-tree and sampling-noise level, computed once and reused
     for every candidate compared with it (the environment compares many per episode)."""
@@ -244,28 +214,49 @@ class ReferenceSurface:
     def __init__(self, reference: trimesh.Trimesh, count: int, seed: int, threshold: float) -> None:
         self.scale = diagonal(reference) or 1.0
         self.threshold = threshold
-        self.points = sample_surface(reference, count, seed)
-        self.tree = _tree(self.points) if len(self.points) else None
+        self.sampled = SampledSurface(reference, count, seed)
+        self.points, self.tree = self.sampled.points, self.sampled.tree
         other = sample_surface(reference, count, seed + 1)
         self.floor, self.ceiling, _ = _chamfer_fscore_hausdorff(
-            *_distances(other, self.points), self.scale, threshold
+            *distances(other, self.points), self.scale, threshold
         )
 
-    def metrics(self, candidate_points: np.ndarray) -> dict[str, float]:
-        if self.tree is None or not len(candidate_points):
-            to_ref = to_cand = np.full(1, np.inf)
+    def metrics(
+        self, candidate: trimesh.Trimesh, count: int, seed: int, exact_count: int | None = None
+    ) -> dict[str, float]:
+        """Surface metrics of ``candidate`` against this reference (see :func:`surface_metrics`).
+
+        Exact distances are measured for the first ``exact_count`` samples of each side (all by
+        default): samples are independent, so any prefix is itself a uniform sample.
+        """
+        exact = slice(exact_count)
+        sampled = SampledSurface(candidate, count, seed)
+        if self.tree is None or sampled.tree is None:
+            inf = np.full(1, np.inf)
+            to_ref = to_cand = exact_to_ref = exact_to_cand = inf
         else:
-            to_ref = self.tree.query(candidate_points)[0]
-            to_cand = _tree(candidate_points).query(self.points)[0]
+            to_ref = self.tree.query(sampled.points)[0]
+            to_cand = sampled.tree.query(self.points)[0]
+            exact_to_ref = self.sampled.distances_from(sampled.points[exact])
+            exact_to_cand = sampled.distances_from(self.points[exact])
         chamfer_value, f, haus = _chamfer_fscore_hausdorff(
             to_ref, to_cand, self.scale, self.threshold
         )
+        tau = self.threshold * self.scale
+        soft_precision = float((1 / (1 + (exact_to_ref / tau) ** 2)).mean())
+        soft_recall = float((1 / (1 + (exact_to_cand / tau) ** 2)).mean())
+        soft_sum = soft_precision + soft_recall
         return {
             "chamfer": chamfer_value,
             "fscore": f,
             "hausdorff": haus,
             "chamfer_floor": self.floor,
             "fscore_ceiling": self.ceiling,
+            "surface_distance": float(
+                (exact_to_ref.mean() + exact_to_cand.mean()) / 2 / self.scale
+            ),
+            "soft_fscore": 2 * soft_precision * soft_recall / soft_sum if soft_sum else 0.0,
+            "deviation": float(max(exact_to_ref.max(), exact_to_cand.max())),
         }
 
 
@@ -275,16 +266,26 @@ def surface_metrics(
     count: int = DEFAULT_POINTS,
     seed: int = 0,
     threshold: float = DEFAULT_FSCORE_THRESHOLD,
+    exact_count: int | None = None,
 ) -> dict[str, float]:
-    """Chamfer, F-score and Hausdorff from one set of samples (see the functions of those names),
-    plus the same metrics between two independent samplings of the reference itself:
-    ``chamfer_floor`` and ``fscore_ceiling``. Those are what sampling noise alone gives at this
-    point count, so a perfect candidate of another tessellation lands near them, not at 0 and 1.
+    """Surface metrics of a candidate against a reference.
+
+    From nearest samples (see the functions of those names): ``chamfer``, ``fscore``,
+    ``hausdorff``, and the same between two independent samplings of the reference itself,
+    ``chamfer_floor`` and ``fscore_ceiling``: what sampling noise alone gives at this point count.
+
+    From each sample's distance to the other *surface* (its nearest triangles, so sampling noise
+    drops out): ``surface_distance``, the mean of both directions over the reference's diagonal;
+    ``soft_fscore``, the F-score with each point counted by 1 / (1 + (d/τ)²), not by d ≤ τ, which
+    falls smoothly where the F-score falls off a cliff (τ = ``threshold`` × the diagonal); and
+    ``deviation``, the largest distance either way, in the parts' units (mm). These use the
+    first ``exact_count`` samples of each side (default: all ``count``).
+
     Pass a :class:`ReferenceSurface` to reuse the reference's samples.
     """
     if not isinstance(reference, ReferenceSurface):
         reference = ReferenceSurface(reference, count, seed, threshold)
-    return reference.metrics(sample_surface(candidate, count, seed))
+    return reference.metrics(candidate, count, seed, exact_count)
 
 
 def _plain_metrics(

@@ -1,7 +1,9 @@
-"""Parts as verifiers see them: a triangle mesh, and the B-Rep solid when one is known.
+"""Parts as verifiers see them: a triangle mesh, and what the B-Rep said of it when known.
 
-Loading accepts STEP (``.step``/``.stp``), BREP, STL, OBJ and glTF binary (``.glb``); STEP and BREP
-also keep the exact solid, so IoU can be computed by B-Rep booleans.
+Verifiers never parse B-Rep data: a CAD part's mesh and face inventory are measured inside a
+sandbox session (``toolgym.envs.cadquery.artifacts``) and arrive here as plain arrays, so nothing
+an agent's part can do runs unbounded in the verifier's process. This module reads mesh files
+(STL, OBJ, glTF binary) directly.
 """
 
 from __future__ import annotations
@@ -12,18 +14,16 @@ from pathlib import Path
 import numpy as np
 import trimesh
 
-from toolgym.verifiers.geometry import (
-    ReferenceSurface,
-    count_bodies,
-    diagonal,
-    mesh_from_arrays,
-    normalized,
-)
+from toolgym.verifiers.features import FaceGroup, Topology, face_groups
+from toolgym.verifiers.geometry import ReferenceSurface, diagonal, mesh_from_arrays, normalized
 
 MESH_FORMATS = {".stl": "stl", ".obj": "obj", ".glb": "glb"}
 BREP_FORMATS = (".step", ".stp", ".brep")
 TESSELLATION_TOLERANCE = 1e-3  # of the bounding-box diagonal
-ANGULAR_TOLERANCE = 0.1  # radians
+# Radians. Loose on purpose: the chordal tolerance already bounds the error, and a tighter
+# angle only multiplies the triangles of curved faces (2.3× on a bent tube).
+ANGULAR_TOLERANCE = 0.3
+MAX_FILE_BYTES = 256 * 1024 * 1024
 
 
 class PartError(ValueError):
@@ -32,43 +32,42 @@ class PartError(ValueError):
 
 @dataclasses.dataclass
 class Part:
-    """A mesh in the part's units (mm for CAD) and, optionally, its exact B-Rep solid."""
+    """A part in its own units (mm for CAD).
+
+    Attributes:
+        mesh: closed triangle mesh of the part.
+        features: the B-Rep face inventory (rows of ``toolgym.envs.cadquery.measure``'s
+            ``INVENTORY_COLUMNS``), or ``None`` for parts known only as meshes.
+        brep: the exact solid as BREP bytes, for B-Rep cross-checks in a sandbox; never parsed
+            here.
+        length_scale: lengths of ``features`` are multiplied by this (a normalised part's scale).
+    """
 
     mesh: trimesh.Trimesh
-    shape: object | None = None
+    features: np.ndarray | None = None
+    brep: bytes | None = None
+    length_scale: float = 1.0
 
     @classmethod
-    def from_arrays(cls, vertices: np.ndarray, faces: np.ndarray) -> Part:
-        return cls(mesh_from_arrays(vertices, faces))
-
-    @classmethod
-    def from_shape(cls, shape: object) -> Part:
-        """From a CadQuery ``Shape`` or an OCP ``TopoDS_Shape``."""
-        import cadquery as cq
-
-        wrapped = shape if isinstance(shape, cq.Shape) else cq.Shape.cast(shape)
-        bbox = wrapped.BoundingBox()
-        tolerance = max(TESSELLATION_TOLERANCE * bbox.DiagonalLength, 1e-6)
-        vertices, triangles = wrapped.tessellate(tolerance, ANGULAR_TOLERANCE)
-        mesh = mesh_from_arrays(np.array([v.toTuple() for v in vertices]), np.array(triangles))
-        return cls(mesh, wrapped.wrapped)
+    def from_arrays(
+        cls, vertices: np.ndarray, faces: np.ndarray, features: np.ndarray | None = None
+    ) -> Part:
+        return cls(mesh_from_arrays(vertices, faces), features)
 
     @classmethod
     def from_file(cls, path: str | Path) -> Part:
-        """Load a part; raises :class:`PartError` with the reason if it cannot."""
+        """Load a mesh file; raises :class:`PartError` with the reason if it cannot.
+
+        STEP and BREP files hold B-Rep solids, which are measured in a sandbox: use
+        ``toolgym.envs.cadquery.artifacts.load_part`` for those.
+        """
         path = Path(path)
         suffix = path.suffix.lower()
-        if not path.is_file():
-            raise PartError(f"{path}: no such file")
-        if suffix not in (*MESH_FORMATS, *BREP_FORMATS):
-            known = ", ".join([*BREP_FORMATS, *MESH_FORMATS])
-            raise PartError(f"{path}: unsupported format {suffix or '(none)'}; use one of {known}")
+        check_file(path)
+        if suffix in BREP_FORMATS:
+            raise PartError(f"{path}: B-Rep files are measured in a sandbox; use load_part()")
         try:
-            if suffix in BREP_FORMATS:
-                return cls.from_shape(_read_brep(path))
             mesh = trimesh.load(path, file_type=MESH_FORMATS[suffix], force="mesh", process=True)
-        except PartError:
-            raise
         except Exception as exc:  # the readers raise many types on bad content
             raise PartError(f"{path}: cannot read as {suffix[1:].upper()}: {exc}") from None
         if not isinstance(mesh, trimesh.Trimesh) or not len(mesh.faces):
@@ -98,26 +97,45 @@ class Part:
         return self._cache["volume"]
 
     def normalized(self) -> Part:
-        """This part centred and scaled to a largest side of 1 (mesh only), computed once."""
+        """This part centred and scaled to a largest side of 1, computed once."""
         if "normalized" not in self._cache:
-            self._cache["normalized"] = Part(normalized(self.mesh))
+            scale = 1.0 / max(float(self.mesh.extents.max()), 1e-12) if len(self.mesh.faces) else 1
+            self._cache["normalized"] = Part(
+                normalized(self.mesh), self.features, None, self.length_scale * scale
+            )
         return self._cache["normalized"]
 
     @property
+    def topology(self) -> Topology:
+        """Bodies, cavities and genus of the mesh (see ``features.Topology``), computed once."""
+        if "topology" not in self._cache:
+            self._cache["topology"] = Topology.of(self.mesh)
+        return self._cache["topology"]
+
+    @property
     def bodies(self) -> int:
-        """Number of disjoint bodies (connected components), computed once."""
-        if "bodies" not in self._cache:
-            self._cache["bodies"] = count_bodies(self.mesh)
-        return self._cache["bodies"]
+        """Number of disjoint bodies (outward shells; a cavity is not a body)."""
+        return self.topology.bodies
+
+    @property
+    def face_groups(self) -> list[FaceGroup] | None:
+        """The face inventory grouped by kind and size, or ``None`` without one."""
+        if self.features is None:
+            return None
+        if "groups" not in self._cache:
+            self._cache["groups"] = face_groups(self.features, self.length_scale)
+        return self._cache["groups"]
 
 
-def _read_brep(path: Path) -> object:
-    import cadquery as cq
-
-    if path.suffix.lower() == ".brep":
-        shape = cq.Shape.importBrep(str(path))
-    else:
-        shape = cq.importers.importStep(str(path)).val()
-    if shape is None or shape.wrapped.IsNull():
-        raise PartError(f"{path}: the file holds no shape")
-    return shape.wrapped
+def check_file(path: Path) -> None:
+    """Raise :class:`PartError` unless ``path`` is a readable part file of a known format."""
+    suffix = path.suffix.lower()
+    if path.is_dir():
+        raise PartError(f"{path}: is a directory, not a part file")
+    if not path.is_file():
+        raise PartError(f"{path}: no such file")
+    if suffix not in (*MESH_FORMATS, *BREP_FORMATS):
+        known = ", ".join([*BREP_FORMATS, *MESH_FORMATS])
+        raise PartError(f"{path}: unsupported format {suffix or '(none)'}; use one of {known}")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise PartError(f"{path}: larger than {MAX_FILE_BYTES // 2**20} MiB")

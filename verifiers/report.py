@@ -26,6 +26,10 @@ class VerifierReport:
         errors: what went wrong inside the verifier; non-empty means the score is unknown, which
             is different from a score of 0.
         validity: soundness checks of the candidate (see ``geometry.validity``).
+        checks: the pass criteria beyond the thresholds, each ``{"ok": bool or None (not
+            checked), "message": ...}``: ``valid``, ``bodies``, ``cavities``, ``genus``,
+            ``deviation``, ``features``; and ``brep_crosscheck`` or ``brep_mismatch`` when a
+            B-Rep boolean cross-checked the IoU (informational).
     """
 
     metrics: dict[str, float]
@@ -34,11 +38,16 @@ class VerifierReport:
     tier: str
     errors: list[str] = dataclasses.field(default_factory=list)
     validity: dict[str, Any] = dataclasses.field(default_factory=dict)
+    checks: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["metrics"] = {k: _json_number(v) for k, v in self.metrics.items()}
         data["validity"] = {k: _json_number(v) for k, v in self.validity.items()}
+        data["checks"] = {
+            name: {k: _json_number(v) for k, v in check.items()}
+            for name, check in self.checks.items()
+        }
         return data
 
     def to_json(self, **kwargs: Any) -> str:
@@ -50,7 +59,19 @@ class VerifierReport:
         data = dict(data)
         data["metrics"] = {k: _from_json_number(v) for k, v in data["metrics"].items()}
         data["validity"] = {k: _from_json_number(v) for k, v in data.get("validity", {}).items()}
+        data["checks"] = {
+            name: {k: _from_json_number(v) for k, v in check.items()}
+            for name, check in data.get("checks", {}).items()
+        }
         return cls(**data)
+
+    def failed_checks(self) -> list[str]:
+        """What the failing pass criteria say, one message each."""
+        return [
+            check["message"]
+            for name, check in self.checks.items()
+            if check.get("ok") is False and name != "valid" and check.get("message")
+        ]
 
     def summary(self) -> str:
         """One line for an agent's feedback."""
@@ -58,7 +79,8 @@ class VerifierReport:
             return f"verifier error: {self.errors[0]}"
         shown = ", ".join(f"{k} {v:.3g}" for k, v in self.metrics.items() if k in _HEADLINE)
         verdict = "pass" if self.passed else "not yet"
-        return f"score {self.score:.3f} ({verdict}): {shown}"
+        failed = "; ".join(self.failed_checks())
+        return f"score {self.score:.3f} ({verdict}): {shown}" + (f"; {failed}" if failed else "")
 
 
 _HEADLINE = ("iou", "chamfer", "fscore")

@@ -7,12 +7,12 @@ for snapshots, so booleans are forced single-threaded here.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 from typing import Any
 
-import numpy as np
-
+from toolgym.envs.cadquery import measure
 from toolgym.envs.cadquery.tools import Tools, registry
 from toolgym.envs.sandbox.backend import Backend, Namespace, Request
 
@@ -43,16 +43,22 @@ class CadQueryBackend(Backend):
         import cadquery
 
         namespace = super().session_globals()
-        shown: list[Any] = []
+        shown = Shown()
 
         def show_object(obj: Any, name: str | None = None, options: Any = None) -> None:
-            """CQ-editor compatible: marks ``obj`` as the script's result."""
-            shown.append(obj)
+            """CQ-editor compatible: shows ``obj``; what a step shows is its result, unless it
+            binds ``result`` afterwards."""
+            shown.add(obj, namespace.get("result", _UNBOUND))
 
         namespace.update(
             cq=cadquery, cadquery=cadquery, show_object=show_object, __shown__=shown, tools=Tools()
         )
         return namespace
+
+    def before_exec(self, namespace: Namespace) -> None:
+        shown = namespace.get("__shown__")
+        if isinstance(shown, Shown):
+            shown.step += 1
 
     def describe(self, value: Any) -> Any:
         return summarize(value)
@@ -63,7 +69,31 @@ class CadQueryBackend(Backend):
             "export": export,
             "tool": apply_tool,
             "describe": describe,
+            "measure": measure_brep,
+            "brep_volumes": brep_volumes,
         }
+
+
+_UNBOUND = object()  # what ``result`` was when nothing was bound to it
+
+
+@dataclasses.dataclass
+class Shown:
+    """Objects passed to ``show_object``: each with the step that showed it and what ``result``
+    was bound to at that moment, so the later of the two is the one scored."""
+
+    step: int = 0
+    entries: list[tuple[int, Any, Any]] = dataclasses.field(default_factory=list)
+
+    def add(self, obj: Any, result: Any) -> None:
+        self.entries.append((self.step, obj, result))
+
+    def latest(self) -> tuple[list[Any], Any]:
+        """The objects shown by the last step that showed any, and ``result`` at the last show."""
+        if not self.entries:
+            return [], _UNBOUND
+        last_step, _, result = self.entries[-1]
+        return [obj for step, obj, _ in self.entries if step == last_step], result
 
 
 def apply_tool(namespace: Namespace, args: dict[str, Any]) -> Any:
@@ -75,7 +105,7 @@ def apply_tool(namespace: Namespace, args: dict[str, Any]) -> Any:
 def describe(namespace: Namespace, args: dict[str, Any]) -> Any:
     """Summary of the result (volume, bounding box, validity), or ``None`` if there is none."""
     try:
-        return summarize(result_shape(namespace, str(args.get("name", "result"))))
+        return summarize(result_shape(namespace, str(args.get("name", "result")))[0])
     except (NameError, TypeError):
         return None
 
@@ -114,43 +144,96 @@ def to_shape(value: Any) -> Any:
     raise TypeError(f"expected a CadQuery Workplane, Shape or Assembly, got {type(value).__name__}")
 
 
-def result_shape(namespace: Namespace, name: str = "result") -> Any:
-    """The solid a script produced: ``namespace[name]``, else the last ``show_object`` argument.
+def result_shape(namespace: Namespace, name: str = "result") -> tuple[Any, str | None]:
+    """The solid a script produced, and a note for the agent when which one is not obvious.
 
-    Raises ``NameError`` if there is none and ``TypeError`` if it holds no solid (a sketch, a wire).
+    That is ``namespace[name]``, or for ``result``: what the latest step showed with
+    ``show_object`` (several shown objects are fused, as CQ-editor shows them all), unless
+    ``result`` was bound after that show. Raises ``NameError`` if there is none and ``TypeError``
+    if it holds no solid (a sketch, a wire).
     """
-    shown = namespace.get("__shown__") or []
-    if name in namespace:
+    shown = namespace.get("__shown__")
+    objects, result_at_show = shown.latest() if isinstance(shown, Shown) else ([], _UNBOUND)
+    note = None
+    if objects and name == "result" and namespace.get(name, _UNBOUND) is result_at_show:
+        shape = to_shape(objects[0])
+        if len(objects) > 1:
+            shape = shape.fuse(*(to_shape(o) for o in objects[1:])).clean()
+            note = f"scored the union of the {len(objects)} objects passed to show_object"
+    elif name in namespace:
         shape = to_shape(namespace[name])
-    elif name == "result" and shown:
-        shape = to_shape(shown[-1])
+        if objects:
+            note = f"scored {name!r}, bound after the last show_object"
     else:
         raise NameError(f"the script bound no {name!r} (and showed no object)")
     if not shape.Solids():
         raise TypeError(f"the result holds no solid (it is a {type(shape).__name__})")
-    return shape
+    return shape, note
 
 
-def tessellate(namespace: Namespace, args: dict[str, Any]) -> dict[str, np.ndarray]:
-    """Triangle mesh of a result.
+def tessellate(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
+    """Triangle mesh of a result, and its face inventory when ``features`` is true.
 
     Args: ``name`` (default ``result``); ``tolerance``, the chordal deviation in mm, or else
     ``relative_tolerance``, the same as a fraction of the bounding-box diagonal (default 1e-3);
-    ``angular_tolerance`` in radians (default 0.1).
+    ``angular_tolerance`` in radians (default 0.1); ``features`` (default false).
 
     Returns ``vertices`` (float64, (n, 3), mm) and ``faces`` (int32, (m, 3), counter-clockwise
-    seen from outside).
+    seen from outside), ``features`` (see :func:`measure.face_inventory`) and ``note`` (which
+    object was scored, when that is not obvious).
     """
-    shape = result_shape(namespace, str(args.get("name", "result")))
+    shape, note = result_shape(namespace, str(args.get("name", "result")))
+    return _measured(shape, args) | {"note": note}
+
+
+def _measured(shape: Any, args: dict[str, Any]) -> dict[str, Any]:
     if "tolerance" in args:
         tolerance = float(args["tolerance"])
     else:
         diagonal = shape.BoundingBox().DiagonalLength
-        tolerance = max(float(args.get("relative_tolerance", 1e-3)) * diagonal, 1e-6)
-    vertices, triangles = shape.tessellate(tolerance, float(args.get("angular_tolerance", 0.1)))
+        tolerance = float(args.get("relative_tolerance", 1e-3)) * diagonal
+    tolerance = max(tolerance, 1e-6)
+    out = measure.tessellation(shape, tolerance, float(args.get("angular_tolerance", 0.1)))
+    if args.get("features"):
+        out["features"] = measure.face_inventory(shape)
+    return out
+
+
+def measure_brep(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
+    """:func:`tessellate` with features, for a part sent as file bytes (``data``, of ``format``
+    ``brep`` or ``step``) rather than built in this session; also its B-Rep ``volume`` and the
+    part as ``brep`` bytes. Meant for sessions that run no agent code."""
+    import cadquery as cq
+
+    fmt = str(args.get("format", "brep")).lower()
+    if fmt == "step":
+        path = os.path.join(os.getcwd(), "part.step")
+        with open(path, "wb") as f:
+            f.write(args["data"])
+        shape = cq.importers.importStep(path).val()
+        if not isinstance(shape, cq.Shape):
+            raise TypeError("the STEP file holds no shape")
+    elif fmt == "brep":
+        shape = cq.Shape.cast(measure.read_brep(args["data"]))
+    else:
+        raise ValueError(f"unknown format {fmt!r}; known: brep, step")
+    if not shape.Solids():
+        raise TypeError(f"the part holds no solid (it is a {type(shape).__name__})")
+    brep = args["data"] if fmt == "brep" else export({"result": shape}, {"format": "brep"})
+    return _measured(shape, {**args, "features": True}) | {
+        "volume": measure.volume(shape.wrapped),
+        "brep": brep,
+    }
+
+
+def brep_volumes(namespace: Namespace, args: dict[str, Any]) -> dict[str, float]:
+    """Volumes of two parts sent as BREP bytes (``candidate``, ``reference``) and of their B-Rep
+    intersection: ``candidate``, ``reference``, ``common`` (units³)."""
+    a, b = measure.read_brep(args["candidate"]), measure.read_brep(args["reference"])
     return {
-        "vertices": np.array([v.toTuple() for v in vertices], dtype=np.float64).reshape(-1, 3),
-        "faces": np.array(triangles, dtype=np.int32).reshape(-1, 3),
+        "candidate": measure.volume(a),
+        "reference": measure.volume(b),
+        "common": measure.common_volume(a, b),
     }
 
 
@@ -161,7 +244,7 @@ def export(namespace: Namespace, args: dict[str, Any]) -> bytes:
     fmt = str(args.get("format", "step")).lower()
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; known: {', '.join(EXPORT_FORMATS)}")
-    shape = result_shape(namespace, str(args.get("name", "result")))
+    shape, _ = result_shape(namespace, str(args.get("name", "result")))
     fd, path = tempfile.mkstemp(suffix=f".{fmt}", dir=os.getcwd())
     os.close(fd)
     try:

@@ -8,11 +8,17 @@ import numpy as np
 import trimesh
 
 from toolgym.envs.base import ToolEnv
-from toolgym.envs.cadquery.artifacts import attach_brep, session_part
+from toolgym.envs.cadquery.artifacts import (
+    STEP_TOLERANCE_SHARE,
+    export_brep,
+    measure,
+    session_part,
+    tessellation_tolerance,
+)
 from toolgym.envs.cadquery.tools import registry
 from toolgym.envs.sandbox import CallResult
 from toolgym.envs.tasks import Task
-from toolgym.envs.verification import reference_part, verify_for_task
+from toolgym.envs.verification import exact_tolerance, reference_part, verify_for_task
 from toolgym.renderers.mesh_views import DEFAULT_VIEWS, Framing, MeshRenderer, tile
 from toolgym.verifiers.parts import Part
 from toolgym.verifiers.report import VerifierReport
@@ -60,7 +66,9 @@ class CadQueryEnv(ToolEnv):
 
     ## Episode end
 
-    Terminated when IoU reaches ``success_iou`` (default: the task's threshold, 0.95). Truncated
+    Terminated when the per-step verifier passes the part: IoU at least ``success_iou`` (default:
+    the task's threshold, 0.95) and every feature check met (through-holes, cavities, bodies, face
+    inventory, surface deviation; see ``toolgym.verifiers.cad``). Truncated
     after ``max_steps`` steps.
 
     ## Arguments
@@ -109,6 +117,8 @@ class CadQueryEnv(ToolEnv):
         self.renderer = MeshRenderer(view_size)
         self.success_iou = success_iou
         self._targets: dict[str, tuple[Part, Framing, np.ndarray]] = {}
+        self._note: str | None = None  # which object the session scored, when not obvious
+        self._brep_iou: float | str | None = None  # the exact tier's B-Rep cross-check
         super().__init__(
             suite=suite, split=split, task=task, action_mode=action_mode, max_steps=max_steps,
             view_size=view_size, show_target=show_target, error_penalty=error_penalty,
@@ -127,28 +137,53 @@ class CadQueryEnv(ToolEnv):
             image = tile(self.renderer.render(reference.mesh, framing).rgb)
             self._targets[task.id] = (reference, framing, image)
         self._reference, self._framing, image = self._targets[task.id]
+        self._step_tolerance = tessellation_tolerance(
+            self._reference.mesh.extents, STEP_TOLERANCE_SHARE, task.verification.deviation_mm
+        )
         return image
 
     def _candidate(self) -> tuple[Part | None, str | None]:
         assert self.session is not None
-        return _part_or_error(*session_part(self.session, exact=False))
+        part, result = session_part(self.session, tolerance=self._step_tolerance)
+        self._note = result.value.get("note") if isinstance(result.value, dict) else None
+        return _part_or_error(part, result)
 
     def _exact(self, candidate: Part) -> tuple[Part | None, str | None]:
-        assert self.session is not None
-        return _part_or_error(*attach_brep(self.session, candidate))
+        """The last good part, exported as BREP and measured in a fresh session (one that ran
+        no agent code), with a B-Rep boolean against the reference as a cross-check."""
+        assert self.session is not None and self.task is not None
+        self._brep_iou = None
+        brep, result = export_brep(self.session)
+        if brep is None:
+            return _part_or_error(None, result)
+        measured = measure(
+            brep,
+            tolerance=exact_tolerance(self.task, self._reference),
+            reference_brep=self._reference.brep,
+        )
+        self._brep_iou = measured.brep_iou
+        return measured.part, measured.error
 
     def _verify(self, candidate: Part | None, tier: str) -> VerifierReport:
         assert self.task is not None
-        return verify_for_task(self.task, candidate, self._reference, tier)
+        return verify_for_task(
+            self.task,
+            candidate,
+            self._reference,
+            tier,
+            brep_iou=self._brep_iou if tier == "exact" else None,
+            success_iou=self.success_iou,
+        )
+
+    def _feedback(self, outcome: Any, summary: str) -> str:
+        return super()._feedback(outcome, f"{self._note}; {summary}" if self._note else summary)
 
     def _render(self, candidate: Part | None) -> np.ndarray:
         mesh = candidate.mesh if candidate is not None else None
         return tile(self.renderer.render(mesh, self._framing).rgb)
 
     def _succeeded(self, report: VerifierReport) -> bool:
-        assert self.task is not None
-        threshold = self.success_iou or self.task.verification.thresholds.get("iou", 0.95)
-        return report.validity.get("valid", False) and report.metrics.get("iou", 0.0) >= threshold
+        return report.passed
 
     def export(self, fmt: str = "step") -> bytes:
         """The current part as STEP, STL or GLB bytes."""
@@ -157,7 +192,7 @@ class CadQueryEnv(ToolEnv):
         if fmt not in EXPORT_FORMATS:
             raise ValueError(f"unknown format {fmt!r}; use one of {EXPORT_FORMATS}")
         if fmt == "glb":
-            part, result = session_part(self.session, exact=False)
+            part, result = session_part(self.session)
             if part is None:
                 raise ValueError(f"no part to export: {result.feedback()}")
             return trimesh.Trimesh(part.mesh.vertices, part.mesh.faces).export(file_type="glb")

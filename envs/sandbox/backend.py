@@ -45,6 +45,9 @@ class Backend:
         """The namespace a session's first script starts from."""
         return {"__name__": "__sandbox__", "__builtins__": __builtins__}
 
+    def before_exec(self, namespace: Namespace) -> None:
+        """Called in the worker before each script runs (a new step begins)."""
+
     def describe(self, value: Any) -> Any:
         """A plain-data summary of a tool object for ``fetch``; ``None`` if not a tool object."""
         return None

@@ -213,6 +213,7 @@ class Worker:
             return {"ok": False, "error": _error("protocol", "exec needs a string 'code'")}
 
         def run() -> None:
+            self.backend.before_exec(self.namespace)
             exec(compile(code, filename, "exec"), self.namespace)
 
         _, report = self._run(run)

@@ -1,0 +1,265 @@
+"""Feature checks: what a designer looks at that volume overlap misses.
+
+IoU barely moves when a 5 mm hole is left out of a 60 mm plate, so three signals that the mesh and
+the B-Rep give directly decide whether the part's features are there:
+
+- **Topology** of the closed mesh, per connected shell: outward shells are bodies, inward ones
+  cavities (internal voids), and the genus counts through-holes (Euler characteristic
+  χ = V − E + F = 2 − 2g for each closed shell).
+- **Face inventory** of the B-Rep: the total area of each kind of surface at each size (planes by
+  outward normal, cylinders and spheres by radius, tori by both radii, cones by half-angle). A
+  missing fillet, chamfer, hole or boss removes a group; a wrong radius moves one. Totals, not
+  face counts, so two models of one part agree however their faces are split.
+- **Surface deviation** in the part's units (mm): the largest distance from a sample on either
+  surface to the other surface, measured exactly to the nearest triangle (not to the nearest
+  sample, which would add the sampling spacing: over 1 mm on a 60 mm plate).
+
+Tolerances follow the rule "visibly off means ≥ 1 mm or ≥ 10 % of the feature's size": a feature
+passes while its error is below half that bound (:data:`MARGIN`), so that a part visibly off
+fails with room to spare and two exact models of the same part pass with room to spare.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import trimesh
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+SURFACE_KINDS = ("plane", "cylinder", "cone", "sphere", "torus", "freeform")
+VISIBLE_MM = 1.0  # an error this large (mm) is visible on any part
+VISIBLE_FRACTION = 0.10  # ... and so is one of 10 % of the feature's size
+MARGIN = 0.5  # a feature passes below MARGIN × the visible bound
+NORMAL_TOLERANCE = math.radians(0.5)  # planes whose normals differ more are different planes
+AREA_TOLERANCE = 0.10  # relative area difference of a face group at which it fails
+SIGNIFICANT_AREA = 1e-4  # groups under this share of the reference's area are not compared
+FEATURE_FLOOR = 0.8  # score factor of a missing or extra feature group
+TOPOLOGY_FACTOR = 0.8  # score factor per through-hole or cavity too many or too few
+
+
+def visible_tolerance(size: float) -> float:
+    """The largest error that still passes on a feature of ``size`` (mm)."""
+    return MARGIN * min(VISIBLE_MM, VISIBLE_FRACTION * abs(size))
+
+
+def deviation_tolerance(extents: np.ndarray) -> float:
+    """Surface-deviation tolerance of a part: half the :func:`visible_tolerance` of its thinnest
+    extent, since a dimension off by e can move each of its two faces by only e / 2."""
+    return visible_tolerance(float(np.min(extents))) / 2
+
+
+# -- topology ------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Topology:
+    """Bodies (outward shells), cavities (inward shells) and total genus of a closed mesh;
+    ``genus`` is ``None`` when some shell is not a closed 2-manifold."""
+
+    bodies: int
+    cavities: int
+    genus: int | None
+
+    @classmethod
+    def of(cls, mesh: trimesh.Trimesh) -> Topology:
+        faces = np.asarray(mesh.faces)
+        if not len(faces):
+            return cls(0, 0, 0)
+        labels = _vertex_components(mesh)  # a shell's vertices, edges and faces share its label
+        face_label = labels[faces[:, 0]]
+        size = int(labels.max()) + 1
+        f = np.bincount(face_label, minlength=size)
+        shells = f > 0  # unused vertices form components without faces
+        tri = np.asarray(mesh.vertices)[faces]
+        signed = np.einsum("ij,ij->i", tri[:, 0], np.cross(tri[:, 1], tri[:, 2])) / 6.0
+        volumes = np.bincount(face_label, weights=signed, minlength=size)[shells]
+        v = np.bincount(labels[np.unique(faces)], minlength=size)[shells]
+        e = np.bincount(labels[np.asarray(mesh.edges_unique)[:, 0]], minlength=size)[shells]
+        chi = v - e + f[shells]  # Euler characteristic of each shell
+        closed = bool(mesh.is_watertight) and bool((chi % 2 == 0).all())
+        genus = int(((2 - chi) // 2).clip(min=0).sum()) if closed else None
+        return cls(int((volumes > 0).sum()), int((volumes < 0).sum()), genus)
+
+
+def _vertex_components(mesh: trimesh.Trimesh) -> np.ndarray:
+    """Component label of each vertex (vertices joined by an edge are connected)."""
+    edges = np.asarray(mesh.edges_unique)
+    size = len(mesh.vertices)
+    graph = coo_matrix((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(size, size))
+    return connected_components(graph, directed=False)[1]
+
+
+def topology_factor(candidate: Topology, reference: Topology) -> float:
+    """Score factor: :data:`TOPOLOGY_FACTOR` per through-hole and cavity too many or too few."""
+    misses = abs(candidate.cavities - reference.cavities)
+    if candidate.genus is not None and reference.genus is not None:
+        misses += abs(candidate.genus - reference.genus)
+    return TOPOLOGY_FACTOR**misses
+
+
+# -- face inventory ------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class FaceGroup:
+    """Faces of one kind and size: ``sizes`` are radii (mm), a half-angle (radians) or a plane's
+    outward unit normal; ``area`` is their total area (mm²)."""
+
+    kind: str
+    sizes: tuple[float, ...]
+    area: float
+
+    def describe(self) -> str:
+        if self.kind == "plane":
+            n = ", ".join(f"{c:+.2f}" for c in self.sizes)
+            return f"planar faces facing ({n})"
+        if self.kind == "cone":
+            return f"conical faces of half-angle {math.degrees(self.sizes[0]):.1f}°"
+        if self.kind == "torus":
+            return f"toroidal faces of radii {self.sizes[0]:.3g} and {self.sizes[1]:.3g}"
+        if self.kind == "freeform":
+            return "free-form faces"
+        return f"{self.kind}s of radius {self.sizes[0]:.3g}"
+
+    def errors(self, other: FaceGroup) -> tuple[float, float]:
+        """(size error, area error) of ``other`` against this group, each in units of its
+        tolerance: ≤ 1 passes."""
+        if self.kind == "plane":
+            cosine = float(np.clip(np.dot(self.sizes, other.sizes), -1.0, 1.0))
+            size_error = math.acos(cosine) / NORMAL_TOLERANCE
+        elif self.kind == "cone":
+            size_error = abs(self.sizes[0] - other.sizes[0]) / visible_tolerance(self.sizes[0])
+        elif self.kind == "freeform":
+            size_error = 0.0
+        else:  # radii: the feature's size is the diameter, which moves by twice the radius
+            size_error = max(
+                2 * abs(a - b) / max(visible_tolerance(2 * a), 1e-9)
+                for a, b in zip(self.sizes, other.sizes, strict=True)
+            )
+        area_error = abs(other.area - self.area) / (AREA_TOLERANCE * max(self.area, 1e-12))
+        return size_error, area_error
+
+
+def face_groups(inventory: np.ndarray, scale: float = 1.0) -> list[FaceGroup]:
+    """Group inventory rows (see ``toolgym.envs.cadquery.measure``) by kind and size.
+
+    ``scale`` multiplies lengths (areas by its square), for parts compared after normalisation.
+    """
+    rows = np.asarray(inventory, dtype=np.float64).reshape(-1, 7)
+    groups: list[FaceGroup] = []
+    for code, kind in enumerate(SURFACE_KINDS):
+        members = rows[rows[:, 0] == code]
+        if not len(members):
+            continue
+        if kind == "plane":
+            keys = members[:, 4:7]
+        elif kind == "cone":
+            keys = members[:, 1:2]
+        elif kind == "freeform":
+            keys = np.zeros((len(members), 1))
+        else:
+            keys = members[:, 1:3] * scale
+        groups.extend(
+            FaceGroup(kind, tuple(float(k) for k in key), float(area) * scale**2)
+            for key, area in _cluster(keys, members[:, 3], kind == "plane")
+        )
+    return groups
+
+
+def _cluster(
+    keys: np.ndarray, areas: np.ndarray, directions: bool
+) -> list[tuple[np.ndarray, float]]:
+    """Greedy clustering of equal keys (up to round-off), summing their areas."""
+    clusters: list[tuple[np.ndarray, float]] = []
+    for key, area in zip(keys, areas, strict=True):
+        for index, (centre, total) in enumerate(clusters):
+            close = (
+                np.dot(centre, key) > math.cos(1e-6)
+                if directions
+                else np.allclose(centre, key, rtol=1e-6, atol=1e-9)
+            )
+            if close:
+                clusters[index] = (centre, total + area)
+                break
+        else:
+            clusters.append((key, area))
+    return clusters
+
+
+@dataclasses.dataclass(frozen=True)
+class FeatureMatch:
+    """How the candidate's face groups compare with the reference's.
+
+    ``qualities`` has, for each significant reference group, 1 / (1 + size error² + area error²)
+    against the best candidate group of its kind (0 when there is none), then for each candidate
+    group 1 / (1 + size error²) against the nearest reference group of its kind: an extra
+    feature counts too. ``missing`` lists the reference groups whose errors fail, ``extra`` the
+    candidate's groups that no reference group is near in size.
+    """
+
+    qualities: tuple[float, ...]
+    missing: tuple[str, ...]
+    extra: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.missing and not self.extra
+
+    @property
+    def factor(self) -> float:
+        """Score factor: between :data:`FEATURE_FLOOR` and 1 per group, smooth in the errors."""
+        return math.prod(FEATURE_FLOOR + (1 - FEATURE_FLOOR) * q for q in self.qualities)
+
+    def messages(self) -> list[str]:
+        return [f"{m} missing or off" for m in self.missing] + [
+            f"{e} not in the target" for e in self.extra
+        ]
+
+
+def match_features(candidate: list[FaceGroup], reference: list[FaceGroup]) -> FeatureMatch:
+    """Compare face groups; groups under :data:`SIGNIFICANT_AREA` of the reference's total area
+    are left out on both sides."""
+    floor = SIGNIFICANT_AREA * sum(g.area for g in reference)
+    reference = [g for g in reference if g.area >= floor]
+    candidate = [g for g in candidate if g.area >= floor]
+    errors = [[g.errors(c) if c.kind == g.kind else None for c in candidate] for g in reference]
+    qualities, missing, extra = [], [], []
+    for group, row in zip(reference, errors, strict=True):
+        pairs = [e for e in row if e is not None]
+        qualities.append(max((1 / (1 + s**2 + a**2) for s, a in pairs), default=0.0))
+        if not any(s <= 1 and a <= 1 for s, a in pairs):
+            missing.append(group.describe())
+    for index, group in enumerate(candidate):
+        sizes = [row[index][0] for row in errors if row[index] is not None]
+        qualities.append(max((1 / (1 + s**2) for s in sizes), default=0.0))
+        if not any(s <= 1 for s in sizes):
+            extra.append(group.describe())
+    return FeatureMatch(tuple(qualities), tuple(missing), tuple(extra))
+
+
+# -- surface deviation ---------------------------------------------------------------------------
+
+
+class SurfaceDistance:
+    """Exact distances from points to a triangle mesh's surface, by an AABB tree (libigl) built
+    once: the nearest point of the nearest triangle, not of the nearest sample."""
+
+    def __init__(self, mesh: trimesh.Trimesh) -> None:
+        import igl
+
+        self.vertices = np.ascontiguousarray(mesh.vertices, dtype=np.float64)
+        self.faces = np.ascontiguousarray(mesh.faces, dtype=np.int64)
+        self.tree = igl.AABB()
+        if len(self.faces):
+            self.tree.init(self.vertices, self.faces)
+
+    def __call__(self, points: np.ndarray) -> np.ndarray:
+        """Distance from each of ``points`` (n, 3) to the surface, in the mesh's units."""
+        if not len(points) or not len(self.faces):
+            return np.full(max(len(points), 1), np.inf)
+        points = np.ascontiguousarray(points, dtype=np.float64)
+        squared = self.tree.squared_distance(self.vertices, self.faces, points)[0]
+        return np.sqrt(np.maximum(np.asarray(squared).reshape(-1), 0.0))
