@@ -96,8 +96,9 @@ def reference_part(task: Task) -> Part:
 
 
 def exact_tolerance(task: Task, reference: Part) -> float:
-    """Chordal tolerance (mm) of exact-tier meshes for ``task``."""
-    return tessellation_tolerance(
+    """Chordal tolerance (mm) of exact-tier meshes for ``task``: the reference's own, so that a
+    right part is meshed exactly as the reference was."""
+    return reference.tolerance or tessellation_tolerance(
         reference.mesh.extents, EXACT_TOLERANCE_SHARE, task.verification.deviation_mm
     )
 

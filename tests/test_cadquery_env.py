@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 
 import toolgym  # noqa: F401 - registers the environment
 from toolgym.agents.runner import run_episodes
-from toolgym.envs.cadquery.artifacts import export_brep, measure, session_part
+from toolgym.envs.cadquery.artifacts import export_brep, load_part, measure, session_part
 from toolgym.envs.cadquery.families import FAMILIES
 from toolgym.envs.sandbox import Session
 from toolgym.envs.suites import get_suite
@@ -233,14 +233,12 @@ def test_tool_schemas_match_the_cli(env):
 
 
 def test_export_step_stl_and_glb(env, tmp_path):
-    from toolgym.verifiers.parts import Part
-
     env.reset(seed=0)
     env.step("result = cq.Workplane().box(10, 20, 30)")
     for fmt in ("step", "stl", "glb"):
         path = tmp_path / f"part.{fmt}"
         path.write_bytes(env.unwrapped.export(fmt))
-        assert Part.from_file(path).mesh.volume == pytest.approx(6000.0, rel=1e-6)
+        assert load_part(path).mesh.volume == pytest.approx(6000.0, rel=1e-6)
     with pytest.raises(ValueError, match="unknown format"):
         env.unwrapped.export("dwg")
 

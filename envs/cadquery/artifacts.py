@@ -104,7 +104,7 @@ def measure(
         if not measured.ok:
             return Measured(None, error=measured.feedback())
         part = _part(measured.value)
-        part.brep = measured.value["brep"]
+        part.brep, part.tolerance = measured.value["brep"], tolerance
         if reference_brep is None:
             return Measured(part)
         volumes = session.request(

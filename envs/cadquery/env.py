@@ -116,7 +116,7 @@ class CadQueryEnv(ToolEnv):
     ) -> None:
         self.renderer = MeshRenderer(view_size)
         self.success_iou = success_iou
-        self._targets: dict[str, tuple[Part, Framing, np.ndarray]] = {}
+        self._targets: dict[str, tuple[Part, Framing, np.ndarray, float]] = {}
         self._note: str | None = None  # which object the session scored, when not obvious
         self._brep_iou: float | str | None = None  # the exact tier's B-Rep cross-check
         super().__init__(
@@ -133,13 +133,16 @@ class CadQueryEnv(ToolEnv):
     def _prepare(self, task: Task) -> np.ndarray:
         if task.id not in self._targets:
             reference = reference_part(task)
+            step_tolerance = tessellation_tolerance(
+                reference.mesh.extents, STEP_TOLERANCE_SHARE, task.verification.deviation_mm
+            )
+            # The target meshed as each step's part is, so a right part renders pixel for pixel
+            # like it (the reference itself is meshed finer, for the exact tier).
+            shown = measure(reference.brep, tolerance=step_tolerance).part or reference
             framing = Framing.around(reference.mesh.bounds)
-            image = tile(self.renderer.render(reference.mesh, framing).rgb)
-            self._targets[task.id] = (reference, framing, image)
-        self._reference, self._framing, image = self._targets[task.id]
-        self._step_tolerance = tessellation_tolerance(
-            self._reference.mesh.extents, STEP_TOLERANCE_SHARE, task.verification.deviation_mm
-        )
+            image = tile(self.renderer.render(shown.mesh, framing).rgb)
+            self._targets[task.id] = (reference, framing, image, step_tolerance)
+        self._reference, self._framing, image, self._step_tolerance = self._targets[task.id]
         return image
 
     def _candidate(self) -> tuple[Part | None, str | None]:

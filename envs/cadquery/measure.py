@@ -48,7 +48,8 @@ def tessellation(shape: Any, tolerance: float, angular_tolerance: float = 0.1) -
 
     ``tolerance`` is the largest distance between the triangles and the true surface, in the
     part's units: absolute, unlike ``Shape.tessellate``, whose relative deflection scales with
-    each face's size and let a loft's triangles stray 0.3 mm when asked for 0.05 mm.
+    each face's size and let a loft's triangles stray 0.3 mm when asked for 0.05 mm. Meshing
+    anew each time makes the mesh a function of the solid and the tolerances.
     """
     from OCP.BRep import BRep_Tool
     from OCP.BRepMesh import BRepMesh_IncrementalMesh
@@ -56,8 +57,10 @@ def tessellation(shape: Any, tolerance: float, angular_tolerance: float = 0.1) -
     from OCP.TopAbs import TopAbs_REVERSED
     from OCP.TopLoc import TopLoc_Location
 
-    if not BRepTools.Triangulation_s(shape.wrapped, tolerance):  # none as fine yet
-        BRepMesh_IncrementalMesh(shape.wrapped, tolerance, False, angular_tolerance, False)
+    # A mesh depends on the solid and the tolerances alone: never on a triangulation left by an
+    # earlier call, or carried in by BREP data.
+    BRepTools.Clean_s(shape.wrapped)
+    BRepMesh_IncrementalMesh(shape.wrapped, tolerance, False, angular_tolerance, False)
     vertices, faces, offset = [], [], 0
     for face in shape.Faces():
         location = TopLoc_Location()
