@@ -41,12 +41,15 @@ class Part:
         brep: the exact solid as BREP bytes, for B-Rep cross-checks in a sandbox; never parsed
             here.
         length_scale: lengths of ``features`` are multiplied by this (a normalised part's scale).
+        tolerance: the chordal tolerance the mesh was made with, when known; parts compared with
+            this one are meshed alike.
     """
 
     mesh: trimesh.Trimesh
     features: np.ndarray | None = None
     brep: bytes | None = None
     length_scale: float = 1.0
+    tolerance: float | None = None
 
     @classmethod
     def from_arrays(
