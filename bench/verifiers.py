@@ -8,14 +8,19 @@ Run::
 Everything is measured side by side in one run; the machines this runs on are shared and noisy,
 so compare the ratios, not the absolute times. Figures and the command go into bench/RESULTS.md.
 
-1. IoU by exact B-Rep booleans (the ground truth), by exact mesh booleans (manifold3d) and by the
-   approximate ray-cast path (at its default resolution and at the per-step one): time of each and
-   the maximum and mean absolute error against B-Rep. Target: both fast paths within 0.01.
+1. IoU by exact B-Rep booleans (the ground truth on these well-behaved pairs), by exact mesh
+   booleans (manifold3d) and by the approximate ray-cast path (at its default resolution and at the
+   per-step one): time of each and the maximum and mean absolute error against B-Rep. Target: both
+   fast paths within 0.01.
 2. Chamfer distance at 8,192 points per side: ours against trimesh's surface sampling plus SciPy's
    cKDTree. Target: at least parity.
 3. The whole per-step verification (what the environment calls each step: mesh from the session's
    arrays, cheap tier) as a fraction of the time CadQuery takes to build and tessellate the same
    part. Target: at most 25 %.
+4. The exact tier (mesh booleans, feature checks, exact surface distances) against the exact tier
+   it replaced (B-Rep boolean plus sample-to-sample surface metrics and validity), both in this
+   process on the same parts. Target: at most 1.5×. Also the feature checks alone at the cheap
+   tier (topology, face inventory, surface deviation). Target: at most 5 ms per part.
 """
 
 from __future__ import annotations
@@ -29,8 +34,9 @@ import numpy as np
 import trimesh
 from scipy.spatial import cKDTree
 
-from toolgym.verifiers import geometry
-from toolgym.verifiers.cad import verify_part
+from toolgym.envs.cadquery.measure import common_volume, face_inventory, tessellation
+from toolgym.verifiers import features, geometry
+from toolgym.verifiers.cad import TIER_SETTINGS, verify_part
 from toolgym.verifiers.occupancy import DEFAULT_RESOLUTION
 from toolgym.verifiers.parts import TESSELLATION_TOLERANCE, Part
 
@@ -71,16 +77,44 @@ def random_program(
 
 
 def build(program: str) -> tuple[object, float]:
-    """The solid a program binds to ``result``, and the seconds to build and tessellate it."""
+    """The solid a program binds to ``result``, its mesh arrays and face inventory, and the
+    seconds to build and tessellate it."""
     started = time.perf_counter()
     namespace = {"cq": cq}
     exec(program, namespace)
     shape = namespace["result"].val()
     tolerance = TESSELLATION_TOLERANCE * shape.BoundingBox().DiagonalLength
-    vertices, triangles = shape.tessellate(tolerance, 0.1)
+    mesh = tessellation(shape, tolerance)
     elapsed = time.perf_counter() - started
-    arrays = (np.array([v.toTuple() for v in vertices]), np.array(triangles))
-    return (shape, arrays), elapsed
+    return (shape, (mesh["vertices"], mesh["faces"], face_inventory(shape))), elapsed
+
+
+def iou_brep(a: object, b: object) -> float:
+    common = common_volume(a.wrapped, b.wrapped)
+    return common / (a.Volume() + b.Volume() - common)
+
+
+def previous_exact_tier(shape_a: object, shape_b: object, a: Part, b: Part) -> None:
+    """What the exact tier computed before: the B-Rep boolean, sample-to-sample surface metrics
+    at 8,192 points (with the reference's own sampling noise) and the validity checks."""
+    iou_brep(shape_a, shape_b)
+    count = TIER_SETTINGS["exact"]["points"]
+    geometry.nearest_distances(a.mesh, b.mesh, count, 0)
+    geometry.distances(
+        geometry.sample_surface(b.mesh, count, 1), geometry.sample_surface(b.mesh, count)
+    )
+    geometry.validity(a.mesh)
+
+
+def feature_checks(a: Part, b: Part) -> None:
+    """The cheap tier's feature checks alone, for a new candidate against a prepared reference."""
+    count = TIER_SETTINGS["cheap"]["points"]
+    surface = b.surface(count, 0, geometry.DEFAULT_FSCORE_THRESHOLD)
+    candidate = geometry.SampledSurface(a.mesh, count, 0)
+    surface.sampled.distances_from(candidate.points)
+    candidate.distances_from(surface.points)
+    features.Topology.of(a.mesh)
+    features.match_features(features.face_groups(a.features), b.face_groups)
 
 
 def timed(fn, *args):
@@ -108,7 +142,8 @@ def main() -> None:
         k: []
         for k in (
             "iou_brep", "t_brep", "err_mesh", "t_mesh", "err_fast", "t_fast", "err_step",
-            "t_step_iou", "t_chamfer", "t_baseline", "step_fraction", "t_build",
+            "t_step_iou", "t_chamfer", "t_baseline", "step_fraction", "t_build", "t_exact",
+            "t_previous", "t_features",
         )
     }  # fmt: skip
     for _ in range(args.pairs):
@@ -117,7 +152,7 @@ def main() -> None:
         (shape_a, arrays_a), build_a = build(program_a)
         (shape_b, arrays_b), _ = build(program_b)
         a, b = Part.from_arrays(*arrays_a), Part.from_arrays(*arrays_b)
-        exact, t_brep = timed(geometry.iou_brep, shape_a.wrapped, shape_b.wrapped)
+        exact, t_brep = timed(iou_brep, shape_a, shape_b)
         mesh_iou, t_mesh = timed(geometry.iou_mesh, a.mesh, b.mesh)
         fast_iou, t_fast = timed(geometry.iou_fast, a.mesh, b.mesh, DEFAULT_RESOLUTION)
         step_iou, t_step = timed(geometry.iou_fast, a.mesh, b.mesh, STEP_RESOLUTION)
@@ -128,11 +163,15 @@ def main() -> None:
         started = time.perf_counter()
         verify_part(Part.from_arrays(*arrays_a), b, tier="cheap")
         t_verify = time.perf_counter() - started
+        _, t_features = timed(feature_checks, Part.from_arrays(*arrays_a), b)
+        _, t_previous = timed(previous_exact_tier, shape_a, shape_b, a, Part.from_arrays(*arrays_b))
+        _, t_exact = timed(verify_part, Part.from_arrays(*arrays_a), Part.from_arrays(*arrays_b))
         for key, value in (
             ("iou_brep", exact), ("t_brep", t_brep), ("err_mesh", abs(mesh_iou - exact)),
             ("t_mesh", t_mesh), ("err_fast", abs(fast_iou - exact)), ("t_fast", t_fast),
             ("err_step", abs(step_iou - exact)), ("t_step_iou", t_step), ("t_chamfer", t_chamfer),
             ("t_baseline", t_baseline), ("step_fraction", t_verify / build_a), ("t_build", build_a),
+            ("t_exact", t_exact), ("t_previous", t_previous), ("t_features", t_features),
         ):  # fmt: skip
             rows[key].append(value)
 
@@ -166,6 +205,17 @@ def main() -> None:
             "per-step verification / CadQuery build + tessellate",
             f"{med['step_fraction']:.0%} (build {med['t_build'] * 1e3:.0f} ms)",
             f"≤ 25 %: {verdict(med['step_fraction'] <= 0.25)}",
+        ),
+        (
+            "exact tier: now vs before (B-Rep IoU + sampled surface metrics)",
+            f"{med['t_exact'] * 1e3:.1f} vs {med['t_previous'] * 1e3:.1f} ms "
+            f"({med['t_exact'] / med['t_previous']:.2f}×)",
+            f"≤ 1.5×: {verdict(med['t_exact'] <= 1.5 * med['t_previous'])}",
+        ),
+        (
+            "feature checks per part at the cheap tier",
+            f"{med['t_features'] * 1e3:.2f} ms",
+            f"≤ 5 ms: {verdict(med['t_features'] <= 0.005)}",
         ),
     ]
     print("| measure | figure | target |\n|---|---|---|")
