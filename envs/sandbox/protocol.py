@@ -164,7 +164,10 @@ def recv(
     fd_space = socket.CMSG_SPACE(MAX_FDS * array.array("i").itemsize)
     while len(header) < _HEADER.size:
         _wait_readable(sock, deadline)
-        data, ancdata, flags, _addr = sock.recvmsg(_HEADER.size - len(header), fd_space)
+        try:
+            data, ancdata, flags, _addr = sock.recvmsg(_HEADER.size - len(header), fd_space)
+        except ConnectionResetError:  # the peer died with our data unread
+            data, ancdata, flags = b"", [], 0
         for level, kind, cmsg in ancdata:
             if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
                 received = array.array("i")
@@ -184,7 +187,10 @@ def recv(
     got = 0
     while got < length:
         _wait_readable(sock, deadline)
-        n = sock.recv_into(view[got:], length - got)
+        try:
+            n = sock.recv_into(view[got:], length - got)
+        except ConnectionResetError:
+            n = 0
         if n == 0:
             _close_fds(fds)
             raise ChannelClosed("peer closed the channel mid-message")

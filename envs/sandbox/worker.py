@@ -286,9 +286,10 @@ class Worker:
 
 
 def _sendable(value: Any, depth: int = 0) -> Any:
-    """``value`` with unencodable text replaced (U+FFFD) and unsendable objects as their repr."""
+    """``value`` with unencodable characters escaped (``\\udc80``) and unsendable objects as
+    their repr."""
     if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode("utf-8")
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
     if isinstance(value, dict):
         return {_sendable(str(k)): _sendable(v, depth + 1) for k, v in value.items()}
     if isinstance(value, list | tuple):
