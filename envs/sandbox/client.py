@@ -184,7 +184,11 @@ class Session:
 
     def _start(self) -> None:
         """Fork a session from the zygote; on failure nothing is left behind (SandboxError)."""
-        zygote = get_zygote(self.backend)
+        try:
+            zygote = get_zygote(self.backend)
+        except OSError as exc:
+            cause = describe_os_error(exc)
+            raise SandboxError(f"the {self.backend} zygote failed to start: {cause}") from None
         self.zygote_pid = zygote.pid
         session_dir = tempfile.mkdtemp(prefix="session-", dir=default_run_dir())
         self._h = handles = _Handles(session_dir)
@@ -561,10 +565,15 @@ class Session:
 
     def _resume(self, snapshot_id: int) -> bool:
         """Make snapshot ``snapshot_id`` the live worker, its workspace files put back; a fork of
-        it parks in its place. ``False`` (and the snapshot forgotten) if it has died."""
+        it parks in its place. ``False`` (and the snapshot forgotten) if it has died; raises
+        SandboxError if this process cannot make the channel (out of file descriptors)."""
         snap = self._snapshots[snapshot_id]
+        try:
+            ours, theirs = socket.socketpair()
+        except OSError as exc:  # our fault, not the snapshot's: keep it
+            cause = describe_os_error(exc)
+            raise SandboxError(f"cannot resume snapshot {snapshot_id}: {cause}") from None
         restored = self._control_send({"op": "restore", "id": snapshot_id}) or {}
-        ours, theirs = socket.socketpair()
         deadline = time.monotonic() + SETUP_TIMEOUT_S
         try:
             if not restored.get("ok"):
