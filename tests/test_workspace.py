@@ -111,16 +111,20 @@ def test_nothing_is_left_after_the_process_ends(tmp_path, ending):
         session = Session("cadquery")
         session.run("open('x', 'w').write('x')")
         print("ready", flush=True)
+        sys.stdin.readline()  # until the test has seen the session's directory
         if {ending!r} == "KeyboardInterrupt":
             raise KeyboardInterrupt
         if {ending!r} == "SIGTERM":
             time.sleep(600)
     """
-    process = python(script, tmp_path)
+    process = python(script, tmp_path, stdin=subprocess.PIPE)
     assert process.stdout.readline().strip() == "ready"
     assert any(n.startswith("session-") for n in run_dir_entries(tmp_path))
     if ending == "SIGTERM":
         process.send_signal(signal.SIGTERM)
+    else:
+        process.stdin.write("go\n")
+        process.stdin.flush()
     process.wait(timeout=60)
     # The session's init removes its directory when the parent's channel closes.
     wait_until(lambda: run_dir_entries(tmp_path) == [], what=str(run_dir_entries(tmp_path)))
