@@ -154,12 +154,12 @@ def allow_list() -> tuple[str, ...]:
     forbidden = forbidden_modules()
     if forbidden:
         raise RuntimeError(f"the sandbox must not import {', '.join(forbidden)}")
+    base = sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_exec_prefix})
     python = {
         sys.executable,
         os.path.realpath(sys.executable),
         os.path.join(sys.prefix, "pyvenv.cfg"),
-        sysconfig.get_paths()["stdlib"],
-        sysconfig.get_paths()["platstdlib"],
+        *(base[key] for key in ("stdlib", "platstdlib")),
         *site.getsitepackages(),
     }
     libdir = sysconfig.get_config_var("LIBDIR")
