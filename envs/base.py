@@ -20,7 +20,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from toolgym.envs.sandbox import CallResult, Limits, Session
+from toolgym.envs.sandbox import CallResult, Limits, SandboxError, Session, SnapshotLost
 from toolgym.envs.spaces import UnicodeText
 from toolgym.envs.suites import get_suite, get_task
 from toolgym.envs.tasks import Task
@@ -131,7 +131,9 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         if self.session is not None:
             self.session.close()
         self.session = Session(self.backend, self.limits)
-        self._good_snapshot = 0
+        # The snapshot of the last good step's state (``None``: none could be taken).
+        self._good_snapshot: int | None = min(self.session.info["snapshots"], default=None)
+        self._notes: list[str] = []  # what the sandbox had to recover from, for the feedback
         self._steps, self._score, self._done = 0, 0.0, False
         self._image = self._render(None)
         self._part: Any = None  # the artifact after the last good step
@@ -155,8 +157,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             timings["tessellate"] = time.perf_counter() - started
         info: dict[str, Any] = {"task": self.task.id, "isolation": self.session.layers}
         if error is not None:
-            reward = -self.error_penalty
-            self._undo(outcome)
+            reward = -self.error_penalty + self._undo(outcome)
             info["error"] = error
             feedback = self._feedback(outcome, f"error: {error}")
         else:
@@ -168,7 +169,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             timings["render"] = time.perf_counter() - started
             score = report.score if report.score is not None else self._score
             reward, self._score, self._report = score - self._score, score, report
-            self._good_snapshot, self._part = self.session.snapshot(), candidate
+            self._checkpoint(candidate)
             info["report"] = report.to_dict()
             if report.errors:
                 info["error"] = f"verifier: {report.errors[0]}"
@@ -220,13 +221,74 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
     def _too_long(self, what: str, action: str) -> str:
         return f"the {what} has {len(action)} characters; the limit is {self.max_action_chars}"
 
-    def _undo(self, outcome: CallResult | None) -> None:
-        """Back to the state after the last good step (a crash already restored a snapshot)."""
+    def _undo(self, outcome: CallResult | None) -> float:
+        """Back to the state after the last good step (a crash already restored a snapshot).
+
+        When a process died and took that state with it, the session holds an older state (or
+        none): the part shown and scored becomes the part that exists, and the feedback says so.
+        Returns the change of score this makes (0.0 when the last good state came back).
+        """
         assert self.session is not None
-        if outcome is not None and outcome.state_lost:
-            self._part = None  # the session restarted empty
-        elif outcome is not None and outcome.restored_to is None:
-            self.session.rollback(self._good_snapshot)
+        if outcome is not None and (outcome.state_lost or outcome.restored_to is not None):
+            restored, lost = outcome.restored_to, outcome.state_lost
+            why = "the crash also took the snapshot of the last good step"
+        else:
+            restored, lost, why = self._rollback()
+        if restored is not None and restored == self._good_snapshot and not lost:
+            return 0.0
+        return self._resync(why)
+
+    def _rollback(self) -> tuple[int | None, bool, str]:
+        """Roll back to the last good snapshot, or the latest one alive; never raises.
+
+        Returns ``(snapshot restored, state lost, why not the last good one)``."""
+        assert self.session is not None
+        target = self._good_snapshot
+        live = self.session.info["snapshots"]
+        try:
+            if target is not None:
+                self.session.rollback(target)
+                return target, False, ""
+            if live:
+                self.session.rollback(live[-1])
+                return live[-1], False, "the last good step had no snapshot"
+            self.session.restart()
+            return None, True, "no snapshot was left"
+        except SnapshotLost as exc:
+            return exc.restored_to, exc.state_lost, str(exc)
+        except SandboxError as exc:
+            return None, True, f"the sandbox failed: {exc}"
+
+    def _resync(self, why: str) -> float:
+        """The session no longer holds the last good step's state: show, score and remember the
+        part it does hold. Returns the change of score."""
+        assert self.task is not None
+        candidate, error = self._candidate()
+        if error is not None:
+            candidate = None  # nothing (valid) was built in the state that survived
+        report = None
+        if candidate is not None:
+            report = self._verify(candidate, self.task.verification.step_tier)
+        score = report.score if report is not None and report.score is not None else 0.0
+        self._image = self._render(candidate)
+        change, self._score, self._report = score - self._score, score, report
+        self._checkpoint(candidate)
+        shown = "the part shown is the one that exists now" if candidate else "no part exists now"
+        self._notes.insert(0, f"note: the sandbox lost the last good state ({why}); {shown}")
+        return change
+
+    def _checkpoint(self, candidate: Any) -> None:
+        """Remember the session's state as the last good one: its part and a snapshot of it."""
+        assert self.session is not None
+        self._part = candidate
+        try:
+            self._good_snapshot = self.session.snapshot()
+        except SandboxError as exc:
+            self._good_snapshot = None
+            self._notes.append(
+                f"note: the sandbox could not save this state ({exc}); a failed step will go "
+                "back to an earlier one"
+            )
 
     def _finish(self, info: dict[str, Any]) -> float:
         """Exact verification of the final part; returns the reward that settles the score."""
@@ -244,7 +306,9 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         return settle
 
     def _feedback(self, outcome: CallResult | None, summary: str) -> str:
-        parts = []
+        parts = [f"note: {outcome.recovery}"] if outcome is not None and outcome.recovery else []
+        parts += self._notes
+        self._notes = []
         if outcome is not None:
             if outcome.stdout.strip():
                 parts.append("stdout:\n" + outcome.stdout.strip()[-2000:])

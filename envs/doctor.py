@@ -1,20 +1,23 @@
 """``toolgym doctor``: can this machine run toolgym? Tools, isolation layers and rendering.
 
 Each check starts the real thing: a zygote per tool (a clean interpreter importing it), a session
-(reporting the isolation layers it got), and a Workbench render inside a Blender session.
+(reporting the isolation layers it got and the allow-list of files it sees), and a Workbench
+render inside a Blender session.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib.metadata
+import os
 import time
 from collections.abc import Callable
 
 import numpy as np
 
-from toolgym.envs.sandbox import Session, get_zygote
+from toolgym.envs.sandbox import Limits, Session, get_zygote
 from toolgym.envs.sandbox.backend import load_backend
+from toolgym.envs.sandbox.limits import MiB
 
 ALL_LAYERS = ("netns", "pidns", "mountns", "uid", "rlimits", "env")
 
@@ -54,19 +57,38 @@ def check_tool(backend: str) -> Check:
     return _guard(f"tool {backend}", run)
 
 
-def check_isolation() -> Check:
-    def run() -> Check:
+def check_isolation() -> list[Check]:
+    """The isolation layers a session gets here, and the files it can see (the allow-list)."""
+    try:
         with Session("cadquery", snapshot_on_start=False) as session:
             layers, warnings = session.layers, session.warnings
-        missing = [layer for layer in ALL_LAYERS if layer not in layers]
-        detail = "active: " + ", ".join(layers)
-        if missing:
-            detail += "; unavailable: " + ", ".join(missing)
-        if warnings:
-            detail += "; " + "; ".join(warnings)
-        return Check("isolation layers", not missing, detail, required=False)
+            allowed, limits = session.allowed_paths, session.limits
+    except Exception as exc:
+        failed = f"{type(exc).__name__}: {str(exc).strip()[:400]}"
+        return [Check(name, False, failed, False) for name in ("isolation layers", "filesystem")]
+    missing = [layer for layer in ALL_LAYERS if layer not in layers]
+    detail = "active: " + ", ".join(layers)
+    if missing:
+        detail += "; unavailable: " + ", ".join(missing)
+    if warnings:
+        detail += "; " + "; ".join(warnings)
+    checks = [Check("isolation layers", not missing, detail, required=False)]
+    checks.append(Check("filesystem", "mountns" in layers, _describe_allow_list(allowed, limits)))
+    checks[-1].required = False
+    return checks
 
-    return _guard("isolation layers", run, required=False)
+
+def _describe_allow_list(allowed: list[str], limits: Limits) -> str:
+    if not allowed:
+        return "no allow-list: sessions see every file of this machine"
+    modules = [p for p in allowed if p.endswith(".py")]
+    shown = [p for p in allowed if not p.endswith(".py")]
+    quota = limits.workspace_bytes / MiB
+    return (
+        f"allow-list, read-only: {', '.join(shown)}, and {len(modules)} worker module files "
+        f"({os.path.commonpath(modules) if modules else '-'}); writable: /workspace, /tmp, "
+        f"/dev/shm ({quota:g} MiB in all); nothing else exists in a session"
+    )
 
 
 def check_workbench() -> Check:
@@ -108,5 +130,5 @@ def check_offscreen() -> Check:
 def run_checks() -> list[Check]:
     """Every check, in order; required checks decide the verdict."""
     checks = [check_tool(b) for b in ("cadquery", "blender", "scene")]
-    checks += [check_isolation(), check_workbench(), check_offscreen()]
+    checks += [*check_isolation(), check_workbench(), check_offscreen()]
     return checks

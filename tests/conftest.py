@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -30,6 +31,33 @@ def assert_no_strays(session: Session) -> None:
     processes = live_processes(session)
     expected = 1 + len(session.info["snapshots"])
     assert len(processes) == expected, f"{len(processes)} processes alive, expected {expected}"
+
+
+def outer_pid(session: Session, inner: int) -> int:
+    """The pid, as we see it, of the session's process whose pid inside the session is ``inner``."""
+    for pid in live_processes(session, settle_s=0):
+        status = Path(f"/proc/{pid}/status").read_text()
+        nspid = next(line for line in status.splitlines() if line.startswith("NSpid:"))
+        if int(nspid.split()[-1]) == inner:
+            return pid
+    raise LookupError(inner)
+
+
+def wait_until(condition, timeout_s: float = 20.0, what: str = "condition") -> None:
+    """Poll ``condition`` until it holds; fail after ``timeout_s`` (a generous bound, not a
+    measurement: the outcome asserted never depends on how long it took)."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
+def in_syscall(pid: int, name: str) -> bool:
+    """Whether process ``pid`` is blocked in the kernel function ``name`` (its wchan)."""
+    try:
+        return name in Path(f"/proc/{pid}/wchan").read_text()
+    except OSError:
+        return False
 
 
 @pytest.fixture

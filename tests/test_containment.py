@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_no_strays, live_processes
+from conftest import assert_no_strays, live_processes, outer_pid
 from toolgym.envs.sandbox import Session, shutdown_zygotes
 
 REPO = Path(__file__).resolve().parents[1]
@@ -133,15 +133,7 @@ def test_process_limit_is_named(short_session):
 
 
 def test_worker_killed_from_outside_mid_call(short_session):
-    def outer_pid(inner: int) -> int:
-        for pid in live_processes(short_session):
-            status = Path(f"/proc/{pid}/status").read_text()
-            nspid = next(line for line in status.splitlines() if line.startswith("NSpid:"))
-            if int(nspid.split()[-1]) == inner:
-                return pid
-        raise LookupError(inner)
-
-    worker = outer_pid(short_session.worker_pid)
+    worker = outer_pid(short_session, short_session.worker_pid)
     killer = threading.Timer(0.3, os.kill, (worker, signal.SIGKILL))
     killer.start()
     result = short_session.run("import time\ntime.sleep(3)")
@@ -205,7 +197,8 @@ def test_writes_outside_the_workspace_do_not_escape(short_session, tmp_path):
     assert not repo_target.exists()
     assert Path("/etc/passwd").read_bytes() == before_passwd
     assert not Path("/tmp/in_private_tmp.txt").exists()
-    assert (Path(short_session.workspace) / "in_workspace.txt").read_text() == "ok"
+    written = short_session.run("text = open('in_workspace.txt').read()", fetch=["text"])
+    assert written.results == {"text": "ok"}
 
 
 def test_task_assets_and_home_are_hidden(short_session):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import assert_no_strays
-from toolgym.envs.sandbox import Limits, SandboxError, Session
+from toolgym.envs.sandbox import Limits, SandboxError, Session, SnapshotLost
 
 
 def test_rollback_returns_exactly_the_earlier_state(cq_session):
@@ -61,8 +61,12 @@ def test_rollback_after_a_crash_and_state_lost_when_snapshots_die():
         assert wiped.error.kind == "exited" and wiped.state_lost and wiped.restored_to is None
         assert session.restarts == 1
         assert session.run("z = 1", fetch=["z"]).results == {"z": 1}
-        with pytest.raises(KeyError):
+        with pytest.raises(SnapshotLost) as lost:  # it died with the old session
             session.rollback(snap)
+        assert lost.value.state_lost and lost.value.restored_to is None
+        assert session.run("z", fetch=["z"]).error.kind == "exception"  # and says so: empty
+        with pytest.raises(KeyError):
+            session.rollback(10**6)  # never given
 
 
 def test_old_snapshots_are_dropped_beyond_the_limit():

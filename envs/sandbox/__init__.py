@@ -12,7 +12,7 @@ Quick use::
 See ``client.Session`` for snapshots, rollback and limits.
 """
 
-from toolgym.envs.sandbox.client import Session
+from toolgym.envs.sandbox.client import Session, SnapshotLost
 from toolgym.envs.sandbox.limits import Limits
 from toolgym.envs.sandbox.results import CallError, CallResult, SandboxError
 from toolgym.envs.sandbox.zygotes import get_zygote, shutdown_zygotes
@@ -23,6 +23,7 @@ __all__ = [
     "Limits",
     "SandboxError",
     "Session",
+    "SnapshotLost",
     "get_zygote",
     "shutdown_zygotes",
 ]

@@ -5,8 +5,8 @@ Each session gets, where the machine allows it:
 - ``netns``: a new network namespace with no interfaces up, so no connection leaves the session;
 - ``pidns``: a new PID namespace whose init is the session's reaper, so killing it ends every
   process the session started;
-- ``mountns``: a new mount namespace with the whole tree read-only, private ``/tmp`` and
-  ``/dev/shm``, home directories and task assets hidden, and one writable workspace;
+- ``mountns``: a new mount namespace whose root is an allow-list of read-only paths and one
+  writable scratch space (``filesystem.py``);
 - ``uid``: workers run as an unprivileged, per-session user id (only when started as root);
 - ``rlimits``: address space, CPU time, process count and file size limits (always);
 - ``env``: a scrubbed environment with no variable of the parent (always).
@@ -18,24 +18,14 @@ are skipped and reported, never fatal: :func:`enter_namespaces` returns what is 
 from __future__ import annotations
 
 import ctypes
-import functools
 import os
 import resource
-import sys
-import sysconfig
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
-MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 0x40000
-AT_RECURSIVE = 0x8000
-MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOSUID = 0x1, 0x2
-SYS_MOUNT_SETATTR = 442  # same number on every architecture (unified syscall table)
 PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 4, 36, 38
 
-# Paths a session never sees. Python's own installation is re-exposed read-only if it lives below.
-DEFAULT_HIDDEN = ("/root", "/home", "/tmp", "/var/tmp", "/dev/shm", "/run/user", "/mnt", "/media")
 # Layers a session can ask for; rlimits and the scrubbed environment are always on.
 OPTIONAL_LAYERS = ("netns", "pidns", "mountns", "uid")
 # Per-session uids start here; far above any real account.
@@ -54,38 +44,14 @@ SAFE_ENV = {
 }
 
 
-class _MountAttr(ctypes.Structure):
-    _fields_ = [
-        ("attr_set", ctypes.c_uint64),
-        ("attr_clr", ctypes.c_uint64),
-        ("propagation", ctypes.c_uint64),
-        ("userns_fd", ctypes.c_uint64),
-    ]
-
-
-def _check(result: int, what: str) -> None:
+def check_result(result: int, what: str) -> None:
     if result != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
-def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str = "") -> None:
-    encode = lambda s: s.encode() if s is not None else None  # noqa: E731
-    result = _libc.mount(encode(source), encode(target), encode(fstype), flags, encode(data))
-    _check(result, f"mount {target}")
-
-
-def _mount_setattr(path: str, attr_set: int, attr_clr: int = 0, recursive: bool = False) -> None:
-    attr = _MountAttr(attr_set, attr_clr, 0, 0)
-    flags = AT_RECURSIVE if recursive else 0
-    result = _libc.syscall(
-        SYS_MOUNT_SETATTR, -100, path.encode(), flags, ctypes.byref(attr), ctypes.sizeof(attr)
-    )
-    _check(result, f"mount_setattr {path}")
-
-
 def prctl(option: int, value: int) -> None:
-    _check(_libc.prctl(option, value, 0, 0, 0), f"prctl({option})")
+    check_result(_libc.prctl(option, value, 0, 0, 0), f"prctl({option})")
 
 
 NAMESPACES = {
@@ -156,62 +122,6 @@ def enter_namespaces(
         return [*layers, "userns"], []
     except OSError as exc:
         return [], [f"namespaces unavailable: {first_error}; user namespace failed ({exc})"]
-
-
-def _open_path(path: str) -> int:
-    return os.open(path, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
-
-
-def _is_below(path: str, parents: Iterable[str]) -> bool:
-    return any(path == p or path.startswith(p.rstrip("/") + "/") for p in parents)
-
-
-@functools.cache
-def python_paths() -> tuple[str, ...]:
-    """Directories the sandboxed interpreter must keep reading: its installation and packages.
-
-    Cached: the zygote computes it once after importing its tool, and every session inherits it.
-    """
-    candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix, *sysconfig.get_paths().values()}
-    for module in list(sys.modules.values()):
-        candidates.update(getattr(module, "__path__", None) or ())
-    real = {os.path.realpath(p) for p in candidates if isinstance(p, str) and os.path.isdir(p)}
-    return tuple(sorted(real))
-
-
-def setup_mounts(workspace: str, hidden: Iterable[str], secrets: Iterable[str]) -> None:
-    """Build the session's filesystem view; call as PID 1 of the new namespaces.
-
-    Args:
-        workspace: directory that stays writable (absolute path, created by the parent).
-        hidden: directories replaced by empty private tmpfs mounts (Python's own paths below them
-            are re-exposed read-only).
-        secrets: directories hidden even if below a re-exposed path (task assets, verifier data).
-    """
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    hidden = [p for p in (os.path.realpath(h) for h in hidden) if os.path.isdir(p)]
-    keep = [p for p in python_paths() if _is_below(p, hidden) and p not in hidden]
-    keep_fds = {path: _open_path(path) for path in keep}
-    workspace_fd = _open_path(workspace)
-
-    _mount_setattr("/", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, recursive=True)
-    for path in hidden:
-        _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64m")
-    for path, fd in keep_fds.items():
-        os.makedirs(path, exist_ok=True)
-        _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND)
-        os.close(fd)
-    os.makedirs(workspace, exist_ok=True)
-    _mount(f"/proc/self/fd/{workspace_fd}", workspace, None, MS_BIND)
-    os.close(workspace_fd)
-    _mount_setattr(workspace, 0, MOUNT_ATTR_RDONLY)
-    for path in secrets:
-        if os.path.isdir(path):
-            _mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=0555,size=4k")
-    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    for tmp in ("/tmp", "/dev/shm"):
-        if os.path.isdir(tmp):
-            os.chmod(tmp, 0o1777)
 
 
 def reap_exited() -> Iterator[tuple[int, int]]:

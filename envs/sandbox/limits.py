@@ -27,6 +27,8 @@ class Limits:
         artifact_bytes: largest message a session may send back (meshes, images, exports).
         file_bytes: largest file a session may write, and the cap on its captured output stream.
         max_snapshots: snapshots kept per session; the oldest (after the initial one) is dropped.
+        workspace_bytes: bytes all of a session's writable files may hold together (its
+            workspace, ``/tmp`` and ``/dev/shm``); a write beyond fails with ``ENOSPC``.
     """
 
     wall_s: float = 30.0
@@ -37,6 +39,7 @@ class Limits:
     artifact_bytes: int = 64 * MiB
     file_bytes: int = 256 * MiB
     max_snapshots: int = 64
+    workspace_bytes: int = 256 * MiB
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):

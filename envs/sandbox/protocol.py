@@ -11,6 +11,8 @@ from __future__ import annotations
 import array
 import contextlib
 import math
+import os
+import resource
 import select
 import socket
 import struct
@@ -40,6 +42,28 @@ class ChannelTimeout(ChannelError):
 
 class ProtocolViolation(ChannelError):
     """The peer sent bytes that are not a valid frame (oversized, malformed, bad array)."""
+
+
+class DescriptorsLost(ChannelError):
+    """File descriptors sent with a frame could not be received (this process has no room).
+
+    The frame itself was read (the channel stays in step); it is in :attr:`message`."""
+
+    def __init__(self, text: str, message: dict[str, Any]) -> None:
+        super().__init__(text)
+        self.message = message
+
+
+def descriptor_shortage() -> str | None:
+    """A sentence naming the limit if this process is (nearly) out of file descriptors."""
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    try:
+        used = len(os.listdir("/proc/self/fd"))
+    except OSError:  # listing needs a descriptor too
+        used = soft
+    if soft != resource.RLIM_INFINITY and used >= soft - MAX_FDS - 2:
+        return f"too many open files: {used} of {soft} in use (RLIMIT_NOFILE)"
+    return None
 
 
 def _default(obj: Any) -> Any:
@@ -136,10 +160,14 @@ def recv(
     """
     header = bytearray()
     fds: list[int] = []
+    truncated = False
     fd_space = socket.CMSG_SPACE(MAX_FDS * array.array("i").itemsize)
     while len(header) < _HEADER.size:
         _wait_readable(sock, deadline)
-        data, ancdata, _flags, _addr = sock.recvmsg(_HEADER.size - len(header), fd_space)
+        try:
+            data, ancdata, flags, _addr = sock.recvmsg(_HEADER.size - len(header), fd_space)
+        except ConnectionResetError:  # the peer died with our data unread
+            data, ancdata, flags = b"", [], 0
         for level, kind, cmsg in ancdata:
             if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
                 received = array.array("i")
@@ -148,6 +176,7 @@ def recv(
         if not data:
             _close_fds(fds)
             raise ChannelClosed("peer closed the channel")
+        truncated = truncated or bool(flags & socket.MSG_CTRUNC)
         header += data
     (length,) = _HEADER.unpack(header)
     if length > max_bytes:
@@ -158,13 +187,23 @@ def recv(
     got = 0
     while got < length:
         _wait_readable(sock, deadline)
-        n = sock.recv_into(view[got:], length - got)
+        try:
+            n = sock.recv_into(view[got:], length - got)
+        except ConnectionResetError:
+            n = 0
         if n == 0:
             _close_fds(fds)
             raise ChannelClosed("peer closed the channel mid-message")
         got += n
     try:
-        return decode(bytes(payload)), fds
+        message = decode(bytes(payload))
     except ProtocolViolation:
         _close_fds(fds)
         raise
+    if truncated:
+        _close_fds(fds)
+        shortage = descriptor_shortage()
+        if shortage:
+            raise DescriptorsLost(f"a channel sent by the session was lost: {shortage}", message)
+        raise ProtocolViolation(f"more than {MAX_FDS} file descriptors sent with a frame")
+    return message, fds

@@ -1,22 +1,25 @@
 """The session's init: PID 1 of its namespaces, reaper of all its processes, never runs agent code.
 
-It builds the session's filesystem view, starts the first worker under an unprivileged uid, then
-serves the parent's control channel: it reports every process that exits (with its wait status),
-kills processes on request, and sweeps away anything agent code left running. When the parent goes
-away it exits, and the kernel ends the whole PID namespace with it.
+It builds the session's file system (the allow-list of ``filesystem.py``), starts the first
+worker under an unprivileged uid, then serves the parent's control channel: it reports every
+process that exits (with its wait status), kills processes on request, sweeps away anything agent
+code left running, and saves and restores the workspace's copy for each snapshot. When the parent
+goes away it exits, removing the session's directory, and the kernel ends the PID namespace.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import select
+import shutil
 import signal
 import socket
 import traceback
 from typing import Any
 
-from toolgym.envs.sandbox import isolation, protocol
+from toolgym.envs.sandbox import filesystem, isolation, protocol, workspace
 from toolgym.envs.sandbox.backend import Backend
 from toolgym.envs.sandbox.limits import Limits
 from toolgym.envs.sandbox.worker import Worker
@@ -65,6 +68,64 @@ def _sweep(root: int, keep: set[int], rounds: int = 200) -> list[int]:
     return sorted(killed)
 
 
+@dataclasses.dataclass
+class Storage:
+    """Where the session's writable files live, as the init sees them, and their snapshot copies.
+
+    ``root/<name>`` for each of ``names`` is what a snapshot covers; ``workspace`` is the path the
+    worker is given (its home and working directory)."""
+
+    root: str
+    names: list[str]
+    store: str
+    workspace: str
+    uid: int | None = None
+
+
+def _make_storage(
+    spec: dict[str, Any],
+    backend: Backend,
+    limits: Limits,
+    layers: list[str],
+    warnings: list[str],
+) -> Storage:
+    """Build the session's file system: the allow-list root where it can, else host directories."""
+    session_dir = spec["session_dir"]
+    plan = None
+    if "mountns" in layers:
+        try:
+            # Opened inside the new mount namespace: a bind's source must belong to it.
+            plan = filesystem.open_plan(filesystem.allow_list())
+            warnings += filesystem.build_root(
+                session_dir, plan, limits.workspace_bytes, backend.prepare_workspace
+            )
+            names = list(filesystem.SCRATCH_MOUNTS)
+            return Storage(filesystem.SCRATCH, names, filesystem.SNAPSHOTS, filesystem.WORKSPACE)
+        except OSError as exc:
+            layers.remove("mountns")
+            warnings.append(f"filesystem allow-list failed ({exc}); the session sees every file")
+    elif "mountns" in spec["isolation"]:
+        warnings.append("filesystem allow-list not enforced: the session sees every file")
+    if plan is not None:
+        plan.close()
+    workspace = os.path.join(session_dir, "workspace")
+    store = os.path.join(session_dir, "snapshots")
+    for path in (workspace, store):
+        os.makedirs(path, exist_ok=True)
+    os.chmod(workspace, 0o755)
+    os.chmod(store, 0o700)
+    backend.prepare_workspace(workspace)
+    return Storage(session_dir, ["workspace"], store, workspace)
+
+
+def _give_to(path: str, uid: int) -> None:
+    """Hand ``path`` and what the init put there to the worker's uid."""
+    os.chown(path, uid, uid)
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in dirnames + filenames:
+            os.lchown(os.path.join(dirpath, name), uid, uid)
+
+
 def run(
     control: socket.socket,
     worker_sock: socket.socket,
@@ -74,16 +135,11 @@ def run(
     layers: list[str],
     warnings: list[str],
 ) -> None:
-    """Main of the session init. ``spec`` carries the workspace, hidden paths and uid index."""
-    workspace = spec["workspace"]
+    """Main of the session init. ``spec`` carries the session directory, layers and uid index."""
     layers = list(layers)
-    backend.prepare_workspace(workspace)
-    if "mountns" in layers:
-        try:
-            isolation.setup_mounts(workspace, spec["hidden"], spec["secrets"])
-        except OSError as exc:
-            layers.remove("mountns")
-            warnings.append(f"filesystem isolation failed: {exc}")
+    # Held so the init can remove the session's directory when it ends, however the parent ends.
+    run_dir_fd = os.open(os.path.dirname(spec["session_dir"]), os.O_PATH | os.O_DIRECTORY)
+    storage = _make_storage(spec, backend, limits, layers, warnings)
     if "pidns" not in layers:
         isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
     isolation.prctl(isolation.PR_SET_DUMPABLE, 0)  # agent processes may not ptrace the init
@@ -91,7 +147,8 @@ def run(
     wants_uid = "uid" in spec["isolation"] and os.geteuid() == 0 and "userns" not in layers
     uid = isolation.session_uid(spec["index"]) if wants_uid else None
     if uid is not None:
-        os.chown(workspace, uid, uid)
+        _give_to(storage.workspace, uid)
+        storage.uid = uid
         layers.append("uid")
     layers += ["rlimits", "env"]
 
@@ -102,14 +159,28 @@ def run(
     worker_pid = os.fork()
     if worker_pid == 0:
         control.close()
-        os.close(wake_read)
-        os.close(wake_write)
+        for fd in (wake_read, wake_write, run_dir_fd):  # nothing of the host may reach the worker
+            os.close(fd)
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        _become_worker(worker_sock, backend, limits, workspace, uid)
+        _become_worker(worker_sock, backend, limits, storage.workspace, uid)
     worker_sock.close()
-    protocol.send(control, {"event": "hello", "layers": layers, "warnings": warnings})
-    _serve(control, wake_read)
+    allowed = list(filesystem.allow_list()) if "mountns" in layers else []
+    hello = {
+        "event": "hello",
+        "layers": layers,
+        "warnings": warnings,
+        "allowed": allowed,
+        "workspace": storage.workspace,
+    }
+    protocol.send(control, hello)
+    try:
+        _serve(control, wake_read, storage)
+    finally:
+        _kill(sorted(descendants(os.getpid())))
+        name = os.path.basename(spec["session_dir"])
+        shutil.rmtree(name, dir_fd=run_dir_fd, ignore_errors=True)
+        os._exit(0)
 
 
 def _become_worker(
@@ -130,7 +201,26 @@ def _become_worker(
         os._exit(0)
 
 
-def _serve(control: socket.socket, wake_read: int) -> None:
+def _storage_op(op: str, message: dict[str, Any], storage: Storage) -> dict[str, Any]:
+    """Save, restore or discard the workspace copy of one snapshot."""
+    snapshot_id = message.get("id")
+    if not isinstance(snapshot_id, int):
+        return {"reply": op, "ok": False, "error": "bad snapshot id"}
+    try:
+        if op == "save":
+            previous = message.get("previous")
+            previous = previous if isinstance(previous, int) else None
+            workspace.save(storage.root, storage.names, storage.store, snapshot_id, previous)
+        elif op == "restore":
+            workspace.restore(storage.store, snapshot_id, storage.root, storage.names, storage.uid)
+        else:
+            workspace.discard(storage.store, snapshot_id)
+    except OSError as exc:
+        return {"reply": op, "ok": False, "error": os.strerror(exc.errno or 0) or str(exc)}
+    return {"reply": op, "ok": True}
+
+
+def _serve(control: socket.socket, wake_read: int, storage: Storage) -> None:
     me = os.getpid()
     while True:
         readable, _, _ = select.select([control, wake_read], [], [])
@@ -152,11 +242,12 @@ def _serve(control: socket.socket, wake_read: int) -> None:
                 keep = {int(p) for p in message.get("keep", ())}
                 protocol.send(control, {"reply": "sweep", "killed": _sweep(me, keep)})
                 continue
+            elif op in ("save", "restore", "discard"):
+                protocol.send(control, _storage_op(op, message, storage))
+                continue
             elif op == "shutdown":
                 break
             protocol.send(control, {"reply": op})
-    _kill(sorted(descendants(me)))
-    os._exit(0)
 
 
 def _report_exits(control: socket.socket) -> None:

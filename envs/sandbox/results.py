@@ -19,7 +19,10 @@ class CallError:
     ``kind`` is one of: ``syntax``, ``exception``, ``exit`` (the script called ``sys.exit``),
     ``recursion``, ``memory``, ``timeout``, ``cpu_time``, ``artifact_bytes``, ``crash`` (killed by a
     signal, e.g. a segfault in the tool), ``exited`` (the process exited, e.g. ``os._exit``),
-    ``request`` (unknown backend request), ``protocol`` (the session sent invalid data).
+    ``request`` (unknown backend request), ``protocol`` (the session sent invalid data),
+    ``workspace_bytes`` (the workspace is full), ``snapshot`` (no snapshot could be forked),
+    ``sandbox`` (the sandbox itself failed: no session could be started, say, for want of file
+    descriptors; the message names the cause).
     ``limit`` names the :class:`Limits` field that was breached, if any.
     """
 
@@ -49,6 +52,9 @@ class CallResult:
         value: the return value of a backend request.
         restored_to: after a breach, the snapshot the session was restored to (``None`` if none).
         state_lost: after a breach, no snapshot survived and a fresh session replaced the old one.
+        recovery: set when a process had died before this call (killed from outside, say) and
+            the session was brought back first, or could not be: what happened, in words. The
+            call itself then ran on the state it says.
     """
 
     ok: bool
@@ -65,10 +71,11 @@ class CallResult:
     value: Any = None
     restored_to: int | None = None
     state_lost: bool = False
+    recovery: str | None = None
 
     def feedback(self) -> str:
         """Human-readable summary for an agent: the error and the tail of stderr."""
-        parts = []
+        parts = [f"note: {self.recovery}"] if self.recovery else []
         if self.error:
             parts.append(f"error ({self.error.kind}): {self.error.message}")
         if self.traceback:

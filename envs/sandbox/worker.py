@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import math
 import os
 import resource
@@ -98,6 +99,12 @@ def _classify(exc: BaseException) -> dict[str, Any]:
             f"cannot start another process: {exc} (limit max_processes)",
             limit="max_processes",
         )
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return _error(
+            "workspace_bytes",
+            f"the workspace is full: {exc} (limit workspace_bytes)",
+            limit="workspace_bytes",
+        )
     if isinstance(exc, SyntaxError):
         return _error("syntax", f"SyntaxError: {exc.msg} (line {exc.lineno})")
     return _error("exception", f"{type(exc).__name__}: {exc}")
@@ -152,13 +159,21 @@ class Worker:
                     "error": _error("protocol", f"unknown op {message.get('op')!r}"),
                 }
             else:
-                reply = handler(message)
+                try:
+                    reply = handler(message)
+                except Exception as exc:  # a fault of ours must not end the session
+                    reply = {"ok": False, "error": _error("internal", f"sandbox worker: {exc!r}")}
             if reply is not None:
                 self._reply(reply)
 
     def _reply(self, reply: dict[str, Any], fds: list[int] | None = None) -> None:
         reply["seq"] = self.seq
-        frame = protocol.encode(reply)
+        try:
+            frame = protocol.encode(reply)
+        except (UnicodeError, TypeError, ValueError, OverflowError):
+            # Text that is not valid UTF-8 (a lone surrogate in an exception's message, say) or
+            # a value msgpack cannot carry: send what can be sent, the rest replaced.
+            frame = protocol.encode(_sendable(reply))
         if len(frame) > self.limits.artifact_bytes:
             message = (
                 f"the reply is {len(frame)} bytes, over the limit of "
@@ -248,7 +263,10 @@ class Worker:
         return {"ok": True}
 
     def _snapshot(self, message: dict[str, Any]) -> dict[str, Any] | None:
-        parent_end, snapshot_end = socket.socketpair()
+        try:
+            parent_end, snapshot_end = socket.socketpair()
+        except OSError as exc:  # e.g. out of file descriptors
+            return {"ok": False, "error": _error("snapshot", f"cannot make its channel: {exc}")}
         try:
             child = os.fork()
         except OSError as exc:  # e.g. the process limit, filled by the script's children
@@ -263,9 +281,31 @@ class Worker:
             finally:
                 os._exit(0)  # a snapshot must never fall back into the worker loop
         snapshot_end.close()
-        self._reply({"ok": True}, [parent_end.fileno()])
+        self._reply({"ok": True, "pid": child}, [parent_end.fileno()])
         parent_end.close()
         return None
+
+
+def _sendable(value: Any, depth: int = 0) -> Any:
+    """``value`` with unencodable characters escaped (``\\udc80``) and unsendable objects as
+    their repr."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_sendable(str(k)): _sendable(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_sendable(v, depth + 1) for v in value]
+    if value is None or isinstance(value, bool | float | bytes):
+        return value
+    if isinstance(value, int) and -(2**63) <= value < 2**64:
+        return value
+    if type(value).__module__ == "numpy" and depth <= _PLAIN_DEPTH:
+        try:
+            protocol.encode({"v": value})
+            return value
+        except (TypeError, ValueError, OverflowError):
+            pass
+    return _sendable(repr(value)[:_REPR_CHARS])
 
 
 def _at_process_limit() -> bool:

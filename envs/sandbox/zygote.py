@@ -18,7 +18,7 @@ import traceback
 import warnings
 from typing import Any
 
-from toolgym.envs.sandbox import isolation, protocol, reaper
+from toolgym.envs.sandbox import filesystem, isolation, protocol, reaper
 from toolgym.envs.sandbox.backend import Backend, load_backend
 from toolgym.envs.sandbox.limits import Limits
 
@@ -100,13 +100,20 @@ def _announce(control: socket.socket, gate_write: int, init_pid: int) -> None:
     os.close(gate_write)
 
 
+def _drop_empty_log() -> None:
+    """Our stderr is a log file in the run directory: leave none behind if nothing was logged."""
+    with contextlib.suppress(OSError):
+        if os.fstat(2).st_size == 0:
+            os.unlink(os.readlink("/proc/self/fd/2"))
+
+
 def main(argv: list[str]) -> None:
     backend_name, fd = argv[0], int(argv[1])
     warnings.simplefilter("ignore", DeprecationWarning)  # fork() in a process with idle threads
     sock = socket.socket(fileno=fd)
     backend = load_backend(backend_name)
     backend.warm_up()
-    isolation.python_paths()  # computed once here, inherited by every session
+    filesystem.allow_list()  # computed once here (and checked), inherited by every session
     _prime(backend)
     isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)  # adopt orphaned session inits
     pidns = isolation.PidNamespaceSpawner()
@@ -125,6 +132,7 @@ def main(argv: list[str]) -> None:
             try:
                 message, fds = protocol.recv(sock)
             except protocol.ChannelError:
+                _drop_empty_log()
                 return  # the parent is gone; sessions end when their control channels close
             if message.get("op") == "spawn" and len(fds) == 2:
                 _spawn(sock, wake, backend, pidns, message, fds)

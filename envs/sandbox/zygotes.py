@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import socket
 import subprocess
@@ -58,6 +59,7 @@ class Zygote:
             self._proc = subprocess.Popen(
                 [
                     sys.executable,
+                    "-P",  # neither the working directory nor the script's is on its path
                     "-m",
                     "toolgym.envs.sandbox.zygote",
                     self.backend,
@@ -68,6 +70,7 @@ class Zygote:
                 stdout=subprocess.DEVNULL,
                 stderr=log,
                 env=_zygote_env(),
+                cwd="/",
                 start_new_session=True,
             )
         theirs.close()
@@ -127,6 +130,9 @@ class Zygote:
                 self._proc.kill()
             self._proc.wait()
             self._proc = None
+            with contextlib.suppress(OSError):
+                if self.log_path.stat().st_size == 0:
+                    self.log_path.unlink()
 
     def close(self) -> None:
         with self._lock:
