@@ -84,7 +84,9 @@ def test_the_project_tree_is_not_readable_through_the_package(session):
     assert set(out["listing"]) <= {"toolgym", "envs", "renderers", ".venv"}, out["listing"]
     assert "assets" not in out["listing"] and ".git" not in out["listing"]
     assert "families.py" not in out["cadquery"] and "env.py" not in out["cadquery"]
-    assert set(out["cadquery"]) <= {"__init__.py", "backend.py", "tools.py"}, out["cadquery"]
+    assert set(out["cadquery"]) <= {"__init__.py", "backend.py", "measure.py", "tools.py"}, out[
+        "cadquery"
+    ]
     assert "suites.py" not in out["envs"] and "tasks.py" not in out["envs"]
 
 
