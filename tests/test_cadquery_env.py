@@ -50,6 +50,7 @@ def test_train_and_test_seeds_are_disjoint_and_deterministic():
     assert not train & test
 
 
+@pytest.mark.timeout(1200)  # 222 full episodes, each with the exact tier's B-Rep cross-check
 @pytest.mark.parametrize("suite", ["curated", "procedural"])
 def test_oracle_scores_at_least_099_on_every_task(suite):
     low = []

@@ -116,7 +116,7 @@ class CadQueryEnv(ToolEnv):
     ) -> None:
         self.renderer = MeshRenderer(view_size)
         self.success_iou = success_iou
-        self._targets: dict[str, tuple[Part, Framing, np.ndarray, float]] = {}
+        self._targets: dict[str, tuple[Part, Part, Framing, np.ndarray]] = {}
         self._note: str | None = None  # which object the session scored, when not obvious
         self._brep_iou: float | str | None = None  # the exact tier's B-Rep cross-check
         super().__init__(
@@ -136,18 +136,20 @@ class CadQueryEnv(ToolEnv):
             step_tolerance = tessellation_tolerance(
                 reference.mesh.extents, STEP_TOLERANCE_SHARE, task.verification.deviation_mm
             )
-            # The target meshed as each step's part is, so a right part renders pixel for pixel
-            # like it (the reference itself is meshed finer, for the exact tier).
-            shown = measure(reference.brep, tolerance=step_tolerance).part or reference
+            # The target meshed as each step's part is: the per-step verifier compares like with
+            # like, and a right part renders pixel for pixel as the target (the reference itself
+            # is meshed finer, for the exact tier).
+            coarse = measure(reference.brep, tolerance=step_tolerance).part or reference
             framing = Framing.around(reference.mesh.bounds)
-            image = tile(self.renderer.render(shown.mesh, framing).rgb)
-            self._targets[task.id] = (reference, framing, image, step_tolerance)
-        self._reference, self._framing, image, self._step_tolerance = self._targets[task.id]
+            image = tile(self.renderer.render(coarse.mesh, framing).rgb)
+            self._targets[task.id] = (reference, coarse, framing, image)
+        self._reference, self._step_reference, self._framing, image = self._targets[task.id]
         return image
 
     def _candidate(self) -> tuple[Part | None, str | None]:
         assert self.session is not None
-        part, result = session_part(self.session, tolerance=self._step_tolerance)
+        tolerance = self._step_reference.tolerance
+        part, result = session_part(self.session, tolerance=tolerance)
         self._note = result.value.get("note") if isinstance(result.value, dict) else None
         return _part_or_error(part, result)
 
@@ -172,7 +174,7 @@ class CadQueryEnv(ToolEnv):
         return verify_for_task(
             self.task,
             candidate,
-            self._reference,
+            self._step_reference if tier == "cheap" else self._reference,
             tier,
             brep_iou=self._brep_iou if tier == "exact" else None,
             success_iou=self.success_iou,
