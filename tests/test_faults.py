@@ -45,7 +45,7 @@ def volume(part) -> float | None:
 def assert_consistent(env: gym.Env, obs: dict) -> None:
     """The stored part is the session's part, and the image shows it."""
     unwrapped = env.unwrapped
-    held, _ = session_part(unwrapped.session, exact=False)
+    held, _ = session_part(unwrapped.session)
     assert volume(unwrapped._part) == pytest.approx(volume(held))
     assert np.array_equal(obs["image"], unwrapped._render(held))
 

@@ -86,9 +86,9 @@ def test_files_mode_exit_codes_and_report_schema(part_files):
     assert same.returncode == 0, same.stderr
     report = json.loads(same.stdout)
     assert set(report) == REPORT_KEYS and report["passed"] and report["tier"] == "exact"
-    assert report["metrics"]["iou"] == pytest.approx(1.0) and report["score"] == pytest.approx(
-        1.0, abs=1e-6
-    )
+    # The same solid through STEP and through BREP: meshed alike to within the tolerance.
+    assert report["metrics"]["iou"] == pytest.approx(1.0, abs=1e-3)
+    assert report["score"] == pytest.approx(1.0, abs=1e-3)
     for fmt in ("solid.stl", "solid.glb", "solid.obj"):
         differs = toolgym(
             "verify",
