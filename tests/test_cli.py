@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 import toolgym
+from toolgym.envs.sandbox import Session
 
 
 def toolgym_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -34,3 +36,14 @@ def test_doctor_reports_tools_layers_and_rendering():
         "Verdict: READY",
     ):
         assert needle in out, f"{needle!r} missing from:\n{out}"
+
+
+def test_blender_leaves_no_temp_folder():
+    """Blender's session folder (<tmp>/blender_XXXXXX) is gone once the zygote has imported it:
+    a zygote is killed, never exits cleanly, so Blender would never remove it (`toolgym doctor`
+    left one per run)."""
+    with Session("blender", snapshot_on_start=False) as session:
+        result = session.run("folder = bpy.app.tempdir", fetch=["folder"])
+    folder = result.results["folder"]
+    assert os.path.basename(os.path.normpath(folder)).startswith("blender_"), folder
+    assert not os.path.exists(folder)
