@@ -222,7 +222,11 @@ def test_the_edges_of_each_range_are_accepted():
 
 def test_max_steps_truncation_settles_with_the_exact_tier():
     """The documented way to cap an episode; gym.make adds no TimeLimit of its own."""
+    from toolgym.envs.cadquery.env import CadQueryEnv
+
     assert gym.spec("toolgym/CadQuery-v0").max_episode_steps is None
+    documented = " ".join((CadQueryEnv.__doc__ or "").split())
+    assert "Cap an episode's length with ``max_steps``, not with a ``TimeLimit``" in documented
     environment = gym.make("toolgym/CadQuery-v0", task=PLATE_TASK, max_steps=2)
     try:
         assert not isinstance(environment, gym.wrappers.TimeLimit)

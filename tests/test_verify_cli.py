@@ -232,10 +232,15 @@ def test_verify_on_a_folder_says_so(tmp_path, part_files):
     assert batch.returncode == 2 and f"{a_file} is a file; --scripts takes a folder" in batch.stderr
 
 
-def test_jobs_are_bounded():
+def test_jobs_are_bounded(tmp_path):
+    out = str(tmp_path / "results.jsonl")
     for jobs in ("0", "65", "99999999999999999999"):
-        done = toolgym("verify", "--suite", "primitives", "--scripts", ".", "--jobs", jobs)
+        done = toolgym(
+            "verify", "--suite", "primitives", "--scripts", str(tmp_path), "--jobs", jobs,
+            "--out", out, cwd=tmp_path,
+        )  # fmt: skip
         assert done.returncode == 2 and "--jobs" in done.stderr, done.stderr
+    assert not (tmp_path / "results.jsonl").exists()  # refused before any work
 
 
 def test_time_limit_from_the_command_line(tmp_path):
