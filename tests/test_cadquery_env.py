@@ -50,6 +50,7 @@ def test_train_and_test_seeds_are_disjoint_and_deterministic():
     assert not train & test
 
 
+@pytest.mark.timeout(1800)  # every task of a suite: minutes on a slow or busy 2-core machine
 @pytest.mark.parametrize("suite", ["curated", "procedural"])
 def test_oracle_scores_at_least_099_on_every_task(suite):
     low = []
