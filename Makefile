@@ -19,6 +19,15 @@ demo: setup
 	$(VENV)/bin/toolgym doctor
 	$(VENV)/bin/toolgym run --agent oracle --suite curated --episodes 4 --out demo-out/oracle
 	$(VENV)/bin/toolgym run --agent random --suite primitives --episodes 4 --out demo-out/random
+	@echo
+	@echo "Look at the renders in demo-out/oracle/ and demo-out/random/: each PNG shows the agent's"
+	@echo "part (left) beside the target (right), in four views: iso, front, right, top."
+	@echo "Next:"
+	@echo "  source .venv/bin/activate                   # puts toolgym on your PATH"
+	@echo "  toolgym tasks curated                       # the tasks"
+	@echo "  toolgym show curated/plate-four-holes --image target.png --export target.step"
+	@echo "  toolgym run --agent random --task curated/plate-four-holes --out renders/"
+	@echo "  README.md, section toolgym/CadQuery-v0      # the environment's Python API"
 
 test: setup
 	$(VENV)/bin/ruff check .

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 
 import toolgym  # noqa: F401 - registers the environments
 from toolgym.agents.baselines import AGENTS, OracleAgent, RandomAgent
@@ -24,6 +23,12 @@ class Episode:
     seconds: float
     errors: int
     render: Path | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for JSON (``render`` as a string path or ``None``)."""
+        data = dataclasses.asdict(self)
+        data["render"] = str(self.render) if self.render else None
+        return data
 
 
 def make_agent(name: str, env: gym.Env, seed: int) -> Any:
@@ -46,7 +51,7 @@ def run_episodes(
 ) -> Iterator[Episode]:
     """Yield one :class:`Episode` per episode. With ``episodes=None``, every task of the suite's
     split once, in order; otherwise ``episodes`` tasks drawn with seeds ``seed, seed + 1, ...``."""
-    env = gym.make(env_id, render_mode="rgb_array" if out else None, **env_kwargs)
+    env = gym.make(env_id, **env_kwargs)
     try:
         agent = make_agent(agent_name, env, seed)
         tasks = env.unwrapped.tasks
@@ -76,9 +81,13 @@ def _episode(
     if out is not None:
         from PIL import Image
 
+        from toolgym.renderers.labels import captioned, label_views
+
         out.mkdir(parents=True, exist_ok=True)
         render = out / f"{k:03d}-{task.id.replace('/', '_')}.png"
-        Image.fromarray(np.asarray(env.render())).save(render)
+        panels = {"agent": observation["image"], "target": observation["target"]}
+        labelled = captioned({name: label_views(image) for name, image in panels.items()})
+        Image.fromarray(labelled).save(render)
     return Episode(
         task.id, steps, final.get("score"), bool(final.get("passed")),
         time.perf_counter() - started, errors, render,

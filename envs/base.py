@@ -25,11 +25,37 @@ from toolgym.envs.spaces import UnicodeText
 from toolgym.envs.suites import get_suite, get_task
 from toolgym.envs.tasks import Task
 from toolgym.envs.tools import ToolCallError, ToolRegistry
-from toolgym.verifiers.report import VerifierReport
+from toolgym.verifiers.report import VerifierReport, describe_invalid
 
 ACTION_MODES = ("code", "tool")
+SPLITS = ("train", "test")
 PROMPT_CHARS = 4096
 FEEDBACK_CHARS = 8192
+# Sane bounds for constructor arguments: beyond them a step takes minutes and gigabytes (a
+# 10,000 px view) or the argument means nothing (a negative penalty).
+MAX_STEPS_RANGE = (1, 1000)
+VIEW_SIZE_RANGE = (8, 512)
+ACTION_CHARS_RANGE = (1, 1_000_000)
+PENALTY_RANGE = (0.0, 1.0)
+
+
+def check_int(name: str, value: Any, low: int, high: int, unit: str = "") -> None:
+    """Raise ``ValueError`` unless ``value`` is an integer in ``[low, high]``."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | np.integer)
+        or not low <= value <= high
+    ):
+        unit = f" ({unit})" if unit else ""
+        raise ValueError(f"{name} must be an integer from {low} to {high}{unit}, got {value!r}")
+
+
+def check_number(name: str, value: Any, low: float, high: float) -> None:
+    """Raise ``ValueError`` unless ``value`` is a finite number in ``[low, high]``."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        raise ValueError(f"{name} must be a number from {low} to {high}, got {value!r}")
+    if not low <= float(value) <= high:  # NaN fails too
+        raise ValueError(f"{name} must be a number from {low} to {high}, got {value!r}")
 
 
 class ToolEnv(gym.Env[dict[str, Any], str]):
@@ -53,14 +79,20 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         max_action_chars: int = 20_000,
         limits: Limits | None = None,
         render_mode: str | None = None,
-        timings_in_info: bool = True,
+        timings_in_info: bool = False,
     ) -> None:
         if action_mode not in ACTION_MODES:
             raise ValueError(f"action_mode must be one of {ACTION_MODES}, got {action_mode!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
-        if max_steps < 1:
-            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+        if split not in SPLITS:
+            raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+        check_int("max_steps", max_steps, *MAX_STEPS_RANGE)
+        check_int("view_size", view_size, *VIEW_SIZE_RANGE, "pixels per view")
+        check_int("max_action_chars", max_action_chars, *ACTION_CHARS_RANGE, "characters")
+        check_number("error_penalty", error_penalty, *PENALTY_RANGE)
+        if limits is not None and not isinstance(limits, Limits):
+            raise TypeError(f"limits must be a sandbox Limits, got {type(limits).__name__}")
         self.tasks = (get_task(task),) if task else get_suite(suite).split(split)
         if not self.tasks:
             raise ValueError(f"suite {suite!r} has no {split!r} tasks")
@@ -156,23 +188,25 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             candidate, error = self._candidate()
             timings["tessellate"] = time.perf_counter() - started
         info: dict[str, Any] = {"task": self.task.id, "isolation": self.session.layers}
+        if error is None:
+            started = time.perf_counter()
+            report = self._verify(candidate, self.task.verification.step_tier)
+            timings["verify"] = time.perf_counter() - started
+            if report.validity.get("valid") is False:  # a broken solid is a failed step
+                error = f"invalid solid: {describe_invalid(report.validity)}"
+            elif report.errors:  # nor is a part the verifier cannot score (over its budget)
+                error = f"verifier: {report.errors[0]}"
         if error is not None:
             reward = -self.error_penalty + self._undo(outcome)
             info["error"] = error
             feedback = self._feedback(outcome, f"error: {error}")
         else:
             started = time.perf_counter()
-            report = self._verify(candidate, self.task.verification.step_tier)
-            timings["verify"] = time.perf_counter() - started
-            started = time.perf_counter()
             self._image = self._render(candidate)
             timings["render"] = time.perf_counter() - started
-            score = report.score if report.score is not None else self._score
-            reward, self._score, self._report = score - self._score, score, report
+            reward, self._score, self._report = report.score - self._score, report.score, report
             self._checkpoint(candidate)
             info["report"] = report.to_dict()
-            if report.errors:
-                info["error"] = f"verifier: {report.errors[0]}"
             feedback = self._feedback(outcome, f"verifier: {report.summary()}")
         terminated = self._report is not None and self._succeeded(self._report)
         truncated = not terminated and self._steps >= self.max_steps
@@ -198,6 +232,8 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
     def _act(self, action: Any) -> tuple[CallResult | None, str | None]:
         """Run the action in the session: ``(result, error message or None)``."""
         assert self.session is not None
+        if isinstance(action, str) and (unencodable := _not_utf8(action)):
+            return None, unencodable  # the session's channel carries UTF-8 text only
         if self.action_mode == "code":
             if not isinstance(action, str):
                 return None, f"the action must be a string of code, got {type(action).__name__}"
@@ -215,7 +251,8 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             result = self.session.request("tool", {"call": call})
         if not result.ok:
             message = result.error.message if result.error else "the call failed"
-            return result, message
+            # A tool's own error is already one line in the tool's terms.
+            return result, message.removeprefix(f"{ToolCallError.__name__}: ")
         return result, None
 
     def _too_long(self, what: str, action: str) -> str:
@@ -312,7 +349,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         if outcome is not None:
             if outcome.stdout.strip():
                 parts.append("stdout:\n" + outcome.stdout.strip()[-2000:])
-            if outcome.traceback:
+            if outcome.traceback and self.action_mode == "code":  # a tool call has no frames
                 parts.append(outcome.traceback.strip()[-3000:])
             elif outcome.stderr.strip():
                 parts.append("stderr:\n" + outcome.stderr.strip()[-2000:])
@@ -328,3 +365,15 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             "feedback": feedback[:FEEDBACK_CHARS],
             "step": self._steps,
         }
+
+
+def _not_utf8(text: str) -> str | None:
+    """Why ``text`` cannot be sent as UTF-8 (a lone surrogate, say), or ``None``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start : exc.end].encode("unicode_escape").decode("ascii")
+        return (
+            f"the action is not valid Unicode text: character {exc.start} is {bad} ({exc.reason})"
+        )
+    return None

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import string
+from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
+import numpy as np
 from gymnasium import spaces
+from gymnasium.vector.utils import shared_memory
 
 SAMPLE_CHARSET = string.ascii_letters + string.digits + string.punctuation + " \n"
 
@@ -33,3 +38,58 @@ class UnicodeText(spaces.Text):
             and self.min_length == other.min_length
             and self.max_length == other.max_length
         )
+
+
+# AsyncVectorEnv's shared memory. Gymnasium stores a Text as indices into its charset, which holds
+# no "×" or "°", and reads it back once, as a tuple that never changes. A UnicodeText is stored as
+# code points plus one (0 marks the unused tail) and read through a live view.
+
+
+class SharedTexts(Sequence[str]):
+    """The strings of a batch of UnicodeText observations in shared memory, read on access.
+
+    ``copy.deepcopy`` (which ``AsyncVectorEnv`` applies with ``copy=True``, its default) gives a
+    plain tuple of the current strings.
+    """
+
+    def __init__(self, rows: np.ndarray) -> None:
+        self._rows = rows  # (n, max_length) int32, a view of the shared buffer
+
+    def texts(self) -> tuple[str, ...]:
+        return tuple("".join(map(chr, row[row > 0] - 1)) for row in self._rows)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.texts()[index]
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self.texts() == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment] - mutable, like a list
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
+        return self.texts()
+
+    def __repr__(self) -> str:
+        return repr(self.texts())
+
+
+@shared_memory.create_shared_memory.register(UnicodeText)
+def _create(space: UnicodeText, n: int = 1, ctx: ModuleType = mp) -> Any:
+    return ctx.Array(np.dtype(np.int32).char, n * space.max_length)
+
+
+@shared_memory.write_to_shared_memory.register(UnicodeText)
+def _write(space: UnicodeText, index: int, value: str, memory: Any) -> None:
+    size = space.max_length
+    codes = np.zeros(size, np.int32)
+    text = value[:size]
+    codes[: len(text)] = np.fromiter(map(ord, text), np.int32, len(text)) + 1
+    np.copyto(np.frombuffer(memory.get_obj(), np.int32)[index * size : (index + 1) * size], codes)
+
+
+@shared_memory.read_from_shared_memory.register(UnicodeText)
+def _read(space: UnicodeText, memory: Any, n: int = 1) -> SharedTexts:
+    return SharedTexts(np.frombuffer(memory.get_obj(), np.int32).reshape(n, space.max_length))

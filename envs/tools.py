@@ -18,8 +18,10 @@ annotated with :class:`Param` for units, ranges, step sizes and choices::
 From that single definition come: the callable itself (inside the sandbox, for code actions and
 tool calls); an OpenAI-style function-calling schema (:meth:`ToolRegistry.json_schemas`); and
 metadata a trainer can turn into a discrete grammar (:meth:`ToolRegistry.grammar`). Calls are
-validated against the same definition (:meth:`ToolRegistry.parse_call`) with errors that say which
-tool and parameter is wrong.
+validated against the same definition (:meth:`ToolRegistry.parse_call`, and the callable itself
+for code actions) with errors that say which tool and parameter is wrong. A tool that fails inside
+the underlying library raises :class:`ToolCallError` with one line in the tool's terms (its
+``failure`` text), never the library's internal traceback.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import functools
 import inspect
 import json
 import math
+import numbers
 import re
 import typing
 from collections.abc import Callable
@@ -76,6 +79,11 @@ class Tool:
     function: Callable[..., Any]
     params: tuple[ParamSpec, ...]
     needs_part: bool  # applies to an existing part (fillet, shell) rather than creating one
+    # Checks across parameters (``arguments -> message or None``), run before the tool is.
+    check: Callable[[dict[str, Any]], str | None] | None = None
+    # What it means when the library fails, formatted with the arguments ("radius {radius:g} mm
+    # is too large for this part's edges").
+    failure: str | None = None
 
 
 _KINDS = {float: "number", int: "integer", str: "string", list[list[float]]: "points"}
@@ -91,14 +99,26 @@ def _arg_docs(doc: str) -> dict[str, str]:
 
 
 class ToolRegistry:
-    """Tools of one domain, by name."""
+    """Tools of one domain, by name.
 
-    def __init__(self, domain: str) -> None:
+    ``check_part(part)`` returns why a value cannot be the part a tool works on, or ``None``.
+    """
+
+    def __init__(self, domain: str, check_part: Callable[[Any], str | None] | None = None) -> None:
         self.domain = domain
+        self.check_part = check_part
         self.tools: dict[str, Tool] = {}
 
-    def tool(self, function: Callable[..., Any] | None = None, *, needs_part: bool = False) -> Any:
-        """Decorator that registers ``function`` as a tool."""
+    def tool(
+        self,
+        function: Callable[..., Any] | None = None,
+        *,
+        needs_part: bool = False,
+        check: Callable[[dict[str, Any]], str | None] | None = None,
+        failure: str | None = None,
+    ) -> Any:
+        """Decorator that registers ``function`` as a tool; see :class:`Tool` for ``check`` and
+        ``failure``. The registered callable validates its arguments as tool calls are."""
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             doc = inspect.getdoc(fn) or ""
@@ -123,9 +143,10 @@ class ToolRegistry:
                     )
                 )
             summary = doc.split("\n\n", 1)[0].replace("\n", " ")
-            checked = _requiring_part(fn) if needs_part else fn
-            self.tools[fn.__name__] = Tool(fn.__name__, summary, checked, tuple(params), needs_part)
-            return checked
+            tool = Tool(fn.__name__, summary, fn, tuple(params), needs_part, check, failure)
+            guarded = self._guarded(tool)
+            self.tools[fn.__name__] = dataclasses.replace(tool, function=guarded)
+            return guarded
 
         return register(function) if function is not None else register
 
@@ -223,12 +244,19 @@ class ToolRegistry:
         if not isinstance(arguments, dict):
             raise ToolCallError(f"{name}: arguments must be an object")
         tool = self.tools[name]
+        return tool, self._arguments(tool, arguments)
+
+    def _arguments(self, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+        """``arguments`` checked one by one and together, with defaults filled in."""
         unknown = sorted(set(arguments) - {p.name for p in tool.params})
         if unknown:
-            raise ToolCallError(
-                f"{name}: unknown parameter(s) {unknown}; takes {[p.name for p in tool.params]}"
-            )
-        return tool, {p.name: self._check(tool, p, arguments) for p in tool.params}
+            takes = [p.name for p in tool.params]
+            raise ToolCallError(f"{tool.name}: unknown parameter(s) {unknown}; takes {takes}")
+        checked = {p.name: self._check(tool, p, arguments) for p in tool.params}
+        problem = tool.check(checked) if tool.check else None
+        if problem:
+            raise ToolCallError(f"{tool.name}: {problem}")
+        return checked
 
     def _check(self, tool: Tool, p: ParamSpec, arguments: dict[str, Any]) -> Any:
         where = f"{tool.name}: parameter {p.name!r}"
@@ -244,8 +272,8 @@ class ToolRegistry:
                 )
             return value
         if p.kind == "points":
-            ok = isinstance(value, list) and 3 <= len(value) <= MAX_LIST_LENGTH
-            if not ok or not all(isinstance(pt, list) and len(pt) == 2 for pt in value):
+            ok = isinstance(value, list | tuple) and 3 <= len(value) <= MAX_LIST_LENGTH
+            if not ok or not all(isinstance(pt, list | tuple) and len(pt) == 2 for pt in value):
                 raise ToolCallError(
                     f"{where} must be a list of 3 to {MAX_LIST_LENGTH} [a, b] pairs"
                 )
@@ -261,7 +289,7 @@ class ToolRegistry:
     def _number(where: str, value: Any, c: Param) -> float:
         if (
             isinstance(value, bool)
-            or not isinstance(value, int | float)
+            or not isinstance(value, numbers.Real)  # numpy numbers too, from scripts
             or not math.isfinite(value)
         ):
             raise ToolCallError(f"{where} must be a finite number, got {value!r}")
@@ -275,14 +303,37 @@ class ToolRegistry:
         tool, arguments = self.parse_call(call)
         return tool.function(part, **arguments)
 
+    def _guarded(self, tool: Tool) -> Callable[..., Any]:
+        """``tool.function`` that checks its arguments and part first, and turns the library's
+        failures into one-line :class:`ToolCallError` messages."""
+        fn, signature = tool.function, inspect.signature(tool.function)
 
-def _requiring_part(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` with a clear error when there is no part to work on yet."""
+        @functools.wraps(fn)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            try:
+                bound = signature.bind(*args, **kwargs).arguments
+            except TypeError as exc:
+                raise ToolCallError(f"{tool.name}: {exc}") from None
+            part = bound.pop(next(iter(signature.parameters)), None)
+            arguments = self._arguments(tool, bound)
+            if part is None and tool.needs_part:
+                raise ToolCallError(f"{tool.name} needs an existing part; add one first")
+            problem = self.check_part(part) if self.check_part and part is not None else None
+            if problem:
+                raise ToolCallError(f"{tool.name}: {problem}")
+            try:
+                return fn(part, **arguments)
+            except (ToolCallError, MemoryError, RecursionError):
+                raise  # already clear, or a limit the sandbox reports
+            except Exception as exc:
+                raise ToolCallError(_failure(tool, arguments, exc)) from None
 
-    @functools.wraps(fn)
-    def checked(part: Any, *args: Any, **kwargs: Any) -> Any:
-        if part is None:
-            raise ToolCallError(f"{fn.__name__} needs an existing part; add one first")
-        return fn(part, *args, **kwargs)
+        return guarded
 
-    return checked
+
+def _failure(tool: Tool, arguments: dict[str, Any], exc: Exception) -> str:
+    """One line: the tool's own account of the failure, else the library's first line."""
+    if tool.failure:
+        return f"{tool.name}: {tool.failure.format(**arguments)}"
+    first = (str(exc).strip().splitlines() or [""])[0][:200]
+    return f"{tool.name}: the operation failed ({type(exc).__name__}: {first})"

@@ -25,7 +25,7 @@ from toolgym.envs.cadquery.artifacts import (
     measure_file,
     tessellation_tolerance,
 )
-from toolgym.envs.sandbox import Session
+from toolgym.envs.sandbox import Limits, Session
 from toolgym.envs.tasks import Task
 from toolgym.verifiers.cad import verify_part
 from toolgym.verifiers.parts import Part
@@ -39,7 +39,8 @@ _references_lock = threading.Lock()
 class Outcome:
     """The verdict on one script. ``error_kind`` is set when no score could be given:
     ``missing_script``, ``script`` (it raised, crashed or timed out), ``reference`` (the task's own
-    program failed) or ``verifier``; a script that ran but built no solid scores 0 instead."""
+    program failed) or ``verifier``; and to ``no_part`` when the script ran but bound no solid to
+    ``result``: that scores 0, and ``error`` says why."""
 
     task: str
     report: VerifierReport | None
@@ -130,15 +131,18 @@ def verify_for_task(
     )
 
 
-def verify_script(task: Task, script: str, *, filename: str = "<script>") -> Outcome:
-    """Run ``script`` in a fresh session and score the solid it binds to ``result`` (or shows)
-    against ``task``. The solid is exported as BREP and measured in another fresh session."""
+def verify_script(
+    task: Task, script: str, *, filename: str = "<script>", limits: Limits | None = None
+) -> Outcome:
+    """Run ``script`` in a fresh session (with ``limits``) and score the solid it binds to
+    ``result`` (or shows) against ``task``. The solid is exported as BREP and measured in
+    another fresh session."""
     started = time.perf_counter()
     try:
         reference = reference_part(task)
     except ReferenceBuildError as exc:
         return Outcome(task.id, None, "reference", str(exc), time.perf_counter() - started)
-    with Session("cadquery") as session:
+    with Session("cadquery", limits) as session:
         ran = session.run(script, filename=filename)
         if not ran.ok:
             message = ran.error.message if ran.error else "failed"
@@ -147,8 +151,8 @@ def verify_script(task: Task, script: str, *, filename: str = "<script>") -> Out
     tier = task.verification.final_tier
     if brep is None:  # no solid: a score of 0, and why
         report = verify_for_task(task, None, reference, tier)
-        message = why.error.message if why.error else "the script built no solid"
-        return Outcome(task.id, report, None, message, time.perf_counter() - started)
+        message = why.error.message if why.error else "the script built no part"
+        return Outcome(task.id, report, "no_part", message, time.perf_counter() - started)
     measured = measure(
         brep,
         tolerance=exact_tolerance(task, reference),
@@ -180,6 +184,18 @@ def verify_files(
     )
 
 
+def export_reference(task: Task, fmt: str) -> bytes:
+    """The task's reference part as file bytes: ``step``, ``stl`` or ``brep``."""
+    if task.domain != "cadquery":
+        raise ReferenceBuildError(f"{task.id}: exporting {task.domain} tasks is not supported yet")
+    with Session("cadquery") as session:
+        ran = session.run(task.reference, filename=f"<reference {task.id}>")
+        exported = session.request("export", {"format": fmt}) if ran.ok else ran
+    if not exported.ok or not isinstance(exported.value, bytes):
+        raise ReferenceBuildError(f"{task.id}: the reference did not export: {exported.feedback()}")
+    return exported.value
+
+
 def script_path(scripts: Path, task: Task) -> Path:
     """Where a batch expects a task's script: the task id below the suite, plus ``.py``.
 
@@ -189,17 +205,55 @@ def script_path(scripts: Path, task: Task) -> Path:
     return scripts / (task.id.split("/", 1)[1] + ".py")
 
 
-def done_tasks(out: Path) -> set[str]:
-    """Tasks already in a results file (an interrupted batch resumes after them)."""
+def read_results(out: Path) -> dict[str, dict[str, Any]]:
+    """The results in a file, by task; a task written twice (redone) counts by its last line.
+    A line cut short by an interruption is skipped."""
+    results: dict[str, dict[str, Any]] = {}
     if not out.exists():
-        return set()
-    done = set()
+        return results
     for line in out.read_text(encoding="utf-8").splitlines():
         try:
-            done.add(json.loads(line)["task"])
+            result = json.loads(line)
+            results[result["task"]] = result
         except (ValueError, KeyError, TypeError):
-            continue  # a line cut short by the interruption is redone
-    return done
+            continue
+    return results
+
+
+def done_tasks(out: Path) -> set[str]:
+    """Tasks already in a results file, which an interrupted batch does not redo. A task whose
+    script was missing is not done: its script may be there now."""
+    return {
+        task
+        for task, result in read_results(out).items()
+        if result.get("error_kind") != "missing_script"
+    }
+
+
+def results_file_problem(out: Path) -> str | None:
+    """Why ``out`` cannot be a batch's results file, or ``None``: it must be named ``*.jsonl``,
+    and if it exists hold result lines only (but for a last line that an interruption cut short
+    before its newline)."""
+    if out.suffix != ".jsonl":
+        return f"{out}: results go to a .jsonl file (one JSON line per task)"
+    if out.is_dir():
+        return f"{out} is a folder; results go to a .jsonl file"
+    if not out.exists():
+        return None
+    try:
+        text = out.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"{out}: cannot read it: {exc}"
+    lines = text.splitlines()
+    whole = lines if text.endswith("\n") else lines[:-1]
+    for number, line in enumerate(whole, 1):
+        try:
+            ok = isinstance(json.loads(line).get("task"), str)
+        except (ValueError, AttributeError):
+            ok = False
+        if not ok and line.strip():
+            return f"{out} is not a toolgym results file (line {number} is not a result)"
+    return None
 
 
 def verify_batch(
@@ -209,18 +263,22 @@ def verify_batch(
     *,
     jobs: int = 1,
     on_done: Callable[[Outcome], None] | None = None,
+    limits: Limits | None = None,
 ) -> list[Outcome]:
     """Verify every task's script, appending one JSON line per task to ``out`` as it finishes.
 
-    Tasks already in ``out`` are skipped, so an interrupted batch resumes without redoing them.
-    On Ctrl-C, items in flight are abandoned (not written) and ``KeyboardInterrupt`` propagates at
-    once; their sessions end with this process. Returns the outcomes of this run only.
+    Tasks already in ``out`` are skipped (see :func:`done_tasks`), so an interrupted batch resumes
+    without redoing them. ``jobs`` sessions run at once (at most one per task). On Ctrl-C, items
+    in flight are abandoned (not written) and ``KeyboardInterrupt`` propagates at once; their
+    sessions end with this process. Returns the outcomes of this run only.
     """
+    previous = read_results(out)
     done = done_tasks(out)
     todo: queue.SimpleQueue[Task] = queue.SimpleQueue()
     for task in tasks:
         if task.id not in done:
             todo.put(task)
+    jobs = max(1, min(jobs, todo.qsize()))
     stop = threading.Event()
     lock = threading.Lock()
     outcomes: list[Outcome] = []
@@ -235,18 +293,26 @@ def verify_batch(
             if not path.is_file():
                 outcome = Outcome(task.id, None, "missing_script", f"no script at {path}")
             else:
-                outcome = verify_script(task, path.read_text(encoding="utf-8"), filename=str(path))
+                try:
+                    code = path.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError) as exc:
+                    outcome = Outcome(task.id, None, "script", f"cannot read {path}: {exc}")
+                else:
+                    outcome = verify_script(task, code, filename=str(path), limits=limits)
+            # A script still missing is already on record: the file does not grow on reruns.
+            recorded = previous.get(task.id, {}).get("error_kind") == outcome.error_kind
             with lock:
                 if stop.is_set():
                     return
-                with out.open("a", encoding="utf-8") as f:
-                    f.write(json.dumps(outcome.to_dict()) + "\n")
+                if not (recorded and outcome.error_kind == "missing_script"):
+                    with out.open("a", encoding="utf-8") as f:
+                        f.write(json.dumps(outcome.to_dict()) + "\n")
                 outcomes.append(outcome)
                 if on_done:
                     on_done(outcome)
 
     # Daemon threads, joined with a timeout, so Ctrl-C reaches the main thread at once.
-    workers = [threading.Thread(target=work, daemon=True) for _ in range(max(1, jobs))]
+    workers = [threading.Thread(target=work, daemon=True) for _ in range(jobs)]
     for worker in workers:
         worker.start()
     try:

@@ -50,7 +50,7 @@ def test_train_and_test_seeds_are_disjoint_and_deterministic():
     assert not train & test
 
 
-@pytest.mark.timeout(1200)  # 222 full episodes, each with the exact tier's B-Rep cross-check
+@pytest.mark.timeout(1800)  # every task of a suite: minutes on a slow or busy 2-core machine
 @pytest.mark.parametrize("suite", ["curated", "procedural"])
 def test_oracle_scores_at_least_099_on_every_task(suite):
     low = []
@@ -103,7 +103,7 @@ def test_oracle_episode_rewards_sum_to_the_exact_score(env):
     assert (
         r1 + r2 == pytest.approx(info["final_report"]["score"]) and info["final_report"]["passed"]
     )
-    assert set(info["timings"]) == {"exec", "tessellate", "verify", "render"}
+    assert "timings" not in info  # opt-in (timings_in_info=True): not fixed by the seed
     assert "netns" in info["isolation"]
 
 

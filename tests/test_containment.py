@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import assert_no_strays, live_processes, outer_pid
-from toolgym.envs.sandbox import Session, shutdown_zygotes
+from toolgym.envs.sandbox import Limits, Session, shutdown_zygotes
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -63,7 +63,6 @@ def assert_recovered(session: Session) -> None:
 
 CASES = {
     # name: (script, expected error kind or None for a harmless result)
-    "infinite loop": ("while True:\n    pass", "cpu_time"),
     "sleep": ("import time\ntime.sleep(60)", "timeout"),
     "memory bomb": ("blocks = []\nwhile True:\n    blocks.append(bytearray(50_000_000))", "memory"),
     "one huge allocation": ("x = bytearray(10**11)", "memory"),
@@ -117,6 +116,17 @@ def test_hostile_script_is_contained(short_session, name):
         )  # back to the snapshot taken at start
     assert_recovered(short_session)
     assert outside_files() == files_before
+
+
+def test_infinite_loop_is_stopped_by_the_cpu_limit():
+    # The wall clock has ample room, so only the CPU limit can trip, however busy the machine.
+    limits = Limits(wall_s=300.0, cpu_s=1.0, memory_mb=512, max_processes=16)
+    with Session("cadquery", limits) as session:
+        result = session.run("while True:\n    pass")
+        assert result.error is not None and result.error.kind == "cpu_time", result.error
+        assert result.error.limit == "cpu_s" and result.error.message
+        assert result.restored_to == 0 and not result.state_lost
+        assert_recovered(session)
 
 
 def test_process_limit_is_named(short_session):
@@ -293,10 +303,16 @@ def test_oversized_artifact_is_refused(short_session):
     ],
     ids=["zero-area sketch (#1665)", "tapered extrude (#1873)"],
 )
-def test_known_cadquery_failure_modes_are_clean_errors(short_session, script, kind):
-    result = short_session.run(script)
-    assert result.error is not None and result.error.kind == kind, result.error
-    assert_recovered(short_session)
+def test_known_cadquery_failure_modes_are_clean_errors(script, kind):
+    # Only the memory limit is tight: the CPU and wall-clock limits leave room for a slow or busy
+    # machine (the sketch needs about 3 CPU seconds to fill 512 MiB), so which limit trips
+    # does not depend on the machine.
+    limits = Limits(wall_s=300.0, cpu_s=300.0, memory_mb=512, max_processes=16)
+    with Session("cadquery", limits) as session:
+        result = session.run(script)
+        assert result.error is not None and result.error.kind == kind, result.error
+        assert result.error.limit == ("memory_mb" if kind == "memory" else None)
+        assert_recovered(session)
 
 
 def test_session_close_leaves_no_process(cq_session):

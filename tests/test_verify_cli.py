@@ -135,8 +135,18 @@ def test_task_mode_scores_the_oracle_and_a_wrong_part(tmp_path):
     empty.write_text("x = 1\n")
     nothing = toolgym("verify", "--task", task.id, "--script", str(empty))
     outcome = json.loads(nothing.stdout)
-    assert nothing.returncode == 1 and outcome["score"] == 0.0 and outcome["error_kind"] is None
+    assert (
+        nothing.returncode == 1 and outcome["score"] == 0.0 and outcome["error_kind"] == "no_part"
+    )
+    assert outcome["error"] == "NameError: the script bound no 'result' (and showed no object)"
     assert set(outcome["report"]) == REPORT_KEYS
+    not_solid = tmp_path / "number.py"
+    not_solid.write_text("result = 5\n")
+    outcome = json.loads(toolgym("verify", "--task", task.id, "--script", str(not_solid)).stdout)
+    assert outcome["error_kind"] == "no_part" and outcome["score"] == 0.0
+    assert outcome["error"] == (
+        "TypeError: expected a CadQuery Workplane, Shape or Assembly, got int"
+    )
     crash = tmp_path / "crash.py"
     crash.write_text("import ctypes\nctypes.string_at(0)\n")
     crashed = toolgym("verify", "--task", task.id, "--script", str(crash))
@@ -207,3 +217,88 @@ def test_batch_bad_input_exits_2(tmp_path):
     assert missing_dir.returncode == 2 and "no such folder" in missing_dir.stderr
     both = toolgym("verify", "--suite", "primitives", "--candidate", "a.stl")
     assert both.returncode == 2 and "exactly one of" in both.stderr
+
+
+def test_verify_on_a_folder_says_so(tmp_path, part_files):
+    task = toolgym("verify", "--task", "curated/plate-four-holes", "--script", str(tmp_path))
+    assert task.returncode == 2
+    assert f"{tmp_path} is a folder; --script takes one file" in task.stderr
+    files = toolgym(
+        "verify", "--candidate", str(tmp_path), "--reference", str(part_files["plate.step"])
+    )
+    assert files.returncode == 2 and f"{tmp_path} is a folder" in files.stderr
+    a_file = part_files["plate.step"]
+    batch = toolgym("verify", "--suite", "primitives", "--scripts", str(a_file))
+    assert batch.returncode == 2 and f"{a_file} is a file; --scripts takes a folder" in batch.stderr
+
+
+def test_jobs_are_bounded(tmp_path):
+    out = str(tmp_path / "results.jsonl")
+    for jobs in ("0", "65", "99999999999999999999"):
+        done = toolgym(
+            "verify", "--suite", "primitives", "--scripts", str(tmp_path), "--jobs", jobs,
+            "--out", out, cwd=tmp_path,
+        )  # fmt: skip
+        assert done.returncode == 2 and "--jobs" in done.stderr, done.stderr
+    assert not (tmp_path / "results.jsonl").exists()  # refused before any work
+
+
+def test_time_limit_from_the_command_line(tmp_path):
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\ntime.sleep(5)\nresult = cq.Workplane().box(1, 1, 1)\n")
+    done = toolgym(
+        "verify", "--task", "curated/plate-four-holes", "--script", str(slow), "--wall-s", "1"
+    )
+    outcome = json.loads(done.stdout)
+    assert done.returncode == 2 and outcome["error_kind"] == "script"
+    assert outcome["error"] == "the call ran past 1 s (limit wall_s)"
+
+
+def tiny_batch(tmp_path: Path) -> tuple[Path, Path]:
+    suite = tmp_path / "tiny.toml"
+    suite.write_text(SUITE.replace("{plate}", PLATE.strip()))
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "plate.py").write_text(PLATE)
+    return suite, scripts
+
+
+def test_batch_redoes_missing_scripts_and_force_starts_afresh(tmp_path):
+    suite, scripts = tiny_batch(tmp_path)
+    out = tmp_path / "results.jsonl"
+    batch = ("verify", "--suite", str(suite), "--scripts", str(scripts), "--out", str(out))
+    first = toolgym(*batch)
+    assert first.returncode == 1 and "missing_script 3" in first.stdout
+    for name, size in (("block", 10), ("slow", 12)):
+        (scripts / f"{name}.py").write_text(
+            f"result = cq.Workplane().box({size}, {size}, {size})\n"
+        )
+    second = toolgym(*batch)  # block and slow are redone; rod, still missing, is on record
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == 6 and sorted(r["task"] for r in lines[4:]) == ["tiny/block", "tiny/slow"]
+    assert all(r["passed"] for r in lines[4:])
+    assert (
+        second.returncode == 1 and "75.0%" in second.stdout and "missing_script 1" in second.stdout
+    )
+    forced = toolgym(*batch, "--force")
+    assert forced.returncode == 1 and "75.0%" in forced.stdout
+    assert sorted(json.loads(line)["task"] for line in out.read_text().splitlines()) == [
+        "tiny/block", "tiny/plate", "tiny/rod", "tiny/slow",
+    ]  # fmt: skip
+
+
+def test_batch_refuses_an_out_that_is_not_a_results_file(tmp_path):
+    suite, scripts = tiny_batch(tmp_path)
+    notes, other = tmp_path / "notes.txt", tmp_path / "other.jsonl"
+    notes.write_text("my notes\n")
+    other.write_text('{"not": "a result"}\n')
+    for out, message in (
+        (notes, f"{notes}: results go to a .jsonl file (one JSON line per task)"),
+        (other, f"{other} is not a toolgym results file (line 1 is not a result)"),
+        (tmp_path / "absent" / "r.jsonl", "cannot write: No such file or directory"),
+    ):
+        done = toolgym(
+            "verify", "--suite", str(suite), "--scripts", str(scripts), "--out", str(out)
+        )
+        assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert notes.read_text() == "my notes\n" and other.read_text() == '{"not": "a result"}\n'

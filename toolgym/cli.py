@@ -3,21 +3,48 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from toolgym._version import __version__
 
+if TYPE_CHECKING:
+    from toolgym.envs.sandbox import Limits
+    from toolgym.envs.tasks import Task
+
 app = typer.Typer(
-    help="toolgym: agents that operate professional tools by writing scripts.", no_args_is_help=True
+    help="toolgym: agents that operate professional tools by writing scripts.",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 console = Console()
 err_console = Console(stderr=True, soft_wrap=True)
+MAX_JOBS = 64  # parallel sessions in a batch; each holds a CadQuery process (~150 MB)
+MAX_WALL_S = 3600.0
+WallSeconds = Annotated[
+    float | None,
+    typer.Option(
+        "--wall-s",
+        min=0.1,
+        max=MAX_WALL_S,
+        help="Wall-clock seconds per script or step in the sandbox (default 30); the CPU-time "
+        "limit is set to the same.",
+    ),
+]
+
+
+def _limits(wall_s: float | None) -> Limits | None:
+    """Sandbox limits with the wall-clock and CPU-time limits set to ``wall_s``."""
+    from toolgym.envs.sandbox import Limits
+
+    return None if wall_s is None else Limits(wall_s=wall_s, cpu_s=wall_s)
 
 
 def _version(value: bool) -> None:
@@ -71,26 +98,150 @@ def doctor() -> None:
 @app.command()
 def tasks(
     suite: Annotated[str | None, typer.Argument(help="List this suite's tasks.")] = None,
+    difficulty: Annotated[
+        int | None, typer.Option(min=1, max=5, help="Only tasks of this tier (1-5).")
+    ] = None,
+    split: Annotated[str | None, typer.Option(help="Only train or test tasks.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """List the task suites, or the tasks of one suite."""
+    """List the task suites, or the tasks of one suite (of every suite, with a filter)."""
     from toolgym.envs.suites import get_suite, suites
 
+    if split is not None and split not in ("train", "test"):
+        _fail(f"--split must be train or test, got {split!r}")
+    if suite is None and difficulty is None and split is None:
+        _list_suites(list(suites().values()), as_json)
+        return
     if suite is None:
-        table = Table(title="task suites")
-        for column in ("suite", "domain", "tasks", "train", "test", "description"):
-            table.add_column(column)
-        for found in suites().values():
-            train, test = len(found.split("train")), len(found.split("test"))
-            row = (found.name, found.domain, str(len(found.tasks)), str(train), str(test))
-            table.add_row(*row, found.description)
+        unique = {t.id: t for found in suites().values() for t in found.tasks}
+        chosen, title = list(unique.values()), "every suite"
     else:
         found = _or_fail(get_suite, suite)
-        table = Table(title=f"suite {found.name}")
-        for column in ("task", "difficulty", "split", "prompt"):
-            table.add_column(column, overflow="fold")
-        for task in found.tasks:
-            table.add_row(task.id, str(task.difficulty), task.split, task.prompt)
+        chosen, title = list(found.tasks), f"suite {found.name}"
+    chosen = [
+        t
+        for t in chosen
+        if (difficulty is None or t.difficulty == difficulty)
+        and (split is None or t.split == split)
+    ]
+    if as_json:
+        print(json.dumps([_task_summary(t) for t in chosen], indent=2, ensure_ascii=False))
+        return
+    table = Table(title=f"{title}: {len(chosen)} tasks")
+    # Task ids are never wrapped: they are meant to be copied into --task.
+    table.add_column("task", no_wrap=True, min_width=max((len(t.id) for t in chosen), default=4))
+    table.add_column("difficulty")
+    table.add_column("split")
+    table.add_column("prompt", overflow="fold")
+    for task in chosen:
+        table.add_row(task.id, str(task.difficulty), task.split, escape(task.prompt))
     console.print(table)
+
+
+def _list_suites(found: list[Any], as_json: bool) -> None:
+    rows = [
+        {
+            "suite": s.name, "domain": s.domain, "tasks": len(s.tasks),
+            "train": len(s.split("train")), "test": len(s.split("test")),
+            "description": s.description,
+        }
+        for s in found
+    ]  # fmt: skip
+    if as_json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    table = Table(title="task suites")
+    for column in rows[0] if rows else ():
+        table.add_column(column, no_wrap=column == "suite")
+    for row in rows:
+        table.add_row(*(escape(str(v)) for v in row.values()))
+    console.print(table)
+
+
+def _task_summary(task: Task) -> dict[str, Any]:
+    """What a user needs to pick a task: no reference program (that is the answer)."""
+    return {
+        "id": task.id,
+        "domain": task.domain,
+        "difficulty": task.difficulty,
+        "split": task.split,
+        "prompt": task.prompt,
+    }
+
+
+@app.command()
+def show(
+    task: Annotated[str, typer.Argument(help="Task id, e.g. curated/plate-four-holes.")],
+    image: Annotated[
+        Path | None, typer.Option(help="Write the target's four views here (PNG).")
+    ] = None,
+    export: Annotated[
+        Path | None, typer.Option(help="Write the target part here: .step, .stl, .brep or .glb.")
+    ] = None,
+) -> None:
+    """Show a task: its prompt and details; write its target's views and the target part."""
+    from toolgym.envs.suites import get_task
+
+    found = _or_fail(get_task, task)
+    fmt = export.suffix.lower().lstrip(".") if export else None
+    if export is not None and fmt not in ("step", "stl", "brep", "glb"):
+        _fail(f"--export {export}: use a .step, .stl, .brep or .glb file name")
+    for path in (image, export):
+        if path is not None:
+            _check_writable_file(path)
+    console.print(f"[bold]{escape(found.id)}[/]  ({found.domain}, difficulty {found.difficulty}, "
+                  f"{found.split} split)")  # fmt: skip
+    console.print(escape(found.prompt), soft_wrap=True)
+    if image is None and export is None:
+        console.print("Add --image target.png to see the target, --export target.step to get it.")
+        return
+    try:
+        _write_target(found, image, export, fmt)
+    except (RuntimeError, ValueError, OSError) as exc:
+        _fail(str(exc))
+
+
+def _write_target(task: Task, image: Path | None, export: Path | None, fmt: str | None) -> None:
+    from toolgym.envs.verification import export_reference, reference_part
+
+    if image is not None:
+        from PIL import Image
+
+        from toolgym.renderers.labels import captioned, label_views
+        from toolgym.renderers.mesh_views import Framing, MeshRenderer, tile
+
+        mesh = reference_part(task).mesh
+        renderer = MeshRenderer(256)
+        try:
+            views = tile(renderer.render(mesh, Framing.around(mesh.bounds)).rgb)
+        finally:
+            renderer.close()
+        Image.fromarray(captioned({"target": label_views(views)})).save(image, format="PNG")
+        console.print(
+            f"target views (iso, front, right, top) in {escape(str(image))}", soft_wrap=True
+        )
+    if export is not None:
+        if fmt == "glb":
+            import trimesh
+
+            mesh = reference_part(task).mesh
+            data = trimesh.Trimesh(mesh.vertices, mesh.faces).export(file_type="glb")
+        else:
+            data = export_reference(task, str(fmt))
+        export.write_bytes(data)
+        console.print(
+            f"target part ({str(fmt).upper()}, mm) in {escape(str(export))}", soft_wrap=True
+        )
+
+
+def _check_writable_file(path: Path) -> None:
+    """Exit 2 unless ``path`` can be written as a file (checked before any work is done)."""
+    if path.is_dir():
+        _fail(f"{path} is a folder; give a file name")
+    if not path.parent.is_dir():
+        _fail(f"{path}: the folder {path.parent} does not exist")
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        _fail(f"{path}: not writable")
 
 
 @app.command()
@@ -104,8 +255,7 @@ def tools(
     """List an environment's tools, or print their function-calling schemas."""
     from toolgym.envs.cadquery.tools import registry
 
-    if env != "toolgym/CadQuery-v0":
-        _fail(f"unknown environment {env!r}; known: toolgym/CadQuery-v0")
+    _check_env(env)
     if as_json or grammar:
         print(json.dumps(registry.grammar() if grammar else registry.json_schemas(), indent=2))
         return
@@ -118,7 +268,7 @@ def tools(
             + (f" ({p.constraint.unit})" if p.constraint.unit else "")
             for p in tool.params
         )
-        table.add_row(tool.name, params, tool.description)
+        table.add_row(tool.name, escape(params), escape(tool.description))
     console.print(table)
 
 
@@ -127,51 +277,94 @@ def run(
     env: Annotated[str, typer.Option(help="Environment id.")] = "toolgym/CadQuery-v0",
     agent: Annotated[str, typer.Option(help="random or oracle.")] = "oracle",
     episodes: Annotated[
-        int | None, typer.Option(help="Episodes; default: every task once.")
+        int | None, typer.Option(min=1, help="Episodes; default: every task once.")
     ] = None,
     suite: Annotated[str, typer.Option(help="Task suite.")] = "curated",
     split: Annotated[str, typer.Option(help="train or test.")] = "train",
-    action_mode: Annotated[str, typer.Option(help="code or tool.")] = "code",
-    seed: Annotated[int, typer.Option(help="Seed of the first episode.")] = 0,
-    out: Annotated[
-        Path | None, typer.Option(help="Write each episode's final render here.")
+    task: Annotated[
+        str | None, typer.Option(help="Run this one task (instead of a suite's tasks).")
     ] = None,
+    action_mode: Annotated[str, typer.Option(help="code or tool.")] = "code",
+    max_steps: Annotated[int, typer.Option(min=1, max=1000, help="Steps per episode.")] = 8,
+    seed: Annotated[int, typer.Option(help="Seed of the first episode.")] = 0,
+    wall_s: WallSeconds = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for each episode's final render (PNG).")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON line per episode instead of a table.")
+    ] = False,
 ) -> None:
     """Run an agent for episodes and print a table: task, steps, score, time."""
     from rich.progress import Progress
 
     from toolgym.agents.runner import run_episodes
 
+    _check_env(env)
     if agent not in ("random", "oracle"):
         _fail(f"unknown agent {agent!r}; known: random, oracle")
     if agent == "oracle" and action_mode != "code":
         _fail("the oracle replays reference programs: use --action-mode code")
-    table = Table(title=f"{agent} on {env} ({suite}/{split})")
-    for column in ("task", "steps", "score", "passed", "time"):
+    if out is not None:
+        _check_writable_folder(out)
+    source = task or f"{suite}/{split}"
+    table = Table(title=f"{agent} on {env} ({source})")
+    table.add_column("task", no_wrap=True)  # ids are never wrapped: they are copied into --task
+    for column in ("steps", "score", "passed", "time"):
         table.add_column(column)
     scores = []
     try:
         results = run_episodes(
             env, agent, episodes=episodes, seed=seed, out=out, suite=suite, split=split,
-            action_mode=action_mode,
+            task=task, action_mode=action_mode, max_steps=max_steps, limits=_limits(wall_s),
         )  # fmt: skip
-        with Progress(console=err_console, transient=True) as progress:
+        with Progress(console=err_console, transient=True, disable=as_json) as progress:
             bar = progress.add_task(f"{agent} episodes", total=episodes)
             for episode in results:
                 progress.advance(bar)
                 scores.append(episode.score or 0.0)
+                if as_json:
+                    print(json.dumps(episode.to_dict()), flush=True)
+                    continue
                 score = "error" if episode.score is None else f"{episode.score:.3f}"
                 table.add_row(
                     episode.task, str(episode.steps), score, "yes" if episode.passed else "no",
                     f"{episode.seconds:.1f} s",
                 )  # fmt: skip
-    except (KeyError, ValueError) as exc:
+    except (KeyError, ValueError, TypeError) as exc:
         _fail(str(exc).strip("'\""))
+    if as_json:
+        return
+    table.columns[0].min_width = max((len(str(c)) for c in table.columns[0].cells), default=4)
     console.print(table)
     if scores:
         console.print(f"mean score {sum(scores) / len(scores):.3f} over {len(scores)} episodes")
     if out:
-        console.print(f"renders in {out}")
+        console.print(
+            f"renders in {escape(str(out))}: agent | target, views iso, front, right, top",
+            soft_wrap=True,
+        )
+
+
+def _check_env(env: str) -> None:
+    import toolgym
+
+    if env not in toolgym.ENVIRONMENTS:
+        _fail(
+            f"unknown environment {env!r}; toolgym environments: {', '.join(toolgym.ENVIRONMENTS)}"
+        )
+
+
+def _check_writable_folder(path: Path) -> None:
+    """Exit 2 unless ``path`` is, or can be made, a writable folder (before any episode runs)."""
+    if path.exists() and not path.is_dir():
+        _fail(f"--out {path} is a file; give a folder for the renders")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _fail(f"--out {path}: cannot make the folder: {exc.strerror or exc}")
+    if not os.access(path, os.W_OK | os.X_OK):
+        _fail(f"--out {path}: the folder is not writable")
 
 
 EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
@@ -200,10 +393,16 @@ def verify(
     reference: Annotated[Path | None, typer.Option(help="STEP, BREP, STL, OBJ or GLB.")] = None,
     suite: Annotated[str | None, typer.Option(help="Suite to verify; with --scripts.")] = None,
     scripts: Annotated[Path | None, typer.Option(help="Folder: <task name>.py per task.")] = None,
-    jobs: Annotated[int, typer.Option(min=1, help="Parallel sessions in batch mode.")] = 1,
-    out: Annotated[Path, typer.Option(help="Batch results, one JSON line per task.")] = Path(
-        "results.jsonl"
-    ),
+    jobs: Annotated[
+        int, typer.Option(min=1, max=MAX_JOBS, help="Parallel sessions in batch mode.")
+    ] = 1,
+    out: Annotated[
+        Path, typer.Option(help="Batch results (.jsonl), one JSON line per task.")
+    ] = Path("results.jsonl"),
+    force: Annotated[
+        bool, typer.Option(help="Batch: start --out afresh instead of resuming it.")
+    ] = False,
+    wall_s: WallSeconds = None,
     tier: Annotated[str, typer.Option(help="With --candidate: exact or cheap.")] = "exact",
     alignment: Annotated[str, typer.Option(help="With --candidate: none or normalized.")] = "none",
 ) -> None:
@@ -225,15 +424,18 @@ def verify(
     if chosen[0] == "files":
         _verify_files(candidate, reference, tier, alignment)
     elif chosen[0] == "task":
-        _verify_task(task, script)
+        _verify_task(task, script, _limits(wall_s))
     else:
-        _verify_batch(suite, scripts, jobs, out)
+        _verify_batch(suite, scripts, jobs, out, force, _limits(wall_s))
 
 
 def _verify_files(candidate: Path, reference: Path, tier: str, alignment: str) -> None:
     from toolgym.envs.verification import verify_files
     from toolgym.verifiers.parts import PartError
 
+    for path in (candidate, reference):
+        if path.is_dir():
+            _fail(f"{path} is a folder; --candidate and --reference take part files")
     try:
         report = verify_files(candidate, reference, tier=tier, alignment=alignment)
     except (PartError, ValueError) as exc:
@@ -242,48 +444,68 @@ def _verify_files(candidate: Path, reference: Path, tier: str, alignment: str) -
     raise typer.Exit(EXIT_ERROR if report.errors else EXIT_PASS if report.passed else EXIT_FAIL)
 
 
-def _verify_task(task_id: str, script: Path) -> None:
+def _verify_task(task_id: str, script: Path, limits: Limits | None) -> None:
     from toolgym.envs.suites import get_task
     from toolgym.envs.verification import verify_script
 
     task = _or_fail(get_task, task_id)
+    if script.is_dir():
+        _fail(
+            f"{script} is a folder; --script takes one file (--suite and --scripts take a folder)"
+        )
     if not script.is_file():
         _fail(f"{script}: no such script")
     try:
         code = script.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         _fail(f"{script}: cannot read: {exc}")
-    outcome = verify_script(task, code, filename=str(script))
+    outcome = verify_script(task, code, filename=str(script), limits=limits)
     print(json.dumps(outcome.to_dict(), indent=2))
-    if outcome.error_kind:
+    if outcome.error_kind and outcome.error_kind != "no_part":  # no part: a score of 0, a fail
         raise typer.Exit(EXIT_ERROR)
     raise typer.Exit(EXIT_PASS if outcome.passed else EXIT_FAIL)
 
 
-def _verify_batch(suite_name: str, scripts: Path, jobs: int, out: Path) -> None:
+def _verify_batch(
+    suite_name: str, scripts: Path, jobs: int, out: Path, force: bool, limits: Limits | None
+) -> None:
     from rich.progress import Progress
 
     from toolgym.envs.suites import get_suite
-    from toolgym.envs.verification import done_tasks, summarize, verify_batch
+    from toolgym.envs.verification import (
+        done_tasks,
+        read_results,
+        results_file_problem,
+        summarize,
+        verify_batch,
+    )
 
     suite = _or_fail(get_suite, suite_name)
+    if scripts.is_file():
+        _fail(f"{scripts} is a file; --scripts takes a folder with one <task name>.py per task")
     if not scripts.is_dir():
         _fail(f"{scripts}: no such folder")
-    remaining = len(suite.tasks) - len(done_tasks(out) & {t.id for t in suite.tasks})
+    problem = results_file_problem(out)
+    if problem and not (force and out.suffix == ".jsonl" and out.is_file()):
+        _fail(problem)
+    try:  # before any script runs: a results file that cannot be written fails now
+        with out.open("w" if force else "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        _fail(f"--out {out}: cannot write: {exc.strerror or exc}")
+    ids = {t.id for t in suite.tasks}
+    remaining = len(ids - done_tasks(out))
     with Progress(console=err_console, transient=True) as progress:
         bar = progress.add_task(f"verifying {suite.name}", total=remaining)
         try:
             verify_batch(
-                suite.tasks, scripts, out, jobs=jobs, on_done=lambda _: progress.advance(bar)
-            )
+                suite.tasks, scripts, out, jobs=jobs, limits=limits,
+                on_done=lambda _: progress.advance(bar),
+            )  # fmt: skip
         except KeyboardInterrupt:
             err_console.print(f"interrupted: finished items are in {out}; rerun to resume")
             raise typer.Exit(130) from None
-    ids = {t.id for t in suite.tasks}
-    lines = [
-        json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line.strip()
-    ]
-    results = [r for r in lines if r.get("task") in ids]
+    results = [r for task, r in read_results(out).items() if task in ids]
     summary = summarize(results)
     table = Table(title=f"{suite.name}: {summary['tasks']} tasks -> {out}")
     for column in ("mean score", "pass rate", "errors by kind"):

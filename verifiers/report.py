@@ -106,3 +106,23 @@ def check_thresholds(metrics: dict[str, float], thresholds: dict[str, float]) ->
         if (value > bound) if name in LOWER_IS_BETTER else (value < bound):
             return False
     return True
+
+
+def describe_invalid(validity: dict[str, Any]) -> str:
+    """Why a candidate is not a sound solid, in words, from the checks of ``geometry.validity``:
+    empty, not finite, not watertight, inconsistent winding, self-intersecting, inside-out or zero
+    volume (several are joined with commas)."""
+    if validity.get("empty"):
+        return "empty (no faces)"
+    if validity.get("finite") is False:
+        return "not finite (NaN or infinite coordinates)"
+    reasons = []
+    if validity.get("watertight") is False:
+        reasons.append("not watertight (open or non-manifold edges)")
+    elif validity.get("winding_consistent") is False:
+        reasons.append("inconsistent face winding")
+    if validity.get("self_intersecting"):
+        reasons.append("self-intersecting")
+    if validity.get("watertight") and float(validity.get("volume", 0.0)) <= 0.0:
+        reasons.append("inside-out or zero volume")
+    return ", ".join(reasons) or "fails the validity checks"

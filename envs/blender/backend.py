@@ -31,6 +31,11 @@ class BlenderBackend(Backend):
         import PIL.Image  # noqa: F401 - decodes renders in the worker
 
         bpy.ops.wm.read_factory_settings(use_empty=True)
+        # Blender makes a session folder (<tmp>/blender_XXXXXX) on import and removes it only on a
+        # clean exit, which a zygote never has: it is killed. Nothing uses it (renders go to the
+        # workspace, and sessions cannot see /tmp), so remove it now rather than leave one a run.
+        if os.path.basename(os.path.normpath(bpy.app.tempdir)).startswith("blender_"):
+            shutil.rmtree(bpy.app.tempdir, ignore_errors=True)
 
     def prime(self) -> None:
         import bpy

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import trimesh
 
-from toolgym.envs.base import ToolEnv
+from toolgym.envs.base import ToolEnv, check_number
 from toolgym.envs.cadquery.artifacts import (
     STEP_TOLERANCE_SHARE,
     export_brep,
@@ -57,34 +57,42 @@ class CadQueryEnv(ToolEnv):
 
     ## Rewards
 
-    The change in the verifier's composite score (in [0, 1]; IoU-led, see
-    ``toolgym.verifiers.cad``) since the last step, computed by the cheap per-step verifier. A step
-    that fails (exception, crash, timeout, limit, invalid tool call, no solid) gives
-    ``-error_penalty`` and is undone. At the episode's end the exact verifier scores the final part
-    and the last reward settles the difference, so the return is the exact final score minus
-    penalties.
+    The change in the verifier's composite score (in [0, 1]; IoU, surface and feature checks,
+    see ``toolgym.verifiers.cad``) since the last step, computed by the cheap per-step verifier. A
+    step that fails (exception, crash, timeout, limit, invalid tool call, no solid, an invalid
+    solid: not watertight, self-intersecting, inside-out; a part over the verifier's budget) gives
+    ``-error_penalty`` and is undone. At the
+    episode's end the exact verifier scores the final part and the last reward settles the
+    difference, so the return is the exact final score minus penalties.
 
     ## Episode end
 
     Terminated when the per-step verifier passes the part: IoU at least ``success_iou`` (default:
     the task's threshold, 0.95) and every feature check met (through-holes, cavities, bodies, face
-    inventory, surface deviation; see ``toolgym.verifiers.cad``). Truncated
-    after ``max_steps`` steps.
+    inventory, surface deviation; see ``toolgym.verifiers.cad``). Truncated after ``max_steps``
+    steps. Cap an episode's length with ``max_steps``, not with a ``TimeLimit`` wrapper
+    (``gym.make(..., max_episode_steps=N)``): the environment cannot see a wrapper's cut, so the
+    exact verifier would not settle the score and ``info`` would have no ``final_report``. The
+    environment is registered without a ``max_episode_steps``.
 
     ## Arguments
 
     - ``suite`` (``"curated"``), ``split`` (``"train"`` or ``"test"``), ``task`` (one task id).
-    - ``action_mode`` (``"code"``), ``max_steps`` (8), ``view_size`` (64 px per view).
-    - ``show_target`` (True), ``success_iou`` (None: the task's threshold), ``error_penalty`` (0.1).
-    - ``max_action_chars`` (20,000), ``limits`` (sandbox :class:`Limits`), ``render_mode``.
-    - ``timings_in_info`` (True): wall-clock timings are the one part of ``info`` that a seed does
-      not fix; turn them off for bit-identical infos (Gymnasium's ``check_env`` compares them).
+    - ``action_mode`` (``"code"``), ``max_steps`` (8; 1 to 1,000), ``view_size`` (64 px per
+      view; 8 to 512).
+    - ``show_target`` (True), ``success_iou`` (None: the task's threshold; else 0.01 to 1),
+      ``error_penalty`` (0.1; 0 to 1).
+    - ``max_action_chars`` (20,000; 1 to 1,000,000), ``limits`` (sandbox :class:`Limits`),
+      ``render_mode``. An argument out of range raises ``ValueError`` saying which and why.
+    - ``timings_in_info`` (False): add wall-clock timings to ``info``. Off by default because they
+      are the one part of ``info`` that a seed does not fix (Gymnasium's ``check_env`` compares
+      infos of two runs with the same seed).
 
     ## Info
 
     ``task``; ``report`` (the per-step verifier report); ``final_report`` at the end; ``error``
-    when a step failed; ``timings`` (seconds: exec, tessellate, verify, render);
-    ``sandbox_wall_s``; ``isolation`` (the sandbox's active layers).
+    when a step failed; ``isolation`` (the sandbox's active layers); with ``timings_in_info``,
+    ``timings`` (seconds: exec, tessellate, verify, render) and ``sandbox_wall_s``.
 
     ## Example
 
@@ -112,9 +120,10 @@ class CadQueryEnv(ToolEnv):
         max_action_chars: int = 20_000,
         limits: Any = None,
         render_mode: str | None = None,
-        timings_in_info: bool = True,
+        timings_in_info: bool = False,
     ) -> None:
-        self.renderer = MeshRenderer(view_size)
+        if success_iou is not None:
+            check_number("success_iou", success_iou, 0.01, 1.0)
         self.success_iou = success_iou
         self._targets: dict[str, tuple[Part, Part, Framing, np.ndarray]] = {}
         self._note: str | None = None  # which object the session scored, when not obvious
@@ -125,6 +134,7 @@ class CadQueryEnv(ToolEnv):
             max_action_chars=max_action_chars, limits=limits, render_mode=render_mode,
             timings_in_info=timings_in_info,
         )  # fmt: skip
+        self.renderer = MeshRenderer(view_size)  # after the arguments are checked
 
     def _image_shape(self, view_size: int) -> tuple[int, int, int]:
         rows = -(-len(DEFAULT_VIEWS) // 2)

@@ -9,9 +9,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from toolgym.envs.tools import Param, ToolRegistry
+from toolgym.envs.tools import Param, ToolCallError, ToolRegistry
 
-registry = ToolRegistry("cadquery")
+
+def _check_part(part: Any) -> str | None:
+    import cadquery as cq
+
+    if not isinstance(part, cq.Workplane):
+        return f"the part must be a cq.Workplane (or None), got {type(part).__name__}"
+    return None
+
+
+registry = ToolRegistry("cadquery", check_part=_check_part)
 
 Length = Annotated[float, Param("mm", 0.1, 500.0, 0.5)]
 Coordinate = Annotated[float, Param("mm", -500.0, 500.0, 0.5)]
@@ -25,6 +34,38 @@ _AXIS_DIRECTIONS = {"X": (1, 0, 0), "Y": (0, 1, 0), "Z": (0, 0, 1)}
 
 def _fuse(part: Any, new: Any) -> Any:
     return new if part is None else part.union(new)
+
+
+def _polygon_area(points: list[list[float]]) -> float:
+    """Area of a closed polygon (shoelace formula), in the square of the points' unit."""
+    doubled = sum(
+        a[0] * b[1] - b[0] * a[1] for a, b in zip(points, points[1:] + points[:1], strict=True)
+    )
+    return abs(doubled) / 2
+
+
+def _has_area(points: list[list[float]]) -> str | None:
+    if _polygon_area(points) < 1e-6:
+        return "the points enclose no area (they lie on one line or repeat); a solid needs a face"
+    return None
+
+
+def _check_polygon(arguments: dict[str, Any]) -> str | None:
+    return _has_area(arguments["points"])
+
+
+def _check_profile(arguments: dict[str, Any]) -> str | None:
+    for k, (radius, _z) in enumerate(arguments["points"]):
+        if radius < 0:
+            return f"point {k} has radius {radius:g} mm; every profile point needs radius >= 0"
+    return _has_area(arguments["points"])
+
+
+def _selected_edges(part: Any, edges: str, tool: str) -> Any:
+    selected = part.edges() if edges == "all" else part.edges(edges)
+    if not selected.vals():
+        raise ToolCallError(f"{tool}: no edge of the part matches {edges!r}")
+    return selected
 
 
 def _box(length: float, width: float, height: float, x: float, y: float, z: float) -> Any:
@@ -46,7 +87,7 @@ def _cylinder(diameter: float, height: float, x: float, y: float, z: float, axis
     return cq.Workplane("XY").add(solid.translate(cq.Vector(x, y, z)))
 
 
-@registry.tool
+@registry.tool(failure="could not fuse the box with the part")
 def add_box(
     part: Any, length: Length, width: Length, height: Length,
     x: Coordinate = 0.0, y: Coordinate = 0.0, z: Coordinate = 0.0,
@@ -64,7 +105,7 @@ def add_box(
     return _fuse(part, _box(length, width, height, x, y, z))
 
 
-@registry.tool
+@registry.tool(failure="could not fuse the cylinder with the part")
 def add_cylinder(
     part: Any, diameter: Length, height: Length, x: Coordinate = 0.0, y: Coordinate = 0.0,
     z: Coordinate = 0.0, axis: Axis = "Z",
@@ -82,7 +123,7 @@ def add_cylinder(
     return _fuse(part, _cylinder(diameter, height, x, y, z, axis))
 
 
-@registry.tool
+@registry.tool(failure="could not fuse the sphere with the part")
 def add_sphere(
     part: Any, diameter: Length, x: Coordinate = 0.0, y: Coordinate = 0.0, z: Coordinate = 0.0
 ) -> Any:
@@ -99,7 +140,7 @@ def add_sphere(
     return _fuse(part, cq.Workplane("XY").sphere(diameter / 2).translate((x, y, z)))
 
 
-@registry.tool(needs_part=True)
+@registry.tool(needs_part=True, failure="could not cut the box out of the part")
 def cut_box(
     part: Any, length: Length, width: Length, height: Length,
     x: Coordinate = 0.0, y: Coordinate = 0.0, z: Coordinate = 0.0,
@@ -117,7 +158,7 @@ def cut_box(
     return part.cut(_box(length, width, height, x, y, z))
 
 
-@registry.tool(needs_part=True)
+@registry.tool(needs_part=True, failure="could not cut the cylinder out of the part")
 def cut_cylinder(
     part: Any, diameter: Length, height: Length, x: Coordinate = 0.0, y: Coordinate = 0.0,
     z: Coordinate = 0.0, axis: Axis = "Z",
@@ -135,7 +176,7 @@ def cut_cylinder(
     return part.cut(_cylinder(diameter, height, x, y, z, axis))
 
 
-@registry.tool(needs_part=True)
+@registry.tool(needs_part=True, failure="could not drill the hole through the part")
 def cut_hole(part: Any, diameter: Length, x: Coordinate = 0.0, y: Coordinate = 0.0) -> Any:
     """Drill a hole along Z through the whole part at (x, y).
 
@@ -149,7 +190,7 @@ def cut_hole(part: Any, diameter: Length, x: Coordinate = 0.0, y: Coordinate = 0
     return part.cut(_cylinder(diameter, height, x, y, (box.zmin + box.zmax) / 2, "Z"))
 
 
-@registry.tool(needs_part=True)
+@registry.tool(needs_part=True, failure="radius {radius:g} mm is too large for this part's edges")
 def fillet_edges(part: Any, radius: Radius, edges: Edges = "all") -> Any:
     """Round the selected edges of the part.
 
@@ -157,10 +198,10 @@ def fillet_edges(part: Any, radius: Radius, edges: Edges = "all") -> Any:
         radius: fillet radius.
         edges: which edges: all, parallel to an axis (|X, |Y, |Z), or on the extreme face (>Z ...).
     """
-    return (part.edges() if edges == "all" else part.edges(edges)).fillet(radius)
+    return _selected_edges(part, edges, "fillet_edges").fillet(radius)
 
 
-@registry.tool(needs_part=True)
+@registry.tool(needs_part=True, failure="length {length:g} mm is too large for this part's edges")
 def chamfer_edges(part: Any, length: Radius, edges: Edges = "all") -> Any:
     """Bevel the selected edges of the part with a 45° chamfer.
 
@@ -168,10 +209,13 @@ def chamfer_edges(part: Any, length: Radius, edges: Edges = "all") -> Any:
         length: chamfer leg length.
         edges: which edges: all, parallel to an axis (|X, |Y, |Z), or on the extreme face (>Z ...).
     """
-    return (part.edges() if edges == "all" else part.edges(edges)).chamfer(length)
+    return _selected_edges(part, edges, "chamfer_edges").chamfer(length)
 
 
-@registry.tool
+@registry.tool(
+    check=_check_polygon,
+    failure="the polygon does not make a solid (its sides must not cross)",
+)
 def extrude_polygon(part: Any, points: Points, height: Length, z: Coordinate = 0.0) -> Any:
     """Extrude a closed polygon drawn in the XY plane at height z upwards, fused with the part.
 
@@ -186,7 +230,10 @@ def extrude_polygon(part: Any, points: Points, height: Length, z: Coordinate = 0
     return _fuse(part, sketch.extrude(height))
 
 
-@registry.tool
+@registry.tool(
+    check=_check_profile,
+    failure="the profile does not make a solid (its sides must not cross)",
+)
 def revolve_profile(
     part: Any, points: Points, angle: Annotated[float, Param("deg", 1, 360, 15)] = 360.0
 ) -> Any:
@@ -202,7 +249,11 @@ def revolve_profile(
     return _fuse(part, profile.revolve(angle, (0, 0, 0), (0, 1, 0)))
 
 
-@registry.tool(needs_part=True)
+@registry.tool(
+    needs_part=True,
+    failure="thickness {thickness:g} mm is too thick for this part, or its {open_face} face "
+    "cannot be removed",
+)
 def shell(
     part: Any,
     thickness: Radius,
@@ -214,7 +265,13 @@ def shell(
         thickness: wall thickness, inwards.
         open_face: the face to remove.
     """
-    return part.faces(open_face).shell(-thickness)
+    shelled = part.faces(open_face).shell(-thickness)
+    # OpenCASCADE may hand back the part unchanged when the walls would fill it.
+    if shelled.val().Volume() >= part.val().Volume() * (1 - 1e-9):
+        raise ToolCallError(
+            f"shell: thickness {thickness:g} mm is too thick for this part: no room inside"
+        )
+    return shelled
 
 
 class Tools:

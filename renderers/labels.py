@@ -1,0 +1,60 @@
+"""Captions on saved renders: each view's name, and which panel is the agent's and the target's.
+
+Observations stay unlabelled (an agent sees pixels of the part only); these are for people reading
+the PNGs that ``toolgym run --out`` and ``toolgym show --image`` write. Text is drawn with
+Pillow's built-in bitmap font, so the output does not depend on the fonts installed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from toolgym.renderers.mesh_views import DEFAULT_VIEWS
+
+VIEW_NAMES = tuple(view.name for view in DEFAULT_VIEWS)
+CAPTION_HEIGHT = 16
+TEXT = (40, 40, 40)
+DIVIDER = (160, 160, 160)
+
+
+def _font() -> ImageFont.ImageFont:
+    return ImageFont.load_default_imagefont()  # the bitmap font: same pixels everywhere
+
+
+def label_views(
+    tiles: np.ndarray, names: Sequence[str] = VIEW_NAMES, columns: int = 2
+) -> np.ndarray:
+    """``tiles`` (a grid of views, ``columns`` wide, as ``mesh_views.tile`` lays them out) with
+    each view's name in its top-left corner and a thin line between views. RGB uint8."""
+    rows = -(-len(names) // columns)
+    height, width = tiles.shape[0] // rows, tiles.shape[1] // columns
+    image = Image.fromarray(np.ascontiguousarray(tiles[..., :3]))
+    draw = ImageDraw.Draw(image)
+    for k, name in enumerate(names):
+        top, left = (k // columns) * height, (k % columns) * width
+        draw.text((left + 2, top + 1), name, fill=TEXT, font=_font())
+    for c in range(1, columns):
+        draw.line([(c * width, 0), (c * width, image.height)], fill=DIVIDER)
+    for r in range(1, rows):
+        draw.line([(0, r * height), (image.width, r * height)], fill=DIVIDER)
+    return np.asarray(image)
+
+
+def captioned(panels: dict[str, np.ndarray]) -> np.ndarray:
+    """Panels side by side, left to right, each under a caption strip with its name
+    (``{"agent": ..., "target": ...}`` reads "agent | target"). RGB uint8."""
+    height = max(panel.shape[0] for panel in panels.values())
+    width = sum(panel.shape[1] for panel in panels.values()) + len(panels) - 1
+    image = Image.new("RGB", (width, height + CAPTION_HEIGHT), (255, 255, 255))
+    draw = ImageDraw.Draw(image)
+    left = 0
+    for k, (name, panel) in enumerate(panels.items()):
+        if k:
+            draw.line([(left - 1, 0), (left - 1, image.height)], fill=DIVIDER)
+        image.paste(Image.fromarray(np.ascontiguousarray(panel[..., :3])), (left, CAPTION_HEIGHT))
+        draw.text((left + 3, 2), name, fill=TEXT, font=_font())
+        left += panel.shape[1] + 1
+    return np.asarray(image)

@@ -1,0 +1,205 @@
+"""Every snippet in README.md, run: Python blocks as doctests, commands in a scratch folder.
+
+A command that is not run is listed in SKIPPED with the reason; a README command that is in
+neither RUN nor SKIPPED fails the test, so a new snippet cannot go untested by accident.
+"""
+
+from __future__ import annotations
+
+import doctest
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import cadquery as cq
+import numpy as np
+import pytest
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+VENV_BIN = Path(sys.executable).parent
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.M | re.S)
+
+# Commands run as written (from a scratch folder, `.venv/` meaning this venv), with the exit code
+# each must give.
+RUN = {
+    "source .venv/bin/activate": 0,
+    ".venv/bin/toolgym run --agent random --suite primitives --episodes 4 --out renders/": 0,
+    ".venv/bin/toolgym run --agent random --task curated/plate-four-holes --max-steps 4 "
+    "--wall-s 10 --json": 0,
+    ".venv/bin/toolgym show curated/plate-four-holes --image target.png --export target.step": 0,
+    ".venv/bin/toolgym verify --candidate part.stl --reference target.step": 1,  # a box: a fail
+    ".venv/bin/toolgym verify --task procedural/plate_holes/train-0 --script my.py": 0,
+    # One solution in the folder: the other tasks have none, so the batch fails.
+    ".venv/bin/toolgym verify --suite curated --scripts solutions/ --jobs 2 --out results.jsonl": 1,
+    ".venv/bin/toolgym tasks": 0,
+    ".venv/bin/toolgym tasks curated": 0,
+    ".venv/bin/toolgym tasks --difficulty 1 --split test --json": 0,
+}
+SKIPPED = {
+    "make demo": "the set-up and the demo take minutes; test_make_demo_ends_with_what_to_look_at "
+    "checks its recipe, and its steps are the doctor transcript and `run --out`, run here",
+    "make test": "this is the test suite",
+    ".venv/bin/toolgym run --agent oracle --suite curated": "every curated task, minutes; "
+    "test_cadquery_env's oracle sweep runs the same episodes",
+}
+
+
+def blocks(language: str) -> list[str]:
+    return [body for lang, body in FENCE.findall(README) if lang == language]
+
+
+def commands() -> list[str]:
+    found = []
+    for body in blocks("sh"):
+        for line in body.splitlines():
+            command = line.split("  #", 1)[0].split(" # ", 1)[0].strip()
+            if command:
+                found.append(command)
+    return found
+
+
+def test_every_readme_command_is_run_or_skipped_with_a_reason():
+    listed = commands()
+    assert listed, "no sh blocks found"
+    unknown = [c for c in listed if c not in RUN and c not in SKIPPED]
+    assert not unknown, f"README commands that no test runs: {unknown}"
+    stale = [c for c in [*RUN, *SKIPPED] if c not in listed]
+    assert not stale, f"commands listed here but gone from the README: {stale}"
+
+
+@pytest.mark.parametrize("index", range(len(blocks("python"))))
+def test_python_snippets_are_true(index):
+    block = blocks("python")[index]
+    assert ">>>" in block, "a README Python block without doctest prompts is never run"
+    test = doctest.DocTestParser().get_doctest(block, {}, f"README python {index}", "README.md", 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    output: list[str] = []
+    runner.run(test, out=output.append)
+    assert runner.failures == 0, "".join(output)
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory) -> Path:
+    """A folder with what the README's commands read: part.stl, target.step, my.py, solutions/."""
+    from toolgym.envs.suites import get_task
+
+    folder = tmp_path_factory.mktemp("readme")
+    cq.exporters.export(cq.Workplane().box(60, 40, 12), str(folder / "part.stl"))
+    (folder / "my.py").write_text(get_task("procedural/plate_holes/train-0").reference)
+    (folder / "solutions").mkdir()
+    plate = get_task("curated/plate-four-holes").reference
+    (folder / "solutions" / "plate-four-holes.py").write_text(plate)
+    return folder
+
+
+def run_command(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    venv = str(VENV_BIN.parent)
+    line = command.replace(".venv/", f"{venv}/")
+    env = dict(os.environ, COLUMNS="80")
+    return subprocess.run(
+        ["bash", "-c", line], cwd=cwd, capture_output=True, text=True, timeout=600, env=env
+    )
+
+
+def test_readme_commands_run(scratch):
+    for command in commands():
+        if command in SKIPPED:
+            continue
+        done = run_command(command, scratch)
+        assert done.returncode == RUN[command], (command, done.stdout[-2000:], done.stderr[-2000:])
+        check = CHECKS.get(command)
+        if check:
+            check(scratch, done)
+
+
+def _renders(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    pngs = sorted((folder / "renders").glob("*.png"))
+    assert len(pngs) == 4
+    for png in pngs:
+        image = np.asarray(Image.open(png))
+        # Two captioned 2 × 2 grids of 64 px views: a caption strip, a divider between.
+        assert image.shape == (16 + 128, 128 + 1 + 128, 3)
+        assert (image[:16] < 128).any()  # caption text
+    assert "agent | target" in done.stdout
+
+
+def _one_task_json(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    episodes = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(episodes) == 1 and episodes[0]["task"] == "curated/plate-four-holes"
+    assert 1 <= episodes[0]["steps"] <= 4
+
+
+def _shown(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    from toolgym.verifiers.parts import Part
+
+    assert "A 60 × 40 × 6 mm plate" in done.stdout
+    assert Image.open(folder / "target.png").size == (512, 16 + 512)
+    volume = 60 * 40 * 6 - 4 * np.pi * 2.5**2 * 6
+    assert Part.from_file(folder / "target.step").mesh.volume == pytest.approx(volume, rel=1e-3)
+
+
+def _activated(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    venv = str(VENV_BIN.parent)
+    again = subprocess.run(
+        ["bash", "-c", f"source {venv}/bin/activate && command -v toolgym && toolgym -h"],
+        cwd=folder, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert again.returncode == 0 and again.stdout.startswith(f"{venv}/bin/toolgym"), again.stderr
+
+
+CHECKS = {
+    "source .venv/bin/activate": _activated,
+    ".venv/bin/toolgym run --agent random --suite primitives --episodes 4 --out renders/": _renders,
+    ".venv/bin/toolgym run --agent random --task curated/plate-four-holes --max-steps 4 "
+    "--wall-s 10 --json": _one_task_json,
+    ".venv/bin/toolgym show curated/plate-four-holes --image target.png --export target.step": (
+        _shown
+    ),
+}
+
+
+def _doctor_rows(text: str) -> list[tuple[str, str]]:
+    rows = []
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("│").split("│")]
+        if line.lstrip().startswith("│") and len(cells) == 3 and cells[0]:
+            rows.append((cells[0], cells[1]))
+    return rows
+
+
+def test_the_doctor_transcript_is_what_doctor_prints():
+    transcript = next(b for b in blocks("") if b.startswith("$ .venv/bin/toolgym doctor"))
+    done = run_command(".venv/bin/toolgym doctor", ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _doctor_rows(transcript) == _doctor_rows(done.stdout)
+    verdict = [line for line in transcript.splitlines() if line.startswith("Verdict")]
+    assert verdict and verdict[0] in done.stdout
+
+
+def test_make_demo_ends_with_what_to_look_at():
+    done = subprocess.run(
+        ["make", "-n", "demo"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    last_run = max(k for k, line in enumerate(lines) if line.startswith(".venv/bin/toolgym run"))
+    closing = "\n".join(lines[last_run + 1 :])
+    needles = ("demo-out/oracle/", "demo-out/random/", "(left)", "target (right)")
+    needles += ("iso, front, right, top", "source .venv/bin/activate", "toolgym show")
+    for needle in needles:
+        assert needle in closing, needle
+    # The commands it suggests exist and take the options given (-h checks them, runs nothing).
+    suggested = [
+        match[1]
+        for line in lines[last_run + 1 :]
+        if (match := re.match(r'echo "  (toolgym [^#"]*?)\s*(#.*)?"$', line))
+    ]
+    assert len(suggested) == 3, suggested
+    for command in suggested:
+        checked = run_command(command.replace("toolgym ", ".venv/bin/toolgym ", 1) + " -h", ROOT)
+        assert checked.returncode == 0, (command, checked.stderr)
