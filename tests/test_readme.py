@@ -135,12 +135,12 @@ def _one_task_json(folder: Path, done: subprocess.CompletedProcess[str]) -> None
 
 
 def _shown(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
-    from toolgym.verifiers.parts import Part
+    from toolgym.envs.cadquery.artifacts import load_part
 
     assert "A 60 × 40 × 6 mm plate" in done.stdout
     assert Image.open(folder / "target.png").size == (512, 16 + 512)
     volume = 60 * 40 * 6 - 4 * np.pi * 2.5**2 * 6
-    assert Part.from_file(folder / "target.step").mesh.volume == pytest.approx(volume, rel=1e-3)
+    assert load_part(folder / "target.step").mesh.volume == pytest.approx(volume, rel=1e-3)
 
 
 def _activated(folder: Path, done: subprocess.CompletedProcess[str]) -> None:

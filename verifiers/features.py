@@ -114,7 +114,7 @@ class FaceGroup:
 
     def describe(self) -> str:
         if self.kind == "plane":
-            n = ", ".join(f"{c:+.2f}" for c in self.sizes)
+            n = ", ".join(f"{round(c, 2) + 0.0:+.2f}" for c in self.sizes)  # no "-0.00"
             return f"planar faces facing ({n})"
         if self.kind == "cone":
             return f"conical faces of half-angle {math.degrees(self.sizes[0]):.1f}°"
@@ -213,10 +213,13 @@ class FeatureMatch:
         """Score factor: between :data:`FEATURE_FLOOR` and 1 per group, smooth in the errors."""
         return math.prod(FEATURE_FLOOR + (1 - FEATURE_FLOOR) * q for q in self.qualities)
 
-    def messages(self) -> list[str]:
-        return [f"{m} missing or off" for m in self.missing] + [
-            f"{e} not in the target" for e in self.extra
-        ]
+    def messages(self, most: int = 4) -> list[str]:
+        """What fails, one line each: at most ``most`` lines, then how many more."""
+        lines = [f"{m} missing or off" for m in self.missing]
+        lines += [f"{e} not in the target" for e in self.extra]
+        if len(lines) > most:
+            lines = [*lines[:most], f"and {len(lines) - most} more face groups off"]
+        return lines
 
 
 def match_features(candidate: list[FaceGroup], reference: list[FaceGroup]) -> FeatureMatch:
