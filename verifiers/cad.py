@@ -1,7 +1,7 @@
 """The CAD verifier: a candidate part against a reference part, to a :class:`VerifierReport`.
 
 Two tiers. ``cheap`` runs every environment step: ray-cast IoU at 128 columns and 2,048 surface
-samples, 512 of them measured exactly to the other surface. ``exact`` runs at the end of an
+samples, 256 of them measured exactly to the other surface. ``exact`` runs at the end of an
 episode and in ``toolgym verify``: IoU by mesh booleans (manifold3d) on a fine tessellation and
 8,192 surface samples. A B-Rep boolean, when the caller ran one in a sandbox, only cross-checks
 that value: a disagreement above :data:`BREP_AGREEMENT` is recorded in
@@ -48,7 +48,7 @@ MAX_TRIANGLES = 400_000  # per part: the verifier's work is bounded by construct
 # points: surface samples per side; exact_points: how many of them are measured exactly to the
 # other surface (an AABB query each, the costly part on CAD meshes of long thin triangles).
 TIER_SETTINGS = {
-    "cheap": {"points": 2048, "exact_points": 512, "resolution": 128},
+    "cheap": {"points": 2048, "exact_points": 256, "resolution": 128},
     "exact": {"points": geometry.DEFAULT_POINTS, "exact_points": None, "resolution": None},
 }
 ALIGNMENTS = ("none", "normalized")
@@ -169,10 +169,12 @@ def _measure(
     if tier == "cheap" and closed:
         # One ray cast gives both the IoU and the winding numbers the validity check needs.
         measures = column_measures(cand, ref, settings["resolution"])
-        valid = geometry.validity(cand, anomalous_volume=measures["anomalous_a"])
+        valid = geometry.validity(
+            cand, anomalous_volume=measures["anomalous_a"], topology=candidate.topology
+        )
         iou = measures["iou"]
     else:
-        valid = geometry.validity(cand)
+        valid = geometry.validity(cand, topology=candidate.topology)
         iou = None
     if not valid["valid"]:
         iou = 0.0

@@ -62,6 +62,7 @@ def validity(
     mesh: trimesh.Trimesh,
     resolution: int = DEFAULT_RESOLUTION,
     anomalous_volume: float | None = None,
+    topology: Topology | None = None,
 ) -> dict[str, object]:
     """Is ``mesh`` a sound solid? Each check is reported, and ``valid`` combines them.
 
@@ -71,7 +72,7 @@ def validity(
     (signed, units³), ``self_intersecting`` (more than 0.5 % of the volume has a winding number
     other than 0 or 1: overlapping or inside-out shells; see ``occupancy.winding_anomaly``), and
     ``valid``: non-empty, finite, watertight, consistently wound, positive volume, and not
-    self-intersecting. ``anomalous_volume`` may be passed when already known (the costly part).
+    self-intersecting. ``anomalous_volume`` and ``topology`` may be passed when already known.
     """
     vertices = np.asarray(mesh.vertices)
     empty = len(mesh.faces) == 0
@@ -89,7 +90,7 @@ def validity(
         anomalous_volume = winding_anomaly(mesh, resolution) if watertight else 0.0
     limit = SELF_INTERSECTION_TOLERANCE * max(abs(volume), 1e-12)
     self_intersecting = watertight and anomalous_volume > limit
-    topology = Topology.of(mesh)
+    topology = topology or Topology.of(mesh)
     report.update(
         degenerate_faces=int((mesh.area_faces <= 1e-14).sum()),
         watertight=watertight,
