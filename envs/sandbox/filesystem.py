@@ -232,7 +232,7 @@ def open_plan(paths: tuple[str, ...]) -> Plan:
     return plan
 
 
-def _make_skeleton(root: str, plan: Plan, mount_points: list[str]) -> None:
+def _make_skeleton(root: str, plan: Plan) -> None:
     """Directories, empty mount-point files and symlinks, all inside the new (tmpfs) root."""
     for path, fd in plan.binds.items():
         target = root + path
@@ -241,8 +241,6 @@ def _make_skeleton(root: str, plan: Plan, mount_points: list[str]) -> None:
             os.makedirs(target, exist_ok=True)
         elif not os.path.lexists(target):
             os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o444))
-    for path in mount_points:
-        os.makedirs(root + path, exist_ok=True)
     for link, target in plan.links.items():
         os.makedirs(os.path.dirname(root + link), exist_ok=True)
         if not os.path.lexists(root + link):
@@ -270,14 +268,9 @@ def build_root(
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     mount("tmpfs", staging, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=4m")
     os.chmod(staging, 0o755)
-    mount_points = ["/proc", "/dev", SCRATCH, SNAPSHOTS, *SCRATCH_MOUNTS.values()]
-    os.makedirs(staging + "/dev", exist_ok=True)
-    _make_skeleton(staging, plan, mount_points)
+    for path in ("/proc", "/dev", SCRATCH, SNAPSHOTS, *SCRATCH_MOUNTS.values()):
+        os.makedirs(staging + path, exist_ok=True)
     os.chmod(staging + PRIVATE, 0o700)
-    for path, fd in sorted(plan.binds.items()):
-        _bind(fd, staging + path)
-    plan.close()
-
     size = f"size={max(scratch_bytes, 1 << 20)}"
     mount("tmpfs", staging + SCRATCH, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=0700,{size}")
     # Copies are hard links where unchanged; four full workspaces bound what snapshots may hold.
@@ -288,6 +281,12 @@ def build_root(
         os.mkdir(source, 0o1777 if name != "workspace" else 0o755)
         os.chmod(source, 0o1777 if name != "workspace" else 0o755)
         mount(source, staging + where, None, MS_BIND)
+    # The allowed paths go on top of the scratch mounts: one below /tmp (a checkout there, say)
+    # is bound over the scratch file system, where its mount point is made, not hidden under it.
+    _make_skeleton(staging, plan)
+    for path, fd in sorted(plan.binds.items()):
+        _bind(fd, staging + path)
+    plan.close()
     if prepare is not None:
         prepare(staging + WORKSPACE)
 
