@@ -17,14 +17,18 @@ import toolgym  # noqa: F401 - registers the environment
 from conftest import wait_until
 from toolgym.envs.sandbox import Limits, Session
 
-LISTING = (
+LISTING = (  # files of the scratch file system only (a checkout below /tmp is bound on top)
     "import os\n"
     "files = {}\n"
     "for top in TOPS + [os.getcwd()]:\n"
-    "    for dirpath, _, names in os.walk(top):\n"
+    "    device = os.stat(top).st_dev\n"
+    "    for dirpath, dirnames, names in os.walk(top):\n"
+    "        dirnames[:] = [d for d in dirnames\n"
+    "                       if os.stat(os.path.join(dirpath, d)).st_dev == device]\n"
     "        for name in names:\n"
     "            path = os.path.join(dirpath, name)\n"
-    "            files[path] = open(path).read()\n"
+    "            if os.stat(path).st_dev == device:\n"
+    "                files[path] = open(path).read()\n"
 )
 
 
