@@ -74,10 +74,6 @@ CASES = {
     "os._exit": ("import os\nos._exit(7)", "exited"),
     "sys.exit": ("import sys\nsys.exit(0)", "exit"),
     "deep recursion": ("def f(n):\n    return f(n + 1)\nf(0)", "recursion"),
-    "C stack overflow": (
-        "import sys\nsys.setrecursionlimit(10**7)\ndef f(n):\n    return f(n + 1) + 1\nf(0)",
-        None,  # a segfault or RecursionError, depending on the interpreter's guards
-    ),
     "detached child": (
         "import subprocess\nsubprocess.Popen(['sleep', '1000'], start_new_session=True)",
         None,
@@ -126,6 +122,20 @@ def test_infinite_loop_is_stopped_by_the_cpu_limit():
         assert result.error is not None and result.error.kind == "cpu_time", result.error
         assert result.error.limit == "cpu_s" and result.error.message
         assert result.restored_to == 0 and not result.state_lost
+        assert_recovered(session)
+
+
+def test_c_stack_overflow_is_a_clean_error():
+    # CPU and wall clock have ample room, so only the stack can give out, however slow the machine.
+    limits = Limits(wall_s=300.0, cpu_s=300.0, memory_mb=512, max_processes=16)
+    script = "import sys\nsys.setrecursionlimit(10**7)\ndef f(n):\n    return f(n + 1) + 1\nf(0)"
+    with Session("cadquery", limits) as session:
+        result = session.run(script)
+        # A segfault or a RecursionError, depending on the interpreter's guards.
+        assert result.error is not None and result.error.kind in {"crash", "recursion"}, (
+            result.error
+        )
+        assert result.error.message and not result.state_lost
         assert_recovered(session)
 
 
