@@ -64,8 +64,6 @@ def assert_recovered(session: Session) -> None:
 CASES = {
     # name: (script, expected error kind or None for a harmless result)
     "sleep": ("import time\ntime.sleep(60)", "timeout"),
-    "memory bomb": ("blocks = []\nwhile True:\n    blocks.append(bytearray(50_000_000))", "memory"),
-    "one huge allocation": ("x = bytearray(10**11)", "memory"),
     "fork bomb": (
         "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass",
         "timeout",
@@ -122,6 +120,23 @@ def test_infinite_loop_is_stopped_by_the_cpu_limit():
         assert result.error is not None and result.error.kind == "cpu_time", result.error
         assert result.error.limit == "cpu_s" and result.error.message
         assert result.restored_to == 0 and not result.state_lost
+        assert_recovered(session)
+
+
+MEMORY_HOGS = {
+    "memory bomb": "blocks = []\nwhile True:\n    blocks.append(bytearray(50_000_000))",
+    "one huge allocation": "x = bytearray(10**11)",
+}
+
+
+@pytest.mark.parametrize("name", list(MEMORY_HOGS))
+def test_memory_hogs_are_stopped_by_the_memory_limit(name):
+    # CPU and wall clock have ample room, so only the memory limit can trip on a busy machine.
+    limits = Limits(wall_s=300.0, cpu_s=300.0, memory_mb=512, max_processes=16)
+    with Session("cadquery", limits) as session:
+        result = session.run(MEMORY_HOGS[name])
+        assert result.error is not None and result.error.kind == "memory", result.error
+        assert result.error.message and not result.state_lost
         assert_recovered(session)
 
 
