@@ -146,10 +146,10 @@ def test_c_stack_overflow_is_a_clean_error():
     script = "import sys\nsys.setrecursionlimit(10**7)\ndef f(n):\n    return f(n + 1) + 1\nf(0)"
     with Session("cadquery", limits) as session:
         result = session.run(script)
-        # A segfault or a RecursionError, depending on the interpreter's guards.
-        assert result.error is not None and result.error.kind in {"crash", "recursion"}, (
-            result.error
-        )
+        # A segfault, a RecursionError or the interpreter's own SystemError, depending on which of
+        # its guards the deep C stack reaches first: each a clean error, the session recovered.
+        kinds = {"crash", "recursion", "exception"}
+        assert result.error is not None and result.error.kind in kinds, result.error
         assert result.error.message and not result.state_lost
         assert_recovered(session)
 
