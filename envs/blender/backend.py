@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from toolgym.envs.blender import scene
+from toolgym.envs.blender.tools import Tools, registry
 from toolgym.envs.sandbox.backend import Backend, Namespace, Request
 
 SHADER_CACHE = os.path.join(".cache", "mesa_shader_cache")
@@ -52,11 +54,17 @@ class BlenderBackend(Backend):
         import bpy
 
         namespace = super().session_globals()
-        namespace["bpy"] = bpy
+        namespace.update(bpy=bpy, tools=Tools())
         return namespace
 
     def requests(self) -> dict[str, Request]:
-        return {"mesh": mesh, "render": render}
+        return {
+            "mesh": mesh,
+            "render": render,
+            "save": save_request,
+            "extract": extract_request,
+            "tool": apply_tool,
+        }
 
 
 def _default_camera(bpy: Any) -> None:
@@ -95,6 +103,32 @@ def render_workbench(bpy: Any, path: str, width: int, height: int) -> None:
     bpy.ops.render.render(write_still=True)
 
 
+def in_fork(work: Any, what: str, timeout: float = RENDER_TIMEOUT_S) -> None:
+    """Run ``work()`` in a throwaway fork of this process and wait for it (Blender aborts in
+    forks of a process that rendered, so the process that snapshots fork must never render).
+    The child passes its results back in files; raises if it fails or overruns ``timeout``."""
+    child = os.fork()
+    if child == 0:
+        code = 1
+        try:
+            work()
+            code = 0
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + timeout
+    while True:
+        pid, status = os.waitpid(child, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            os.kill(child, 9)
+            os.waitpid(child, 0)
+            raise TimeoutError(f"the {what} did not finish")
+        time.sleep(0.001)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"the {what} failed (status {os.waitstatus_to_exitcode(status)})")
+
+
 def render(namespace: Namespace, args: dict[str, Any]) -> np.ndarray:
     """Workbench render of the scene, made in a throwaway fork. Args: ``width``, ``height``.
 
@@ -104,33 +138,48 @@ def render(namespace: Namespace, args: dict[str, Any]) -> np.ndarray:
 
     width, height = int(args.get("width", 128)), int(args.get("height", 128))
     path = os.path.join(os.getcwd(), f".render-{os.getpid()}.png")
-    child = os.fork()
-    if child == 0:
-        code = 1
-        try:
-            render_workbench(namespace["bpy"], path, width, height)
-            code = 0
-        finally:
-            os._exit(code)
-    deadline = time.monotonic() + RENDER_TIMEOUT_S
-    while True:
-        pid, status = os.waitpid(child, os.WNOHANG)
-        if pid:
-            break
-        if time.monotonic() > deadline:
-            os.kill(child, 9)
-            os.waitpid(child, 0)
-            raise TimeoutError("the Workbench render did not finish")
-        time.sleep(0.001)
-    if os.waitstatus_to_exitcode(status) != 0 or not os.path.exists(path):
-        raise RuntimeError(
-            f"the Workbench render failed (status {os.waitstatus_to_exitcode(status)})"
-        )
+    in_fork(lambda: render_workbench(namespace["bpy"], path, width, height), "Workbench render")
+    if not os.path.exists(path):
+        raise RuntimeError("the Workbench render wrote no image")
     try:
         with Image.open(path) as image:
             return np.asarray(image.convert("RGBA"))
     finally:
         os.unlink(path)
+
+
+def save_request(namespace: Namespace, args: dict[str, Any]) -> bytes:
+    """The session's scene as ``.blend`` bytes (saved in the workspace, then read back)."""
+    return scene.save(namespace["bpy"], os.getcwd())
+
+
+def extract_request(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
+    """For trusted sessions only: load ``data`` (``.blend`` bytes) with Python auto-execution
+    off and return :func:`scene.scene_state`; with ``cameras`` (see :func:`scene.render_views`),
+    also ``images``, Cycles renders made in one throwaway fork (``size`` px, ``samples``)."""
+    bpy = namespace["bpy"]
+    workspace = os.getcwd()
+    scene.load_trusted(bpy, args["data"], workspace)
+    state = scene.scene_state(bpy)
+    cameras = args.get("cameras")
+    if cameras:
+        size, samples = int(args.get("size", 64)), int(args.get("samples", 16))
+        path = os.path.join(workspace, ".views.npy")
+
+        def work() -> None:
+            np.save(path, scene.render_views(bpy, workspace, cameras, size, samples))
+
+        in_fork(work, "Cycles render", float(args.get("render_timeout", RENDER_TIMEOUT_S)))
+        try:
+            state["images"] = np.load(path, allow_pickle=False)
+        finally:
+            os.unlink(path)
+    return state
+
+
+def apply_tool(namespace: Namespace, args: dict[str, Any]) -> Any:
+    """Apply one tool call (``{"name", "arguments"}``) to the scene; returns what it reports."""
+    return registry.apply(namespace["bpy"], args.get("call"))
 
 
 def mesh(namespace: Namespace, args: dict[str, Any]) -> dict[str, np.ndarray]:
