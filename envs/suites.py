@@ -48,6 +48,9 @@ def suites() -> dict[str, Suite]:
         "primitives", "One box, cylinder or sphere of varied size and placement.", ["primitive"],
         PRIMITIVE_SEEDS,
     )  # fmt: skip
+    from toolgym.envs.blender.suites import generated_suites  # until domains plug in
+
+    found.update(generated_suites())
     found["procedural"] = _generated(
         "procedural",
         "Every procedural family, a few seeds each.",
@@ -69,6 +72,10 @@ def get_suite(name: str) -> Suite:
 
 def get_task(task_id: str) -> Task:
     """A task by id; procedural ids are generated for any seed."""
+    from toolgym.envs.blender.suites import generated_task  # until domains plug in
+
+    if (blender := generated_task(task_id)) is not None:
+        return blender
     match = _PROCEDURAL_ID.match(task_id)
     if match:
         return family(match["family"]).task(

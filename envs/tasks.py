@@ -87,6 +87,11 @@ class Task:
     split: str
     family: str | None = None
     seed: int | None = None
+    # The reference as JSON tool calls (``{"name": ..., "arguments": {...}}``), which the oracle
+    # plays in tool mode; ``None`` where the registry cannot express it.
+    tool_calls: tuple[str, ...] | None = None
+    # A program that builds the episode's start scene (Blender); empty: start from nothing.
+    start: str = ""
 
     @property
     def suite(self) -> str:
@@ -193,12 +198,18 @@ def parse_task(table: Any, suite: str, domain: str, where: str) -> Task:
     name = fields.get("name", str)
     fields.where = f"{where} ({name!r})"
     fields.check_unknown(
-        {"name", "prompt", "reference", "parameters", "difficulty", "split", "verification"}
-    )
+        {
+            "name", "prompt", "reference", "parameters", "difficulty", "split", "verification",
+            "start", "tool_calls",
+        }
+    )  # fmt: skip
     parameters = fields.get("parameters", dict, {})
     for key, value in parameters.items():
         if not isinstance(value, Scalar):
             raise fields.fail("parameters", f"{key!r} must be a number, string or boolean")
+    tool_calls = fields.get("tool_calls", list, None)
+    if tool_calls is not None and not all(isinstance(c, str) for c in tool_calls):
+        raise fields.fail("tool_calls", "expected a list of JSON strings")
     return Task(
         id=f"{suite}/{name}",
         domain=domain,
@@ -208,6 +219,8 @@ def parse_task(table: Any, suite: str, domain: str, where: str) -> Task:
         difficulty=fields.get("difficulty", int, choices=DIFFICULTIES),
         verification=parse_verification(fields.table.get("verification", {}), fields.where),
         split=fields.get("split", str, "train", SPLITS),
+        tool_calls=None if tool_calls is None else tuple(tool_calls),
+        start=fields.get("start", str, "").strip(),
     )
 
 

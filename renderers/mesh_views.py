@@ -158,6 +158,26 @@ class MeshRenderer:
                 node.remove_node()
         return Renders(rgb, depth, np.isfinite(depth))
 
+    def render_parts(
+        self,
+        parts: list[tuple[np.ndarray, np.ndarray, tuple[float, float, float]]],
+        framing: Framing,
+    ) -> np.ndarray:
+        """RGB (V, H, W, 3) of several meshes, each ``(vertices, faces, colour)`` in its own
+        colour (RGB in [0, 1]); no depth. Empty meshes are skipped."""
+        nodes = [
+            mesh_node(vertices, faces, color)
+            for vertices, faces, color in parts
+            if len(faces) and np.isfinite(vertices).all()
+        ]
+        for node in nodes:
+            node.reparent_to(self.root)
+        try:
+            return np.stack([self._rgb(view, framing) for view in self.views])
+        finally:
+            for node in nodes:
+                node.remove_node()
+
     def _rgb(self, view: View, framing: Framing) -> np.ndarray:
         width = 2 * framing.half_width
         self.lens.set_film_size(width, width)

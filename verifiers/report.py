@@ -83,7 +83,10 @@ class VerifierReport:
         return f"score {self.score:.3f} ({verdict}): {shown}" + (f"; {failed}" if failed else "")
 
 
-_HEADLINE = ("iou", "soft_fscore", "deviation")
+_HEADLINE = (
+    "iou", "soft_fscore", "deviation",  # parts and meshes
+    "position_error", "rotation_error_deg", "delta_e", "vertex_error", "energy_error",  # scenes
+)  # fmt: skip
 
 
 def _json_number(value: Any) -> Any:

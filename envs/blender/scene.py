@@ -201,6 +201,7 @@ def render_views(
         data = bpy.data.cameras.new(f"toolgym_view_{k}")
         data.type = "ORTHO"
         data.ortho_scale = float(view["ortho_scale"])
+        data.clip_start, data.clip_end = 0.001, 10 * float(view["ortho_scale"]) + 100
         camera = bpy.data.objects.new(f"toolgym_view_{k}", data)
         scene.collection.objects.link(camera)
         camera.location = view["location"]
@@ -215,11 +216,14 @@ def render_views(
     return np.stack(images)
 
 
-def fixed_cameras(center: list[float], radius: float) -> list[dict[str, Any]]:
-    """Two orthographic views framing a sphere (``center``, ``radius`` in m): iso and front."""
+def fixed_cameras(
+    center: list[float], half_width: float, directions: list[list[float]]
+) -> list[dict[str, Any]]:
+    """Orthographic views looking at ``center`` from ``directions`` (towards the camera), each
+    showing a square ``2 · half_width`` m wide (the framing of the mesh renderer's views)."""
     out = []
-    for direction in ((1.0, -1.0, 0.8), (0.0, -1.0, 0.15)):
+    for direction in directions:
         norm = math.sqrt(sum(d * d for d in direction))
-        location = [c + d / norm * radius * 4 for c, d in zip(center, direction, strict=True)]
-        out.append({"location": location, "target": list(center), "ortho_scale": 2.3 * radius})
+        location = [c + d / norm * half_width * 4 for c, d in zip(center, direction, strict=True)]
+        out.append({"location": location, "target": list(center), "ortho_scale": 2 * half_width})
     return out

@@ -1,0 +1,386 @@
+"""``toolgym/Blender-v0``: model, place, texture, light and deform scenes in headless Blender."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import zlib
+from typing import Any
+
+import numpy as np
+import trimesh
+from PIL import Image
+
+from toolgym.envs.base import ToolEnv, check_int
+from toolgym.envs.blender import scene as scene_data
+from toolgym.envs.blender.tools import registry
+from toolgym.envs.sandbox import Limits, SandboxError, Session
+from toolgym.envs.tasks import Task
+from toolgym.renderers.mesh_views import DEFAULT_VIEWS, Framing, MeshRenderer, tile
+from toolgym.verifiers.blender import Goal, verify_scene
+from toolgym.verifiers.report import VerifierReport
+
+EXPORT_FORMATS = ("blend", "glb", "png")
+PROMPT_FORMS = ("described", "image")
+RENDER_KINDS = ("material", "lighting")  # shown and scored by Blender's own (Cycles) renders
+# The trusted process loads files an agent wrote: generous for a real scene, finite for a
+# crafted one.
+TRUSTED_LIMITS = Limits(wall_s=60.0, cpu_s=60.0, memory_mb=4096)
+SAMPLES_RANGE = (1, 1024)
+PALETTE = (
+    (0.85, 0.37, 0.33), (0.36, 0.62, 0.85), (0.45, 0.75, 0.42), (0.93, 0.74, 0.30),
+    (0.65, 0.47, 0.80), (0.35, 0.78, 0.76), (0.88, 0.55, 0.72), (0.62, 0.62, 0.62),
+)  # fmt: skip
+IMAGE_PROMPTS = {
+    "modelling": "Model the object shown in the target images (views: iso, front, right, top; "
+    "Z up; metres).",
+    "placement": "Move, rotate and scale the objects {names} so that the scene matches the "
+    "target images.",
+    "material": "Change the materials of {names} so that the renders match the target images.",
+    "shape_keys": "Set the shape keys of {names} so that the object matches the target images.",
+    "lighting": "Change the lights {names} (type, power, colour, position) so that the renders "
+    "match the target images.",
+    "procedural": "Change the modifier settings of {names} so that the geometry matches the "
+    "target images.",
+}
+
+
+@dataclasses.dataclass
+class Scene:
+    """A scene as the trusted process read it: its state, and its Cycles renders when asked."""
+
+    state: dict[str, Any]
+    images: np.ndarray | None = None
+
+
+@dataclasses.dataclass
+class Target:
+    goal: Goal
+    framing: Framing
+    image: np.ndarray
+    prompt: str
+
+
+class BlenderEnv(ToolEnv):
+    """Build, arrange, texture, light and deform scenes in a sandboxed headless Blender.
+
+    ## Description
+
+    Each episode draws a task of one of six kinds: **modelling** (build an object from a
+    description: a table, stairs, a shelf), **placement** (move, rotate and scale a start scene's
+    objects), **material** (Principled BSDF inputs), **shape keys** (blend-shape values),
+    **lighting** (light type, power, colour, position) and **procedural geometry** (modifier
+    settings: array count, bevel width, screw steps). The episode starts from the task's start
+    scene; the goal is the scene its hidden reference program builds. The agent edits the scene
+    with ``bpy`` scripts or one tool call per step, in a sandboxed Blender session that keeps its
+    state between steps.
+
+    Rewards cannot be faked from inside the session: after each step the session saves its scene
+    as a ``.blend`` in its workspace, and a separate process that runs no agent code loads it with
+    Python auto-execution off (no driver expression, text block or registered script runs),
+    extracts the scene's state as plain data and renders it. Whatever a script does to ``bpy`` in
+    its own process, only the saved scene is scored.
+
+    ## Action space
+
+    ``action_mode="code"``: a ``bpy`` script (a string); ``bpy`` and ``tools`` are in scope
+    (``tools.set_location("Crate", 1, 0, 0.5)``), and variables persist between steps.
+    ``action_mode="tool"``: one tool call per step, a dict or JSON text
+    ``{"name": "set_location", "arguments": {"name": "Crate", "x": 1, ...}}``. See
+    :meth:`tool_schemas` and :meth:`tool_grammar` (17 tools: ``add_primitive``,
+    ``delete_object``, ``set_location``, ``set_rotation``, ``set_scale``, ``add_modifier``,
+    ``set_modifier``, ``apply_modifier``, ``boolean``, ``set_material``, ``set_shape_key``,
+    ``add_light``, ``set_light``, ``duplicate_object``, ``rename_object``, ``set_parent``,
+    ``join_objects``). The space is :class:`~toolgym.envs.spaces.UnicodeText`.
+
+    ## Observation space
+
+    A ``Dict``: ``image`` and ``target``, uint8 ``(2·view_size, 2·view_size, 3)`` tiles of four
+    fixed orthographic views (iso, front, right, top), framed on the goal scene; ``prompt``
+    (``prompt_form="described"``: the task with its numbers; ``"image"``: no numbers, as in
+    BlenderGym, so only the target images say what to do); ``feedback`` (the script's output
+    and errors and a verifier summary that names what is off); ``step``.
+
+    Which renderer draws which kind, and why:
+
+    - modelling, placement, shape keys, procedural: the Panda3D mesh renderer
+      (``renderers/mesh_views.py``) on the evaluated meshes the trusted process extracted, one
+      colour per object (by name, so an object has the same colour in both images). Geometry is
+      what these kinds are about, and this renderer is fast (milliseconds) and deterministic.
+    - material, lighting: Blender's own Cycles renders (CPU, ``render_samples`` samples, seed 0,
+      no denoising, one thread: deterministic), made by the trusted process in one throwaway fork
+      for all four views, with fixed cameras and a fixed dark world. Only a path tracer shows
+      roughness, metalness, emission and light; EEVEE needs a GPU.
+
+    ## Rewards
+
+    The change in the verifier's score (in [0, 1], see ``toolgym.verifiers.blender``) since the
+    last step: mesh IoU and surface F-score (modelling, procedural), per-object transform error
+    (placement), Lab ΔE and parameter distance plus the renders' photometric loss (material),
+    vertex error (shape keys), light parameters plus renders (lighting). A failed step
+    (exception, crash, timeout, invalid tool call, a scene the trusted process cannot read) gives
+    ``-error_penalty`` and is undone. The return is the final score minus penalties.
+
+    ## Episode end
+
+    Terminated when the verifier passes the scene (every kind's thresholds met, see
+    ``DEFAULT_THRESHOLDS``); truncated after ``max_steps``. Use ``max_steps``, not a
+    ``TimeLimit`` wrapper (see ``CadQueryEnv``).
+
+    ## Arguments
+
+    - ``suite`` (``"blender-procedural"``), ``split``, ``task``, ``action_mode``, ``max_steps``
+      (8), ``view_size`` (64), ``show_target``, ``error_penalty`` (0.1), ``max_action_chars``,
+      ``limits``, ``render_mode``, ``timings_in_info``: as in ``CadQueryEnv``.
+    - ``prompt_form`` (``"described"`` or ``"image"``).
+    - ``render_samples`` (16; 1 to 1,024): Cycles samples per pixel for material and lighting.
+
+    ## Info
+
+    ``task``, ``kind``, ``report``, ``final_report`` at the end, ``error``, ``isolation``; with
+    ``timings_in_info``, ``timings`` (exec, tessellate: save + trusted load + extraction and
+    renders, verify, render) and ``sandbox_wall_s``.
+
+    ## Example
+
+        >>> import gymnasium as gym, toolgym
+        >>> env = gym.make("toolgym/Blender-v0", task="blender-placement/two-crates")
+        >>> obs, info = env.reset(seed=0)
+        >>> obs, reward, terminated, truncated, info = env.step(
+        ...     "tools.set_location('Crate', 1, 0, 0.5)")
+    """
+
+    backend = "blender"
+    registry = registry
+
+    def __init__(
+        self,
+        suite: str = "blender-procedural",
+        split: str = "train",
+        task: str | None = None,
+        action_mode: str = "code",
+        max_steps: int = 8,
+        view_size: int = 64,
+        show_target: bool = True,
+        prompt_form: str = "described",
+        render_samples: int = 16,
+        error_penalty: float = 0.1,
+        max_action_chars: int = 20_000,
+        limits: Any = None,
+        render_mode: str | None = None,
+        timings_in_info: bool = False,
+    ) -> None:
+        if prompt_form not in PROMPT_FORMS:
+            raise ValueError(f"prompt_form must be one of {PROMPT_FORMS}, got {prompt_form!r}")
+        check_int("render_samples", render_samples, *SAMPLES_RANGE, "samples per pixel")
+        self.prompt_form, self.render_samples = prompt_form, render_samples
+        self._targets: dict[str, Target] = {}
+        self._starts: dict[str, np.ndarray] = {}
+        self._trusted: Session | None = None
+        super().__init__(
+            suite=suite, split=split, task=task, action_mode=action_mode, max_steps=max_steps,
+            view_size=view_size, show_target=show_target, error_penalty=error_penalty,
+            max_action_chars=max_action_chars, limits=limits, render_mode=render_mode,
+            timings_in_info=timings_in_info,
+        )  # fmt: skip
+        for t in self.tasks:
+            if t.domain != "blender":
+                raise ValueError(f"task {t.id!r} is a {t.domain} task, not a Blender one")
+        self.view_size = view_size
+        self.renderer = MeshRenderer(view_size)
+
+    @property
+    def kind(self) -> str:
+        assert self.task is not None
+        return str(self.task.parameters["kind"])
+
+    # -- trusted extraction -----------------------------------------------------------------------
+    def _trusted_session(self) -> Session:
+        if self._trusted is None:
+            self._trusted = Session("blender", TRUSTED_LIMITS)
+        return self._trusted
+
+    def read_scene(self, blend: bytes, framing: Framing | None = None) -> tuple[Scene | None, str]:
+        """Load ``.blend`` bytes in the trusted session (Python auto-execution off) and return
+        the scene's state, with Cycles renders from the fixed views when ``framing`` is given;
+        or ``None`` and why. The trusted session goes back to its clean snapshot after each."""
+        args: dict[str, Any] = {"data": blend}
+        if framing is not None:
+            directions = [list(v.direction) for v in DEFAULT_VIEWS]
+            args |= {
+                "cameras": scene_data.fixed_cameras(
+                    list(framing.center), framing.half_width, directions
+                ),
+                "size": self.view_size,
+                "samples": self.render_samples,
+            }
+        session = self._trusted_session()
+        result = session.request("extract", args)
+        try:
+            session.rollback(0)
+        except SandboxError:
+            session.close()
+            self._trusted = None
+        if not result.ok or not isinstance(result.value, dict):
+            message = result.error.message if result.error else "no state came back"
+            return None, f"the saved scene could not be read: {message}"
+        value = result.value
+        images = value.get("images")
+        return Scene(value, None if images is None else np.asarray(images, dtype=np.uint8)), ""
+
+    def _save_and_read(self, session: Session, framing: Framing | None) -> tuple[Scene | None, str]:
+        saved = session.request("save")
+        if not saved.ok or not isinstance(saved.value, bytes):
+            message = saved.error.message if saved.error else "no file came back"
+            return None, f"the scene could not be saved: {message}"
+        return self.read_scene(saved.value, framing)
+
+    # -- domain hooks -----------------------------------------------------------------------------
+    def _image_shape(self, view_size: int) -> tuple[int, int, int]:
+        rows = -(-len(DEFAULT_VIEWS) // 2)
+        return (rows * view_size, 2 * view_size, 3)
+
+    def _prepare(self, task: Task) -> np.ndarray:
+        if task.id not in self._targets:
+            self._targets[task.id] = self._build_target(task)
+        self._target = self._targets[task.id]
+        return self._target.image
+
+    def _build_target(self, task: Task) -> Target:
+        kind = str(task.parameters.get("kind"))
+        with Session("blender", self.limits) as session:
+            for what, code in (("start", task.start), ("reference", task.reference)):
+                ran = session.run(code, filename=f"<{what} {task.id}>")
+                if not ran.ok:
+                    raise RuntimeError(f"{task.id}: the {what} program failed: {ran.feedback()}")
+            saved = session.request("save")
+        if not saved.ok:
+            raise RuntimeError(f"{task.id}: the goal scene could not be saved: {saved.feedback()}")
+        scene, why = self.read_scene(saved.value)
+        if scene is None:
+            raise RuntimeError(f"{task.id}: {why}")
+        goal = Goal(kind, scene.state, dict(task.verification.thresholds))
+        framing = Framing.around(_bounds(goal))
+        if kind in RENDER_KINDS:
+            rendered, why = self.read_scene(saved.value, framing)
+            if rendered is None:
+                raise RuntimeError(f"{task.id}: {why}")
+            goal.images = rendered.images
+            image = tile(rendered.images)
+        else:
+            image = tile(self.renderer.render_parts(_parts(scene.state), framing))
+        names = _names(goal)
+        prompt = IMAGE_PROMPTS[kind].format(names=", ".join(names))
+        return Target(goal, framing, image, prompt)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        _obs, info = super().reset(seed=seed, options=options)
+        assert self.session is not None and self.task is not None
+        if self.task.start:
+            ran = self.session.run(self.task.start, filename=f"<start {self.task.id}>")
+            if not ran.ok:
+                raise RuntimeError(f"{self.task.id}: the start program failed: {ran.feedback()}")
+        self._good_snapshot = self.session.snapshot()
+        if self.task.id not in self._starts:  # the start scene is the task's: render it once
+            candidate, _ = self._candidate()
+            self._starts[self.task.id] = self._render(candidate)
+        self._image = self._starts[self.task.id]
+        info["kind"] = self.kind
+        return self._observation(""), info
+
+    def _candidate(self) -> tuple[Scene | None, str | None]:
+        assert self.session is not None
+        framing = self._target.framing if self.kind in RENDER_KINDS else None
+        scene, why = self._save_and_read(self.session, framing)
+        return scene, (why or None) if scene is None else None
+
+    def _exact(self, candidate: Scene) -> tuple[Scene | None, str | None]:
+        return candidate, None  # already read by the trusted process
+
+    def _verify(self, candidate: Scene | None, tier: str) -> VerifierReport:
+        state = candidate.state if candidate is not None else None
+        images = candidate.images if candidate is not None else None
+        return verify_scene(state, self._target.goal, tier, images)
+
+    def _render(self, candidate: Scene | None) -> np.ndarray:
+        shape = self._image_shape(self.view_size)
+        if candidate is None:
+            return np.full(shape, 255, dtype=np.uint8)
+        if candidate.images is not None:
+            return tile(candidate.images)
+        return tile(self.renderer.render_parts(_parts(candidate.state), self._target.framing))
+
+    def _succeeded(self, report: VerifierReport) -> bool:
+        return report.passed
+
+    def _observation(self, feedback: str) -> dict[str, Any]:
+        obs = super()._observation(feedback)
+        if self.prompt_form == "image":
+            obs["prompt"] = self._target.prompt
+        return obs
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = super().step(action)
+        info["kind"] = self.kind
+        return obs, reward, terminated, truncated, info
+
+    # -- exports ----------------------------------------------------------------------------------
+    def export(self, fmt: str = "blend") -> bytes:
+        """The current scene as ``.blend`` bytes, its meshes as GLB (m, Y-up as glTF wants), or
+        the current views as PNG."""
+        if self.session is None:
+            raise RuntimeError("call reset() before export()")
+        if fmt not in EXPORT_FORMATS:
+            raise ValueError(f"unknown format {fmt!r}; use one of {EXPORT_FORMATS}")
+        if fmt == "png":
+            buffer = io.BytesIO()
+            Image.fromarray(self._image).save(buffer, format="PNG")
+            return buffer.getvalue()
+        saved = self.session.request("save")
+        if not saved.ok or not isinstance(saved.value, bytes):
+            raise ValueError(f"no scene to export: {saved.feedback()}")
+        if fmt == "blend":
+            return saved.value
+        scene, why = self.read_scene(saved.value)
+        if scene is None:
+            raise ValueError(why)
+        meshes = trimesh.Scene()
+        for name, o in scene.state["objects"].items():
+            if o["type"] == "MESH" and len(o["faces"]):
+                meshes.add_geometry(trimesh.Trimesh(o["vertices"], o["faces"]), node_name=name)
+        return meshes.export(file_type="glb")
+
+    def close(self) -> None:
+        super().close()
+        if self._trusted is not None:
+            self._trusted.close()
+            self._trusted = None
+        if hasattr(self, "renderer"):
+            self.renderer.close()
+
+
+def _color(name: str) -> tuple[float, float, float]:
+    return PALETTE[zlib.crc32(name.encode()) % len(PALETTE)]
+
+
+def _parts(state: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray, tuple[float, ...]]]:
+    return [
+        (np.asarray(o["vertices"]), np.asarray(o["faces"]), _color(name))
+        for name, o in sorted(state["objects"].items())
+        if o["type"] == "MESH"
+    ]
+
+
+def _bounds(goal: Goal) -> np.ndarray | None:
+    """The goal's meshes' bounds (2×3, m); lights are left out, they may sit far away."""
+    return goal.mesh.bounds if len(goal.mesh.faces) else None
+
+
+def _names(goal: Goal) -> list[str]:
+    wanted = "LIGHT" if goal.kind == "lighting" else "MESH"
+    return sorted(n for n, o in goal.state["objects"].items() if o["type"] == wanted)
+
+
+__all__ = ["BlenderEnv"]
