@@ -75,7 +75,12 @@ class Verification:
 
 @dataclasses.dataclass(frozen=True)
 class Task:
-    """One task. ``id`` is ``"<suite>/<name>"`` and unique across suites."""
+    """One task. ``id`` is ``"<suite>/<name>"`` and unique across suites.
+
+    ``reference`` is the program that builds the target (what the oracle plays in code mode);
+    ``tool_calls``, when the domain's tool registry can express it, is the same target as a
+    sequence of JSON tool calls (what the oracle plays in tool mode).
+    """
 
     id: str
     domain: str
@@ -87,8 +92,6 @@ class Task:
     split: str
     family: str | None = None
     seed: int | None = None
-    # The reference as JSON tool calls (``{"name": ..., "arguments": {...}}``), which the oracle
-    # plays in tool mode; ``None`` where the registry cannot express it.
     tool_calls: tuple[str, ...] | None = None
     # A program that builds the episode's start scene (Blender); empty: start from nothing.
     start: str = ""

@@ -2,63 +2,31 @@
 
 from __future__ import annotations
 
-import dataclasses
 import io
-import zlib
 from typing import Any
 
 import numpy as np
-import trimesh
 from PIL import Image
 
 from toolgym.envs.base import ToolEnv, check_int
-from toolgym.envs.blender import scene as scene_data
 from toolgym.envs.blender.tools import registry
-from toolgym.envs.sandbox import Limits, SandboxError, Session
+from toolgym.envs.blender.verification import (
+    DEFAULT_SAMPLES,
+    RENDER_KINDS,
+    Scene,
+    SceneReader,
+    Target,
+    kind_of,
+    scene_glb,
+)
 from toolgym.envs.tasks import Task
-from toolgym.renderers.mesh_views import DEFAULT_VIEWS, Framing, MeshRenderer, tile
-from toolgym.verifiers.blender import Goal, verify_scene
+from toolgym.renderers.mesh_views import DEFAULT_VIEWS
+from toolgym.verifiers.blender import verify_scene
 from toolgym.verifiers.report import VerifierReport
 
 EXPORT_FORMATS = ("blend", "glb", "png")
 PROMPT_FORMS = ("described", "image")
-RENDER_KINDS = ("material", "lighting")  # shown and scored by Blender's own (Cycles) renders
-# The trusted process loads files an agent wrote: generous for a real scene, finite for a
-# crafted one.
-TRUSTED_LIMITS = Limits(wall_s=60.0, cpu_s=60.0, memory_mb=4096)
 SAMPLES_RANGE = (1, 1024)
-PALETTE = (
-    (0.85, 0.37, 0.33), (0.36, 0.62, 0.85), (0.45, 0.75, 0.42), (0.93, 0.74, 0.30),
-    (0.65, 0.47, 0.80), (0.35, 0.78, 0.76), (0.88, 0.55, 0.72), (0.62, 0.62, 0.62),
-)  # fmt: skip
-IMAGE_PROMPTS = {
-    "modelling": "Model the object shown in the target images (views: iso, front, right, top; "
-    "Z up; metres).",
-    "placement": "Move, rotate and scale the objects {names} so that the scene matches the "
-    "target images.",
-    "material": "Change the materials of {names} so that the renders match the target images.",
-    "shape_keys": "Set the shape keys of {names} so that the object matches the target images.",
-    "lighting": "Change the lights {names} (type, power, colour, position) so that the renders "
-    "match the target images.",
-    "procedural": "Change the modifier settings of {names} so that the geometry matches the "
-    "target images.",
-}
-
-
-@dataclasses.dataclass
-class Scene:
-    """A scene as the trusted process read it: its state, and its Cycles renders when asked."""
-
-    state: dict[str, Any]
-    images: np.ndarray | None = None
-
-
-@dataclasses.dataclass
-class Target:
-    goal: Goal
-    framing: Framing
-    image: np.ndarray
-    prompt: str
 
 
 class BlenderEnv(ToolEnv):
@@ -163,7 +131,7 @@ class BlenderEnv(ToolEnv):
         view_size: int = 64,
         show_target: bool = True,
         prompt_form: str = "described",
-        render_samples: int = 16,
+        render_samples: int = DEFAULT_SAMPLES,
         error_penalty: float = 0.1,
         max_action_chars: int = 20_000,
         limits: Any = None,
@@ -176,7 +144,6 @@ class BlenderEnv(ToolEnv):
         self.prompt_form, self.render_samples = prompt_form, render_samples
         self._targets: dict[str, Target] = {}
         self._starts: dict[str, np.ndarray] = {}
-        self._trusted: Session | None = None
         super().__init__(
             suite=suite, split=split, task=task, action_mode=action_mode, max_steps=max_steps,
             view_size=view_size, show_target=show_target, error_penalty=error_penalty,
@@ -187,53 +154,12 @@ class BlenderEnv(ToolEnv):
             if t.domain != "blender":
                 raise ValueError(f"task {t.id!r} is a {t.domain} task, not a Blender one")
         self.view_size = view_size
-        self.renderer = MeshRenderer(view_size)
+        self.reader = SceneReader(view_size, render_samples)  # the trusted process
 
     @property
     def kind(self) -> str:
         assert self.task is not None
-        return str(self.task.parameters["kind"])
-
-    # -- trusted extraction -----------------------------------------------------------------------
-    def _trusted_session(self) -> Session:
-        if self._trusted is None:
-            self._trusted = Session("blender", TRUSTED_LIMITS)
-        return self._trusted
-
-    def read_scene(self, blend: bytes, framing: Framing | None = None) -> tuple[Scene | None, str]:
-        """Load ``.blend`` bytes in the trusted session (Python auto-execution off) and return
-        the scene's state, with Cycles renders from the fixed views when ``framing`` is given;
-        or ``None`` and why. The trusted session goes back to its clean snapshot after each."""
-        args: dict[str, Any] = {"data": blend}
-        if framing is not None:
-            directions = [list(v.direction) for v in DEFAULT_VIEWS]
-            args |= {
-                "cameras": scene_data.fixed_cameras(
-                    list(framing.center), framing.half_width, directions
-                ),
-                "size": self.view_size,
-                "samples": self.render_samples,
-            }
-        session = self._trusted_session()
-        result = session.request("extract", args)
-        try:
-            session.rollback(0)
-        except SandboxError:
-            session.close()
-            self._trusted = None
-        if not result.ok or not isinstance(result.value, dict):
-            message = result.error.message if result.error else "no state came back"
-            return None, f"the saved scene could not be read: {message}"
-        value = result.value
-        images = value.get("images")
-        return Scene(value, None if images is None else np.asarray(images, dtype=np.uint8)), ""
-
-    def _save_and_read(self, session: Session, framing: Framing | None) -> tuple[Scene | None, str]:
-        saved = session.request("save")
-        if not saved.ok or not isinstance(saved.value, bytes):
-            message = saved.error.message if saved.error else "no file came back"
-            return None, f"the scene could not be saved: {message}"
-        return self.read_scene(saved.value, framing)
+        return kind_of(self.task)
 
     # -- domain hooks -----------------------------------------------------------------------------
     def _image_shape(self, view_size: int) -> tuple[int, int, int]:
@@ -242,36 +168,9 @@ class BlenderEnv(ToolEnv):
 
     def _prepare(self, task: Task) -> np.ndarray:
         if task.id not in self._targets:
-            self._targets[task.id] = self._build_target(task)
+            self._targets[task.id] = self.reader.target(task, self.limits)
         self._target = self._targets[task.id]
         return self._target.image
-
-    def _build_target(self, task: Task) -> Target:
-        kind = str(task.parameters.get("kind"))
-        with Session("blender", self.limits) as session:
-            for what, code in (("start", task.start), ("reference", task.reference)):
-                ran = session.run(code, filename=f"<{what} {task.id}>")
-                if not ran.ok:
-                    raise RuntimeError(f"{task.id}: the {what} program failed: {ran.feedback()}")
-            saved = session.request("save")
-        if not saved.ok:
-            raise RuntimeError(f"{task.id}: the goal scene could not be saved: {saved.feedback()}")
-        scene, why = self.read_scene(saved.value)
-        if scene is None:
-            raise RuntimeError(f"{task.id}: {why}")
-        goal = Goal(kind, scene.state, dict(task.verification.thresholds))
-        framing = Framing.around(_bounds(goal))
-        if kind in RENDER_KINDS:
-            rendered, why = self.read_scene(saved.value, framing)
-            if rendered is None:
-                raise RuntimeError(f"{task.id}: {why}")
-            goal.images = rendered.images
-            image = tile(rendered.images)
-        else:
-            image = tile(self.renderer.render_parts(_parts(scene.state), framing))
-        names = _names(goal)
-        prompt = IMAGE_PROMPTS[kind].format(names=", ".join(names))
-        return Target(goal, framing, image, prompt)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -293,7 +192,7 @@ class BlenderEnv(ToolEnv):
     def _candidate(self) -> tuple[Scene | None, str | None]:
         assert self.session is not None
         framing = self._target.framing if self.kind in RENDER_KINDS else None
-        scene, why = self._save_and_read(self.session, framing)
+        scene, why = self.reader.save_and_read(self.session, framing)
         return scene, (why or None) if scene is None else None
 
     def _exact(self, candidate: Scene) -> tuple[Scene | None, str | None]:
@@ -308,9 +207,7 @@ class BlenderEnv(ToolEnv):
         shape = self._image_shape(self.view_size)
         if candidate is None:
             return np.full(shape, 255, dtype=np.uint8)
-        if candidate.images is not None:
-            return tile(candidate.images)
-        return tile(self.renderer.render_parts(_parts(candidate.state), self._target.framing))
+        return self.reader.views(candidate, self._target.framing)
 
     def _succeeded(self, report: VerifierReport) -> bool:
         return report.passed
@@ -343,44 +240,15 @@ class BlenderEnv(ToolEnv):
             raise ValueError(f"no scene to export: {saved.feedback()}")
         if fmt == "blend":
             return saved.value
-        scene, why = self.read_scene(saved.value)
+        scene, why = self.reader.read(saved.value)
         if scene is None:
             raise ValueError(why)
-        meshes = trimesh.Scene()
-        for name, o in scene.state["objects"].items():
-            if o["type"] == "MESH" and len(o["faces"]):
-                meshes.add_geometry(trimesh.Trimesh(o["vertices"], o["faces"]), node_name=name)
-        return meshes.export(file_type="glb")
+        return scene_glb(scene.state)
 
     def close(self) -> None:
         super().close()
-        if self._trusted is not None:
-            self._trusted.close()
-            self._trusted = None
-        if hasattr(self, "renderer"):
-            self.renderer.close()
-
-
-def _color(name: str) -> tuple[float, float, float]:
-    return PALETTE[zlib.crc32(name.encode()) % len(PALETTE)]
-
-
-def _parts(state: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray, tuple[float, ...]]]:
-    return [
-        (np.asarray(o["vertices"]), np.asarray(o["faces"]), _color(name))
-        for name, o in sorted(state["objects"].items())
-        if o["type"] == "MESH"
-    ]
-
-
-def _bounds(goal: Goal) -> np.ndarray | None:
-    """The goal's meshes' bounds (2×3, m); lights are left out, they may sit far away."""
-    return goal.mesh.bounds if len(goal.mesh.faces) else None
-
-
-def _names(goal: Goal) -> list[str]:
-    wanted = "LIGHT" if goal.kind == "lighting" else "MESH"
-    return sorted(n for n, o in goal.state["objects"].items() if o["type"] == wanted)
+        if hasattr(self, "reader"):
+            self.reader.close()
 
 
 __all__ = ["BlenderEnv"]

@@ -1,0 +1,57 @@
+"""The Blender domain: what ``toolgym/Blender-v0`` plugs into the shared suites, CLI and agents.
+
+Generated suite: ``blender-procedural``, every family of :mod:`toolgym.envs.blender.families`
+(all six task kinds), a few seeds each. Hand-written suites are ``assets/blender/*.toml``, one
+per kind: ``blender-modelling``, ``blender-placement``, ``blender-material``,
+``blender-shape-keys``, ``blender-lighting``, ``blender-procedural-curated``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from toolgym.envs.blender import verification
+from toolgym.envs.blender.families import FAMILIES
+from toolgym.envs.domains import Domain
+from toolgym.envs.suites import generated_suite, generated_task
+from toolgym.envs.tasks import Suite, Task
+from toolgym.envs.tools import ToolRegistry
+
+PROCEDURAL = "blender-procedural"
+PROCEDURAL_SEEDS = {"train": 4, "test": 2}
+FAMILIES_BY_SUITE = {PROCEDURAL: FAMILIES}
+
+
+@functools.cache
+def suites() -> dict[str, Suite]:
+    return {
+        PROCEDURAL: generated_suite(
+            PROCEDURAL, "blender",
+            "Every Blender procedural family (all six task kinds), a few seeds each.",
+            FAMILIES.values(), PROCEDURAL_SEEDS,
+        )
+    }  # fmt: skip
+
+
+def task(task_id: str) -> Task | None:
+    return generated_task(task_id, FAMILIES_BY_SUITE)
+
+
+def registry() -> ToolRegistry:
+    from toolgym.envs.blender.tools import registry
+
+    return registry
+
+
+DOMAIN = Domain(
+    name="blender",
+    env_id="toolgym/Blender-v0",
+    default_suite=PROCEDURAL,
+    suites=suites,
+    task=task,
+    registry=registry,
+    verify_script=verification.verify_script,
+    export_reference=verification.export_reference,
+    export_formats=("blend", "glb", "png"),
+    target_image=verification.target_image,
+)

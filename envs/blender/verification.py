@@ -1,0 +1,252 @@
+"""Reading Blender scenes in a trusted process, building goals, and verifying scripts.
+
+The agent's session saves its scene as a ``.blend`` in its workspace; :class:`SceneReader` loads
+those bytes in a separate sandbox session that runs no agent code, with Python auto-execution
+off, and gets the scene's state back as plain data (msgpack; nothing is unpickled), with Cycles
+renders from fixed views when asked. After each read that session goes back to its clean
+snapshot, so a crafted file cannot leave anything behind for the next one. A goal is built the
+same way from the task's start and reference programs, so a right scene reads exactly as the goal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import time
+import zlib
+from typing import Any
+
+import numpy as np
+import trimesh
+
+from toolgym.envs.blender import scene as scene_data
+from toolgym.envs.sandbox import Limits, SandboxError, Session
+from toolgym.envs.tasks import Task
+from toolgym.envs.verification import Outcome, ReferenceBuildError
+from toolgym.renderers.mesh_views import DEFAULT_VIEWS, Framing, MeshRenderer, tile
+from toolgym.verifiers.blender import Goal, verify_scene
+
+RENDER_KINDS = ("material", "lighting")  # shown and scored by Blender's own (Cycles) renders
+# The trusted process loads files an agent wrote: generous for a real scene, finite for a
+# crafted one.
+TRUSTED_LIMITS = Limits(wall_s=60.0, cpu_s=60.0, memory_mb=4096)
+DEFAULT_SAMPLES = 16
+PALETTE = (
+    (0.85, 0.37, 0.33), (0.36, 0.62, 0.85), (0.45, 0.75, 0.42), (0.93, 0.74, 0.30),
+    (0.65, 0.47, 0.80), (0.35, 0.78, 0.76), (0.88, 0.55, 0.72), (0.62, 0.62, 0.62),
+)  # fmt: skip
+IMAGE_PROMPTS = {
+    "modelling": "Model the object shown in the target images (views: iso, front, right, top; "
+    "Z up; metres).",
+    "placement": "Move, rotate and scale the objects {names} so that the scene matches the "
+    "target images.",
+    "material": "Change the materials of {names} so that the renders match the target images.",
+    "shape_keys": "Set the shape keys of {names} so that the object matches the target images.",
+    "lighting": "Change the lights {names} (type, power, colour, position) so that the renders "
+    "match the target images.",
+    "procedural": "Change the modifier settings of {names} so that the geometry matches the "
+    "target images.",
+}
+
+
+@dataclasses.dataclass
+class Scene:
+    """A scene as the trusted process read it: its state, and its Cycles renders when asked."""
+
+    state: dict[str, Any]
+    images: np.ndarray | None = None
+
+
+@dataclasses.dataclass
+class Target:
+    """A task's goal, the framing of every view of it, its image and its image-only prompt."""
+
+    goal: Goal
+    framing: Framing
+    image: np.ndarray
+    prompt: str
+    blend: bytes
+
+
+def kind_of(task: Task) -> str:
+    return str(task.parameters.get("kind"))
+
+
+class SceneReader:
+    """The trusted session that reads saved scenes, started on first use.
+
+    Args:
+        view_size: pixels per rendered view.
+        samples: Cycles samples per pixel.
+    """
+
+    def __init__(self, view_size: int = 64, samples: int = DEFAULT_SAMPLES) -> None:
+        self.view_size, self.samples = view_size, samples
+        self.session: Session | None = None
+        self.renderer: MeshRenderer | None = None
+
+    def read(self, blend: bytes, framing: Framing | None = None) -> tuple[Scene | None, str]:
+        """Load ``.blend`` bytes with Python auto-execution off and return the scene's state,
+        with Cycles renders from the fixed views when ``framing`` is given; or ``None`` and why."""
+        args: dict[str, Any] = {"data": blend}
+        if framing is not None:
+            directions = [list(v.direction) for v in DEFAULT_VIEWS]
+            cameras = scene_data.fixed_cameras(list(framing.center), framing.half_width, directions)
+            args |= {"cameras": cameras, "size": self.view_size, "samples": self.samples}
+        if self.session is None:
+            self.session = Session("blender", TRUSTED_LIMITS)
+        result = self.session.request("extract", args)
+        try:
+            self.session.rollback(0)
+        except SandboxError:  # start afresh next time
+            self.session.close()
+            self.session = None
+        if not result.ok or not isinstance(result.value, dict):
+            message = result.error.message if result.error else "no state came back"
+            return None, f"the saved scene could not be read: {message}"
+        images = result.value.get("images")
+        return Scene(result.value, None if images is None else np.asarray(images, np.uint8)), ""
+
+    def save_and_read(
+        self, session: Session, framing: Framing | None = None
+    ) -> tuple[Scene | None, str]:
+        """Save ``session``'s scene (a ``.blend`` in its workspace) and :meth:`read` it."""
+        saved = session.request("save")
+        if not saved.ok or not isinstance(saved.value, bytes):
+            message = saved.error.message if saved.error else "no file came back"
+            return None, f"the scene could not be saved: {message}"
+        return self.read(saved.value, framing)
+
+    def views(self, scene: Scene, framing: Framing) -> np.ndarray:
+        """The scene's four views as one tile: its renders if it has them, else its meshes drawn
+        by the mesh renderer, one colour per object."""
+        if scene.images is not None:
+            return tile(scene.images)
+        if self.renderer is None:
+            self.renderer = MeshRenderer(self.view_size)
+        return tile(self.renderer.render_parts(mesh_parts(scene.state), framing))
+
+    def target(self, task: Task, limits: Limits | None = None) -> Target:
+        """Build ``task``'s goal: run its start and reference programs, save, read."""
+        blend = reference_blend(task, limits)
+        scene, why = self.read(blend)
+        if scene is None:
+            raise ReferenceBuildError(f"{task.id}: {why}")
+        goal = Goal(kind_of(task), scene.state, dict(task.verification.thresholds))
+        framing = Framing.around(goal.mesh.bounds if len(goal.mesh.faces) else None)
+        if goal.kind in RENDER_KINDS:
+            rendered, why = self.read(blend, framing)
+            if rendered is None:
+                raise ReferenceBuildError(f"{task.id}: {why}")
+            goal.images = scene.images = rendered.images
+        wanted = "LIGHT" if goal.kind == "lighting" else "MESH"
+        names = sorted(n for n, o in goal.state["objects"].items() if o["type"] == wanted)
+        prompt = IMAGE_PROMPTS[goal.kind].format(names=", ".join(names))
+        return Target(goal, framing, self.views(scene, framing), prompt, blend)
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+        if self.renderer is not None:
+            self.renderer.close()
+            self.renderer = None
+
+
+def reference_blend(task: Task, limits: Limits | None = None) -> bytes:
+    """The goal scene as ``.blend`` bytes: the task's start, then its reference, in a session."""
+    with Session("blender", limits) as session:
+        for what, code in (("start", task.start), ("reference", task.reference)):
+            ran = session.run(code, filename=f"<{what} {task.id}>")
+            if not ran.ok:
+                raise ReferenceBuildError(f"{task.id}: the {what} program failed: {ran.feedback()}")
+        saved = session.request("save")
+    if not saved.ok or not isinstance(saved.value, bytes):
+        raise ReferenceBuildError(f"{task.id}: the goal could not be saved: {saved.feedback()}")
+    return saved.value
+
+
+def mesh_parts(state: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray, tuple[float, ...]]]:
+    """The scene's meshes, each ``(vertices, faces, colour)``; the colour follows the name."""
+    return [
+        (np.asarray(o["vertices"]), np.asarray(o["faces"]), _color(name))
+        for name, o in sorted(state["objects"].items())
+        if o["type"] == "MESH"
+    ]
+
+
+def _color(name: str) -> tuple[float, float, float]:
+    return PALETTE[zlib.crc32(name.encode()) % len(PALETTE)]
+
+
+def scene_glb(state: dict[str, Any]) -> bytes:
+    """The scene's evaluated meshes as GLB, one node per object (m)."""
+    meshes = trimesh.Scene()
+    for name, o in sorted(state["objects"].items()):
+        if o["type"] == "MESH" and len(o["faces"]):
+            meshes.add_geometry(trimesh.Trimesh(o["vertices"], o["faces"]), node_name=name)
+    return meshes.export(file_type="glb")
+
+
+def verify_script(
+    task: Task, script: str, filename: str = "<script>", limits: Limits | None = None
+) -> Outcome:
+    """Run the task's start program, then ``script``, in a fresh session (with ``limits``); save
+    the scene and score it, as a fresh trusted session reads it, at the task's final tier."""
+    started = time.perf_counter()
+    reader = SceneReader()
+    try:
+        try:
+            target = reader.target(task)
+        except ReferenceBuildError as exc:
+            return Outcome(task.id, None, "reference", str(exc), time.perf_counter() - started)
+        with Session("blender", limits) as session:
+            ran = session.run(task.start, filename=f"<start {task.id}>")
+            ran = session.run(script, filename=filename) if ran.ok else ran
+            if not ran.ok:
+                message = ran.error.message if ran.error else "failed"
+                return Outcome(task.id, None, "script", message, time.perf_counter() - started)
+            framing = target.framing if target.goal.kind in RENDER_KINDS else None
+            scene, why = reader.save_and_read(session, framing)
+    finally:
+        reader.close()
+    if scene is None:
+        return Outcome(task.id, None, "verifier", why, time.perf_counter() - started)
+    tier = task.verification.final_tier
+    report = verify_scene(scene.state, target.goal, tier, scene.images)
+    kind = "verifier" if report.errors else None
+    error = report.errors[0] if report.errors else None
+    return Outcome(task.id, report, kind, error, time.perf_counter() - started)
+
+
+def export_reference(task: Task, fmt: str) -> bytes:
+    """The task's goal scene as ``blend`` or ``glb`` bytes, or its views as ``png``."""
+    if fmt == "blend":
+        return reference_blend(task)
+    reader = SceneReader()
+    try:
+        if fmt == "glb":
+            scene, why = reader.read(reference_blend(task))
+            if scene is None:
+                raise ReferenceBuildError(f"{task.id}: {why}")
+            return scene_glb(scene.state)
+        if fmt == "png":
+            from PIL import Image
+
+            buffer = io.BytesIO()
+            Image.fromarray(reader.target(task).image).save(buffer, format="PNG")
+            return buffer.getvalue()
+    finally:
+        reader.close()
+    raise ValueError(f"unknown format {fmt!r}; known: blend, glb, png")
+
+
+def target_image(task: Task, view_size: int = 256) -> np.ndarray:
+    """The goal's iso, front, right and top views, labelled, as one RGB ``uint8`` tile."""
+    from toolgym.renderers.labels import label_views
+
+    reader = SceneReader(view_size)
+    try:
+        return label_views(reader.target(task).image)
+    finally:
+        reader.close()
