@@ -54,8 +54,8 @@ TOLERANCES = {
     "photometric_loss": 0.004,
 }
 DEFAULT_THRESHOLDS = {
-    "modelling": {"iou": 0.95, "fscore": 0.95},
-    "procedural": {"iou": 0.95, "fscore": 0.95},
+    "modelling": {"iou": 0.95, "soft_fscore": 0.9, "deviation_ratio": 0.02},
+    "procedural": {"iou": 0.95, "soft_fscore": 0.9, "deviation_ratio": 0.02},
     "placement": {"position_error": 0.01, "rotation_error_deg": 2.0, "scale_error": 0.02},
     "material": {
         "delta_e": 2.0,
@@ -72,7 +72,10 @@ DEFAULT_THRESHOLDS = {
     },
 }
 HIGHER_IS_BETTER = frozenset({"iou", "fscore", "soft_fscore", "light_type"})
-PASS_SCORE = 0.75
+# A scene passes with every threshold met and at least this score; a geometry's score is its
+# similarity, so a pass there means near-identical surfaces (a bevel's segment count shows).
+PASS_SCORE = {"modelling": 0.99, "procedural": 0.99}
+DEFAULT_PASS_SCORE = 0.75
 
 
 def term(error: float, tolerance: float) -> float:
@@ -177,7 +180,11 @@ def verify_scene(
         return VerifierReport({}, None, False, tier, errors=[f"{type(exc).__name__}: {exc}"])
     met = _thresholds(metrics, goal.thresholds, checks)
     score = float(np.clip(score, 0.0, 1.0))
-    passed = met and all(c.get("ok") is not False for c in checks.values()) and score >= PASS_SCORE
+    passed = (
+        met
+        and all(c.get("ok") is not False for c in checks.values())
+        and score >= PASS_SCORE.get(goal.kind, DEFAULT_PASS_SCORE)
+    )
     return VerifierReport(metrics, score, passed, tier, checks=checks)
 
 
@@ -209,6 +216,7 @@ def _geometry(candidate: dict[str, Any], goal: Goal, tier: str) -> Result:
     surface = goal.surface(tier)
     measured = surface.metrics(mesh, SAMPLES[tier], 0, exact_count=256)
     metrics = {k: measured[k] for k in ("chamfer", "fscore", "soft_fscore", "deviation")}
+    metrics["deviation_ratio"] = measured["deviation"] / goal.size
     solid, open_objects = _solid(candidate)
     iou = None
     if open_objects:
@@ -229,7 +237,18 @@ def _geometry(candidate: dict[str, Any], goal: Goal, tier: str) -> Result:
         worst = int(np.argmax(np.abs(extent - 1)))
         checks["size"] = {"ok": False, "message": f"the scene is {extent[worst]:.2f}× the goal's "
                           f"size along {axes[worst]}"}  # fmt: skip
-    score = measured["soft_fscore"] ** 0.5 * (iou if iou is not None else measured["fscore"]) ** 0.5
+    soft = measured["soft_fscore"]
+    if iou is not None and iou < goal.thresholds["iou"]:
+        volumes = f"volume {solid.volume():.3g} m³, goal {target.volume():.3g} m³"
+        message = f"the solids overlap the goal's by IoU {iou:.2f} ({volumes})"
+        checks["volume"] = {"ok": False, "message": message}
+    if (
+        soft < goal.thresholds["soft_fscore"]
+        or metrics["deviation_ratio"] > goal.thresholds["deviation_ratio"]
+    ):
+        message = f"surfaces lie up to {measured['deviation']:.2g} m from the goal's"
+        checks["surface"] = {"ok": False, "message": message}
+    score = soft**0.5 * (iou if iou is not None else soft) ** 0.5
     return metrics, checks, score
 
 
