@@ -7,6 +7,7 @@ Both see only the observation and the action space, except the oracle, which is 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import numpy as np
@@ -25,10 +26,13 @@ class RandomAgent:
     def act(self, observation: dict[str, Any], task: Any = None) -> str:
         name = sorted(self.registry.tools)[int(self.rng.integers(len(self.registry.tools)))]
         grammar = self.registry.grammar()[name]["params"]
-        arguments = {}
+        arguments: dict[str, Any] = {}
+        names = _names(str(observation.get("prompt", "")))
         for param, spec in grammar.items():
             if spec["choices"]:
                 arguments[param] = spec["choices"][int(self.rng.integers(len(spec["choices"])))]
+            elif spec["kind"] == "string":  # a name: one the prompt mentions, or a new one
+                arguments[param] = names[int(self.rng.integers(len(names)))]
             elif spec["kind"] == "points":
                 arguments[param] = self.rng.uniform(0, 20, (4, 2)).round(1).tolist()
             else:
@@ -37,16 +41,37 @@ class RandomAgent:
         if self.action_mode == "tool":
             return json.dumps({"name": name, "arguments": arguments})
         args = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
-        return f"result = tools.{name}(globals().get('result'), {args})\n"
+        if self.registry.domain == "cadquery":  # CAD tools take and return the part
+            return f"result = tools.{name}(globals().get('result'), {args})\n"
+        return f"tools.{name}({args})\n"
+
+
+def _names(prompt: str) -> list[str]:
+    """Capitalised words of a prompt (object names, mostly), and one new name."""
+    return [*sorted(set(re.findall(r"\b[A-Z][A-Za-z0-9]+\b", prompt))), "Thing"]
 
 
 class OracleAgent:
-    """Replays the task's reference program (code mode only)."""
+    """Replays the task's reference: in code mode its program in one step; in tool mode its
+    tool calls (``Task.tool_calls``), one per step."""
+
+    def __init__(self, action_mode: str = "code") -> None:
+        self.action_mode = action_mode
+        self._task: Any = None
+        self._next = 0
 
     def act(self, observation: dict[str, Any], task: Any = None) -> str:
         if task is None:
             raise ValueError("the oracle needs the task")
-        return task.reference
+        if self.action_mode == "code":
+            return task.reference
+        if not task.tool_calls:
+            raise ValueError(f"{task.id} has no tool calls; run the oracle in code mode")
+        if task is not self._task or int(observation.get("step", 0)) == 0:
+            self._task, self._next = task, 0
+        call = task.tool_calls[min(self._next, len(task.tool_calls) - 1)]
+        self._next += 1
+        return call
 
 
 AGENTS = {"random": RandomAgent, "oracle": OracleAgent}
