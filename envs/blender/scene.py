@@ -33,9 +33,24 @@ _PRINCIPLED_INPUTS = {
 
 
 def save(bpy: Any, workspace: str) -> bytes:
-    """Save the session's scene as an uncompressed copy in ``workspace``; return its bytes."""
+    """Save the session's scene as an uncompressed copy in ``workspace``; return its bytes.
+
+    The session's ``bpy.app.handlers`` are set aside while it saves: a script's handler (one
+    that never returns, say) runs in the script's own steps, never in the environment's save."""
     path = os.path.join(workspace, BLEND_NAME)
-    bpy.ops.wm.save_as_mainfile(filepath=path, copy=True, compress=False, check_existing=False)
+    handlers = bpy.app.handlers
+    kept = {
+        name: list(value)
+        for name in dir(handlers)
+        if not name.startswith("_") and isinstance(value := getattr(handlers, name), list)
+    }
+    for name in kept:
+        getattr(handlers, name).clear()
+    try:
+        bpy.ops.wm.save_as_mainfile(filepath=path, copy=True, compress=False, check_existing=False)
+    finally:
+        for name, functions in kept.items():
+            getattr(handlers, name).extend(functions)
     try:
         with open(path, "rb") as f:
             return f.read()
