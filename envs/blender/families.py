@@ -185,6 +185,7 @@ for key_name, move in (
     ("Lean", lambda v: (v.x + 0.5 * (v.z + 1), v.y, v.z)),
 ):
     key = blob.shape_key_add(name=key_name, from_mix=False)
+    key.value = 0.0  # a new key starts at full weight
     for point, vertex in zip(key.data, blob.data.vertices):
         point.co = move(vertex.co)
 """

@@ -133,7 +133,7 @@ class SceneReader:
         if scene is None:
             raise ReferenceBuildError(f"{task.id}: {why}")
         goal = Goal(kind_of(task), scene.state, dict(task.verification.thresholds))
-        framing = Framing.around(goal.mesh.bounds if len(goal.mesh.faces) else None)
+        framing = Framing.around(framed_bounds(goal.state))
         if goal.kind in RENDER_KINDS:
             rendered, why = self.read(blend, framing)
             if rendered is None:
@@ -164,6 +164,20 @@ def reference_blend(task: Task, limits: Limits | None = None) -> bytes:
     if not saved.ok or not isinstance(saved.value, bytes):
         raise ReferenceBuildError(f"{task.id}: the goal could not be saved: {saved.feedback()}")
     return saved.value
+
+
+def framed_bounds(state: dict[str, Any]) -> np.ndarray | None:
+    """Bounds (2×3, m) the views frame: the scene's meshes, leaving out flat ones (a floor)
+    when any other exists, so the objects fill the views; ``None`` for no mesh."""
+    boxes = [
+        np.array([np.min(o["vertices"], axis=0), np.max(o["vertices"], axis=0)])
+        for o in state["objects"].values()
+        if o["type"] == "MESH" and len(o["vertices"])
+    ]
+    solid = [b for b in boxes if np.min(b[1] - b[0]) > 1e-6] or boxes
+    if not solid:
+        return None
+    return np.array([np.min([b[0] for b in solid], axis=0), np.max([b[1] for b in solid], axis=0)])
 
 
 def mesh_parts(state: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray, tuple[float, ...]]]:
