@@ -156,11 +156,15 @@ def save_request(namespace: Namespace, args: dict[str, Any]) -> bytes:
 def extract_request(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
     """For trusted sessions only: load ``data`` (``.blend`` bytes) with Python auto-execution
     off and return :func:`scene.scene_state`; with ``cameras`` (see :func:`scene.render_views`),
-    also ``images``, Cycles renders made in one throwaway fork (``size`` px, ``samples``)."""
+    also ``images``, Cycles renders made in one throwaway fork (``size`` px, ``samples``).
+    ``timings`` holds the seconds each part took (``load``, ``extract``, ``cycles``)."""
     bpy = namespace["bpy"]
     workspace = os.getcwd()
+    started = time.perf_counter()
     scene.load_trusted(bpy, args["data"], workspace)
+    loaded = time.perf_counter()
     state = scene.scene_state(bpy)
+    state["timings"] = {"load": loaded - started, "extract": time.perf_counter() - loaded}
     cameras = args.get("cameras")
     if cameras:
         size, samples = int(args.get("size", 64)), int(args.get("samples", 16))
@@ -169,7 +173,9 @@ def extract_request(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any
         def work() -> None:
             np.save(path, scene.render_views(bpy, workspace, cameras, size, samples))
 
+        started = time.perf_counter()
         in_fork(work, "Cycles render", float(args.get("render_timeout", RENDER_TIMEOUT_S)))
+        state["timings"]["cycles"] = time.perf_counter() - started
         try:
             state["images"] = np.load(path, allow_pickle=False)
         finally:

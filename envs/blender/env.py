@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import threading
 from typing import Any
 
 import numpy as np
@@ -106,8 +107,10 @@ class BlenderEnv(ToolEnv):
     ## Info
 
     ``task``, ``kind``, ``report``, ``final_report`` at the end, ``error``, ``isolation``; with
-    ``timings_in_info``, ``timings`` (exec, tessellate: save + trusted load + extraction and
-    renders, verify, render) and ``sandbox_wall_s``.
+    ``timings_in_info``, ``timings`` (seconds: exec; tessellate, the whole trusted read; verify;
+    render; and its parts: ``read_save`` in the agent's session, ``read_load``,
+    ``read_extract`` and ``read_cycles`` in the trusted one, ``read_trusted_read`` their round
+    trip, ``read_rollback`` back to its clean snapshot) and ``sandbox_wall_s``.
 
     ## Example
 
@@ -175,6 +178,9 @@ class BlenderEnv(ToolEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
+        if self.session is not None:  # the last episode's session winds down meanwhile
+            old, self.session = self.session, None
+            threading.Thread(target=old.close, name="toolgym-close", daemon=True).start()
         _obs, info = super().reset(seed=seed, options=options)
         assert self.session is not None and self.task is not None
         if self.task.start:
@@ -219,8 +225,11 @@ class BlenderEnv(ToolEnv):
         return obs
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        self.reader.timings = {}
         obs, reward, terminated, truncated, info = super().step(action)
         info["kind"] = self.kind
+        if self.timings_in_info:  # the trusted read's parts (see SceneReader.timings)
+            info["timings"] |= {f"read_{k}": v for k, v in self.reader.timings.items()}
         return obs, reward, terminated, truncated, info
 
     # -- exports ----------------------------------------------------------------------------------

@@ -84,6 +84,9 @@ class SceneReader:
         self.view_size, self.samples = view_size, samples
         self.session: Session | None = None
         self.renderer: MeshRenderer | None = None
+        # Seconds the last read took, by part: save (in the agent's session), load, extract and
+        # cycles (in the trusted one), rollback (back to its clean snapshot), and round trips.
+        self.timings: dict[str, float] = {}
 
     def read(self, blend: bytes, framing: Framing | None = None) -> tuple[Scene | None, str]:
         """Load ``.blend`` bytes with Python auto-execution off and return the scene's state,
@@ -95,12 +98,21 @@ class SceneReader:
             args |= {"cameras": cameras, "size": self.view_size, "samples": self.samples}
         if self.session is None:
             self.session = Session("blender", TRUSTED_LIMITS)
+        started = time.perf_counter()
         result = self.session.request("extract", args)
+        extracted = time.perf_counter()
         try:
             self.session.rollback(0)
         except SandboxError:  # start afresh next time
             self.session.close()
             self.session = None
+        self.timings["trusted_read"] = extracted - started
+        self.timings["rollback"] = time.perf_counter() - extracted
+        inner = (
+            result.value.get("timings") if result.ok and isinstance(result.value, dict) else None
+        )
+        if isinstance(inner, dict):
+            self.timings |= {k: float(v) for k, v in inner.items() if isinstance(v, int | float)}
         if not result.ok or not isinstance(result.value, dict):
             message = result.error.message if result.error else "no state came back"
             return None, f"the saved scene could not be read: {message}"
@@ -111,7 +123,10 @@ class SceneReader:
         self, session: Session, framing: Framing | None = None
     ) -> tuple[Scene | None, str]:
         """Save ``session``'s scene (a ``.blend`` in its workspace) and :meth:`read` it."""
+        self.timings = {}
+        started = time.perf_counter()
         saved = session.request("save")
+        self.timings["save"] = time.perf_counter() - started
         if not saved.ok or not isinstance(saved.value, bytes):
             message = saved.error.message if saved.error else "no file came back"
             return None, f"the scene could not be saved: {message}"
