@@ -39,6 +39,9 @@ RUN = {
     ".venv/bin/toolgym tasks": 0,
     ".venv/bin/toolgym tasks curated": 0,
     ".venv/bin/toolgym tasks --difficulty 1 --split test --json": 0,
+    ".venv/bin/toolgym run --env toolgym/Blender-v0 --agent oracle --suite blender-placement": 0,
+    ".venv/bin/toolgym show blender-material/gold --image gold.png --export gold.blend": 0,
+    ".venv/bin/toolgym verify --task blender-placement/two-crates --script crates.py": 0,
 }
 SKIPPED = {
     "make demo": "the set-up and the demo take minutes; test_make_demo_ends_with_what_to_look_at "
@@ -94,6 +97,7 @@ def scratch(tmp_path_factory) -> Path:
     (folder / "solutions").mkdir()
     plate = get_task("curated/plate-four-holes").reference
     (folder / "solutions" / "plate-four-holes.py").write_text(plate)
+    (folder / "crates.py").write_text(get_task("blender-placement/two-crates").reference)
     return folder
 
 
@@ -152,7 +156,23 @@ def _activated(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
     assert again.returncode == 0 and again.stdout.startswith(f"{venv}/bin/toolgym"), again.stderr
 
 
+def _blender_oracle(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    assert done.stdout.count("blender-placement/") == 6 and "mean score 1.000" in done.stdout
+
+
+def _blender_shown(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    assert "Make Ball gold" in done.stdout
+    assert (folder / "gold.blend").read_bytes()[:7] == b"BLENDER"
+    assert Image.open(folder / "gold.png").size == (512, 16 + 512)
+
+
 CHECKS = {
+    ".venv/bin/toolgym run --env toolgym/Blender-v0 --agent oracle --suite blender-placement": (
+        _blender_oracle
+    ),
+    ".venv/bin/toolgym show blender-material/gold --image gold.png --export gold.blend": (
+        _blender_shown
+    ),
     "source .venv/bin/activate": _activated,
     ".venv/bin/toolgym run --agent random --suite primitives --episodes 4 --out renders/": _renders,
     ".venv/bin/toolgym run --agent random --task curated/plate-four-holes --max-steps 4 "
