@@ -198,16 +198,5 @@ def mesh(namespace: Namespace, args: dict[str, Any]) -> dict[str, np.ndarray]:
     obj = bpy.data.objects.get(name) if name else bpy.context.view_layer.objects.active
     if obj is None or obj.type != "MESH":
         raise ValueError(f"no mesh object {name!r}")
-    evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
-    data = evaluated.to_mesh()
-    try:
-        data.calc_loop_triangles()
-        vertices = np.empty(len(data.vertices) * 3, dtype=np.float64)
-        data.vertices.foreach_get("co", vertices)
-        faces = np.empty(len(data.loop_triangles) * 3, dtype=np.int32)
-        data.loop_triangles.foreach_get("vertices", faces)
-        matrix = np.array(obj.matrix_world, dtype=np.float64)
-        vertices = vertices.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3]
-        return {"vertices": vertices, "faces": faces.reshape(-1, 3)}
-    finally:
-        evaluated.to_mesh_clear()
+    vertices, faces = scene.evaluated_mesh(obj, bpy.context.evaluated_depsgraph_get())
+    return {"vertices": vertices, "faces": faces}

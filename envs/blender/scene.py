@@ -115,7 +115,9 @@ def _light(light: Any) -> dict[str, Any]:
     return out
 
 
-def _evaluated_mesh(bpy: Any, obj: Any, depsgraph: Any) -> tuple[np.ndarray, np.ndarray]:
+def evaluated_mesh(obj: Any, depsgraph: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``obj``'s evaluated, triangulated mesh: vertices (float64 (n, 3), m, world coordinates)
+    and faces (int32 (m, 3))."""
     evaluated = obj.evaluated_get(depsgraph)
     data = evaluated.to_mesh()
     try:
@@ -159,7 +161,7 @@ def scene_state(bpy: Any) -> dict[str, Any]:
             entry["shape_keys"] = (
                 {k.name: float(k.value) for k in keys.key_blocks[1:]} if keys else {}
             )
-            vertices, faces = _evaluated_mesh(bpy, obj, depsgraph)
+            vertices, faces = evaluated_mesh(obj, depsgraph)
             triangles += len(faces)
             if triangles > MAX_TRIANGLES:
                 raise ValueError(
