@@ -234,8 +234,9 @@ class BlenderEnv(ToolEnv):
 
     # -- exports ----------------------------------------------------------------------------------
     def export(self, fmt: str = "blend") -> bytes:
-        """The current scene as ``.blend`` bytes, its meshes as GLB (m, Y-up as glTF wants), or
-        the current views as PNG."""
+        """The current scene as ``.blend`` bytes, its evaluated meshes as GLB (one node per
+        object, Blender's Z-up world coordinates in m, as read by the trusted process), or the
+        current views as PNG."""
         if self.session is None:
             raise RuntimeError("call reset() before export()")
         if fmt not in EXPORT_FORMATS:
