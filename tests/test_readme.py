@@ -157,7 +157,7 @@ def _activated(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
 
 
 def _blender_oracle(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
-    assert done.stdout.count("blender-placement/") == 6 and "mean score 1.000" in done.stdout
+    assert done.stdout.count("│ blender-placement/") == 6 and "mean score 1.000" in done.stdout
 
 
 def _blender_shown(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
