@@ -96,6 +96,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         self.tasks = (get_task(task),) if task else get_suite(suite).split(split)
         if not self.tasks:
             raise ValueError(f"suite {suite!r} has no {split!r} tasks")
+        self._check_domain(self.tasks[0])
         self.action_mode, self.max_steps = action_mode, max_steps
         self.show_target, self.error_penalty = show_target, error_penalty
         self.limits, self.render_mode = limits or Limits(), render_mode
@@ -155,7 +156,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         super().reset(seed=seed)
         options = options or {}
         if "task" in options:
-            self.task = get_task(options["task"])
+            self.task = self._check_domain(get_task(options["task"]))
         else:
             self.task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
         target = self._prepare(self.task)
@@ -229,6 +230,17 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             self.session = None
 
     # -- internals ------------------------------------------------------------------------------
+    def _check_domain(self, task: Task) -> Task:
+        """``task``, or ``ValueError`` when it is another tool's task."""
+        if task.domain != self.backend:
+            from toolgym.envs.domains import DOMAIN_MODULES, get_domain
+
+            known = task.domain in DOMAIN_MODULES
+            use = f" (use {get_domain(task.domain).env_id})" if known else ""
+            runs = f"this environment runs {self.backend} tasks"
+            raise ValueError(f"{task.id} is a {task.domain} task; {runs}{use}")
+        return task
+
     def _act(self, action: Any) -> tuple[CallResult | None, str | None]:
         """Run the action in the session: ``(result, error message or None)``."""
         assert self.session is not None

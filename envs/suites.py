@@ -1,59 +1,87 @@
-"""Named task suites: the hand-written ones in ``assets/`` and the procedural ones.
+"""Named task suites of every domain: hand-written ones in ``assets/`` and generated ones.
 
-- ``curated``: hand-written CadQuery parts with real dimensions (``assets/cadquery/curated.toml``).
-- ``primitives``: the easiest tier, one box, cylinder or sphere of varied size and placement.
-- ``procedural``: every procedural family, a few seeds each.
+- Hand-written suites are TOML files, ``assets/<domain>/*.toml`` (see ``toolgym.envs.tasks``).
+- Generated suites come from each domain's procedural families (``Domain.suites``), e.g. CAD's
+  ``primitives`` and ``procedural``.
 
-Task ids are ``"<suite>/<name>"``; procedural ids are ``"<suite>/<family>/<split>-<seed>"`` and
-any seed may be asked for, not only those listed in the suite.
+Suite names are unique across domains. Task ids are ``"<suite>/<name>"``; generated ids are
+``"<suite>/<family>/<split>-<seed>"``, and any seed may be asked for, not only those listed.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Protocol
 
-from toolgym.envs.cadquery.families import FAMILIES, family
+from toolgym.envs.domains import domains
 from toolgym.envs.tasks import Suite, Task, load_task_file
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
-PRIMITIVE_SEEDS = {"train": 200, "test": 50}
-PROCEDURAL_SEEDS = {"train": 10, "test": 3}
-_PROCEDURAL_ID = re.compile(
-    r"^(?P<suite>primitives|procedural)/(?P<family>\w+)/(?P<split>train|test)-(?P<seed>\d+)$"
+GENERATED_ID = re.compile(
+    r"^(?P<suite>[\w-]+)/(?P<family>\w+)/(?P<split>train|test)-(?P<seed>\d+)$"
 )
 
 
-def _generated(name: str, description: str, families: list[str], seeds: dict[str, int]) -> Suite:
+class TaskFamily(Protocol):
+    """A seeded generator of tasks (see ``toolgym.envs.cadquery.families.Family``)."""
+
+    name: str
+
+    def task(self, seed: int, split: str = "train", suite: str = ...) -> Task: ...
+
+
+def generated_suite(
+    name: str,
+    domain: str,
+    description: str,
+    families: Iterable[TaskFamily],
+    seeds: Mapping[str, int],
+) -> Suite:
+    """A suite of ``seeds[split]`` tasks per family and split, seeds ``0, 1, ...``."""
     tasks = tuple(
-        family(f).task(seed, split, suite=name)
-        for f in families
+        family.task(seed, split, suite=name)
+        for family in families
         for split, count in seeds.items()
         for seed in range(count)
     )
-    return Suite(name, "cadquery", description, tasks)
+    return Suite(name, domain, description, tasks)
+
+
+def generated_task(
+    task_id: str, families_by_suite: Mapping[str, Mapping[str, TaskFamily]]
+) -> Task | None:
+    """The generated task with id ``"<suite>/<family>/<split>-<seed>"`` for any seed, when the
+    suite is one of ``families_by_suite`` and has that family; else ``None``."""
+    match = GENERATED_ID.match(task_id)
+    if not match or match["suite"] not in families_by_suite:
+        return None
+    family = families_by_suite[match["suite"]].get(match["family"])
+    if family is None:
+        return None
+    return family.task(int(match["seed"]), match["split"], suite=match["suite"])
 
 
 @functools.cache
 def suites() -> dict[str, Suite]:
-    """Every suite by name (files are read once per process)."""
+    """Every suite of every domain by name (files are read once per process)."""
     found: dict[str, Suite] = {}
-    for path in sorted(ASSETS.glob("*/*.toml")):
-        suite = load_task_file(path)
+    where: dict[str, str] = {}
+
+    def add(suite: Suite, source: str) -> None:
         if suite.name in found:
-            raise ValueError(f"{path}: suite {suite.name!r} is defined twice")
-        found[suite.name] = suite
-    found["primitives"] = _generated(
-        "primitives", "One box, cylinder or sphere of varied size and placement.", ["primitive"],
-        PRIMITIVE_SEEDS,
-    )  # fmt: skip
-    found["procedural"] = _generated(
-        "procedural",
-        "Every procedural family, a few seeds each.",
-        sorted(FAMILIES),
-        PROCEDURAL_SEEDS,
-    )
+            raise ValueError(
+                f"{source}: suite {suite.name!r} is already defined by {where[suite.name]}"
+            )
+        found[suite.name], where[suite.name] = suite, source
+
+    for path in sorted(ASSETS.glob("*/*.toml")):
+        add(load_task_file(path), str(path))
+    for domain in domains():
+        for suite in domain.suites().values():
+            add(suite, f"the {domain.name} domain's generated suites")
     return found
 
 
@@ -68,12 +96,11 @@ def get_suite(name: str) -> Suite:
 
 
 def get_task(task_id: str) -> Task:
-    """A task by id; procedural ids are generated for any seed."""
-    match = _PROCEDURAL_ID.match(task_id)
-    if match:
-        return family(match["family"]).task(
-            int(match["seed"]), match["split"], suite=match["suite"]
-        )
+    """A task by id; generated ids are made for any seed."""
+    for domain in domains():
+        task = domain.task(task_id)
+        if task is not None:
+            return task
     for suite in suites().values():
         for task in suite.tasks:
             if task.id == task_id:

@@ -75,7 +75,12 @@ class Verification:
 
 @dataclasses.dataclass(frozen=True)
 class Task:
-    """One task. ``id`` is ``"<suite>/<name>"`` and unique across suites."""
+    """One task. ``id`` is ``"<suite>/<name>"`` and unique across suites.
+
+    ``reference`` is the program that builds the target (what the oracle plays in code mode);
+    ``tool_calls``, when the domain's tool registry can express it, is the same target as a
+    sequence of JSON tool calls (what the oracle plays in tool mode).
+    """
 
     id: str
     domain: str
@@ -87,6 +92,7 @@ class Task:
     split: str
     family: str | None = None
     seed: int | None = None
+    tool_calls: tuple[str, ...] | None = None
 
     @property
     def suite(self) -> str:

@@ -1,7 +1,9 @@
-"""Verifying scripts against tasks, one at a time or as a resumable batch.
+"""Verifying scripts against tasks, one at a time or as a resumable batch, in any domain.
 
-The script runs in a sandbox session; the part it builds is scored against the task's reference
-part (built once per task, also in a session) by the task's final-tier verifier.
+Each script runs in a fresh sandbox session of its task's tool, and what it built is scored against
+the task's target by the domain's final-tier verifier (``Domain.verify_script``; for CAD see
+``toolgym.envs.cadquery.verification``). This module holds what every domain shares: the verdict,
+and batches that append one JSON line per task and resume where they stopped.
 """
 
 from __future__ import annotations
@@ -10,29 +12,14 @@ import dataclasses
 import json
 import queue
 import threading
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from toolgym.envs.cadquery.artifacts import (
-    EXACT_TOLERANCE_SHARE,
-    export_brep,
-    load_part,
-    measure,
-    measure_file,
-    tessellation_tolerance,
-)
-from toolgym.envs.sandbox import Limits, Session
+from toolgym.envs.domains import get_domain
+from toolgym.envs.sandbox import Limits
 from toolgym.envs.tasks import Task
-from toolgym.verifiers.cad import verify_part
-from toolgym.verifiers.parts import Part
 from toolgym.verifiers.report import VerifierReport
-
-_references: dict[str, Part] = {}
-_references_lock = threading.Lock()
 
 
 @dataclasses.dataclass
@@ -65,135 +52,15 @@ class Outcome:
 
 
 class ReferenceBuildError(RuntimeError):
-    """The task's reference program did not build a part."""
-
-
-def reference_part(task: Task) -> Part:
-    """The task's target part, built once per process by running its reference in a session and
-    measuring the solid it exported, finely, in a fresh one."""
-    with _references_lock:
-        if task.id in _references:
-            return _references[task.id]
-    if task.domain != "cadquery":
-        raise ReferenceBuildError(f"{task.id}: verifying {task.domain} tasks is not supported yet")
-    with Session("cadquery") as session:
-        ran = session.run(task.reference, filename=f"<reference {task.id}>")
-        described = session.request("describe") if ran.ok else ran
-        brep, why = export_brep(session) if described.ok and described.value else (None, ran)
-    if brep is None:
-        raise ReferenceBuildError(f"{task.id}: the reference program failed: {why.feedback()}")
-    box = np.asarray(described.value["bbox_mm"], dtype=np.float64)
-    tolerance = tessellation_tolerance(
-        box[3:] - box[:3], EXACT_TOLERANCE_SHARE, task.verification.deviation_mm
-    )
-    measured = measure(brep, tolerance=tolerance)
-    if measured.part is None:
-        raise ReferenceBuildError(
-            f"{task.id}: the reference could not be measured: {measured.error}"
-        )
-    with _references_lock:
-        _references[task.id] = measured.part
-    return measured.part
-
-
-def exact_tolerance(task: Task, reference: Part) -> float:
-    """Chordal tolerance (mm) of exact-tier meshes for ``task``: the reference's own, so that a
-    right part is meshed exactly as the reference was."""
-    return reference.tolerance or tessellation_tolerance(
-        reference.mesh.extents, EXACT_TOLERANCE_SHARE, task.verification.deviation_mm
-    )
-
-
-def verify_for_task(
-    task: Task,
-    candidate: Part | None,
-    reference: Part,
-    tier: str,
-    *,
-    brep_iou: float | str | None = None,
-    success_iou: float | None = None,
-) -> VerifierReport:
-    """``verify_part`` with the task's weights, thresholds, alignment and deviation tolerance
-    (``success_iou``, when given, replaces the task's IoU threshold)."""
-    check = task.verification
-    thresholds = dict(check.thresholds)
-    if success_iou is not None:
-        thresholds["iou"] = success_iou
-    return verify_part(
-        candidate,
-        reference,
-        tier=tier,
-        weights=dict(check.weights) if check.weights else None,
-        thresholds=thresholds,
-        alignment=check.alignment,
-        deviation_tolerance=check.deviation_mm,
-        brep_iou=brep_iou,
-    )
+    """The task's reference program did not build a target."""
 
 
 def verify_script(
     task: Task, script: str, *, filename: str = "<script>", limits: Limits | None = None
 ) -> Outcome:
-    """Run ``script`` in a fresh session (with ``limits``) and score the solid it binds to
-    ``result`` (or shows) against ``task``. The solid is exported as BREP and measured in
-    another fresh session."""
-    started = time.perf_counter()
-    try:
-        reference = reference_part(task)
-    except ReferenceBuildError as exc:
-        return Outcome(task.id, None, "reference", str(exc), time.perf_counter() - started)
-    with Session("cadquery", limits) as session:
-        ran = session.run(script, filename=filename)
-        if not ran.ok:
-            message = ran.error.message if ran.error else "failed"
-            return Outcome(task.id, None, "script", message, time.perf_counter() - started)
-        brep, why = export_brep(session)
-    tier = task.verification.final_tier
-    if brep is None:  # no solid: a score of 0, and why
-        report = verify_for_task(task, None, reference, tier)
-        message = why.error.message if why.error else "the script built no part"
-        return Outcome(task.id, report, "no_part", message, time.perf_counter() - started)
-    measured = measure(
-        brep,
-        tolerance=exact_tolerance(task, reference),
-        reference_brep=reference.brep if tier == "exact" else None,
-    )
-    if measured.part is None:
-        return Outcome(task.id, None, "verifier", measured.error, time.perf_counter() - started)
-    report = verify_for_task(task, measured.part, reference, tier, brep_iou=measured.brep_iou)
-    kind = "verifier" if report.errors else None
-    error = report.errors[0] if report.errors else None
-    return Outcome(task.id, report, kind, error, time.perf_counter() - started)
-
-
-def verify_files(
-    candidate: Path, reference: Path, *, tier: str = "exact", alignment: str = "none"
-) -> VerifierReport:
-    """Score a part file against another (STEP, BREP, STL, OBJ, GLB). B-Rep files are measured
-    in sandbox sessions, the candidate as finely as the reference's tolerances need; when both
-    are B-Rep and the tier is exact, a B-Rep boolean cross-checks the IoU.
-    Raises ``PartError`` for a file that cannot be read."""
-    target = load_part(reference)
-    measured = measure_file(
-        candidate,
-        tolerance=tessellation_tolerance(target.mesh.extents, EXACT_TOLERANCE_SHARE),
-        reference_brep=target.brep if tier == "exact" else None,
-    )
-    return verify_part(
-        measured.part, target, tier=tier, alignment=alignment, brep_iou=measured.brep_iou
-    )
-
-
-def export_reference(task: Task, fmt: str) -> bytes:
-    """The task's reference part as file bytes: ``step``, ``stl`` or ``brep``."""
-    if task.domain != "cadquery":
-        raise ReferenceBuildError(f"{task.id}: exporting {task.domain} tasks is not supported yet")
-    with Session("cadquery") as session:
-        ran = session.run(task.reference, filename=f"<reference {task.id}>")
-        exported = session.request("export", {"format": fmt}) if ran.ok else ran
-    if not exported.ok or not isinstance(exported.value, bytes):
-        raise ReferenceBuildError(f"{task.id}: the reference did not export: {exported.feedback()}")
-    return exported.value
+    """Run ``script`` in a fresh session of the task's tool (with ``limits``) and score what it
+    built at the task's final tier."""
+    return get_domain(task.domain).verify_script(task, script, filename, limits)
 
 
 def script_path(scripts: Path, task: Task) -> Path:

@@ -166,7 +166,7 @@ def test_show_prints_the_prompt_and_writes_target_image_and_part(tmp_path):
     assert Part.from_file(part).mesh.volume == pytest.approx(volume, rel=1e-3)
     for args, message in (
         (("nope/task",), "unknown task 'nope/task'"),
-        ((task.id, "--export", str(tmp_path / "t.dwg")), "use a .step, .stl, .brep or .glb"),
+        ((task.id, "--export", str(tmp_path / "t.dwg")), "export as .step, .stl, .brep, .glb"),
         ((task.id, "--image", str(tmp_path / "no" / "t.png")), "does not exist"),
     ):
         bad = toolgym_cli("show", *args)

@@ -16,9 +16,9 @@ from toolgym.envs.cadquery.artifacts import (
     tessellation_tolerance,
 )
 from toolgym.envs.cadquery.tools import registry
+from toolgym.envs.cadquery.verification import exact_tolerance, reference_part, verify_for_task
 from toolgym.envs.sandbox import CallResult
 from toolgym.envs.tasks import Task
-from toolgym.envs.verification import exact_tolerance, reference_part, verify_for_task
 from toolgym.renderers.mesh_views import DEFAULT_VIEWS, Framing, MeshRenderer, tile
 from toolgym.verifiers.parts import Part
 from toolgym.verifiers.report import VerifierReport

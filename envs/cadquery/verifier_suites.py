@@ -28,13 +28,13 @@ from typing import Any
 
 from toolgym.envs.cadquery.artifacts import measure
 from toolgym.envs.cadquery.families import Family
-from toolgym.envs.tasks import Task, Verification
-from toolgym.envs.verification import (
+from toolgym.envs.cadquery.verification import (
     exact_tolerance,
     reference_part,
     verify_for_task,
     verify_script,
 )
+from toolgym.envs.tasks import Task, Verification
 from toolgym.verifiers.parts import Part
 from toolgym.verifiers.report import VerifierReport
 

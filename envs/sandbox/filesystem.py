@@ -83,13 +83,15 @@ FORBIDDEN_MODULES = (
     "toolgym.agents",
     "toolgym.cli",
     "toolgym.envs.base",
-    "toolgym.envs.cadquery.env",
-    "toolgym.envs.cadquery.families",
+    "toolgym.envs.domains",
     "toolgym.envs.suites",
     "toolgym.envs.tasks",
     "toolgym.envs.verification",
     "toolgym.verifiers",
 )
+#: The same, in every domain's folder ``toolgym.envs.<tool>``: its environment, task families,
+#: domain plug-in and verification, which hold or build the answers.
+FORBIDDEN_DOMAIN_MODULES = ("env", "families", "domain", "verification")
 
 
 class _MountAttr(ctypes.Structure):
@@ -122,10 +124,17 @@ def _is_below(path: str, parent: str) -> bool:
 
 def forbidden_modules() -> list[str]:
     """Modules in ``sys.modules`` that a session must never hold."""
-    return sorted(
-        name
-        for name in sys.modules
-        if any(name == f or name.startswith(f + ".") for f in FORBIDDEN_MODULES)
+    return sorted(name for name in sys.modules if _forbidden(name))
+
+
+def _forbidden(name: str) -> bool:
+    if any(name == f or name.startswith(f + ".") for f in FORBIDDEN_MODULES):
+        return True
+    parts = name.split(".")
+    return (
+        parts[:2] == ["toolgym", "envs"]
+        and len(parts) >= 4
+        and parts[3] in FORBIDDEN_DOMAIN_MODULES
     )
 
 

@@ -1,0 +1,175 @@
+"""Verifying CadQuery scripts and part files: the CAD domain's half of ``envs.verification``.
+
+The reference part is built once per task in a session and measured finely in a fresh one; a
+script's solid is exported as BREP and measured in another fresh session, so the verifier's process
+never parses B-Rep data (see ``toolgym.envs.cadquery.artifacts``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import trimesh
+
+from toolgym.envs.cadquery.artifacts import (
+    EXACT_TOLERANCE_SHARE,
+    export_brep,
+    load_part,
+    measure,
+    measure_file,
+    tessellation_tolerance,
+)
+from toolgym.envs.sandbox import Limits, Session
+from toolgym.envs.tasks import Task
+from toolgym.envs.verification import Outcome, ReferenceBuildError
+from toolgym.verifiers.cad import verify_part
+from toolgym.verifiers.parts import Part
+from toolgym.verifiers.report import VerifierReport
+
+_references: dict[str, Part] = {}
+_references_lock = threading.Lock()
+
+
+def reference_part(task: Task) -> Part:
+    """The task's target part, built once per process by running its reference in a session and
+    measuring the solid it exported, finely, in a fresh one."""
+    with _references_lock:
+        if task.id in _references:
+            return _references[task.id]
+    with Session("cadquery") as session:
+        ran = session.run(task.reference, filename=f"<reference {task.id}>")
+        described = session.request("describe") if ran.ok else ran
+        brep, why = export_brep(session) if described.ok and described.value else (None, ran)
+    if brep is None:
+        raise ReferenceBuildError(f"{task.id}: the reference program failed: {why.feedback()}")
+    box = np.asarray(described.value["bbox_mm"], dtype=np.float64)
+    tolerance = tessellation_tolerance(
+        box[3:] - box[:3], EXACT_TOLERANCE_SHARE, task.verification.deviation_mm
+    )
+    measured = measure(brep, tolerance=tolerance)
+    if measured.part is None:
+        raise ReferenceBuildError(
+            f"{task.id}: the reference could not be measured: {measured.error}"
+        )
+    with _references_lock:
+        _references[task.id] = measured.part
+    return measured.part
+
+
+def exact_tolerance(task: Task, reference: Part) -> float:
+    """Chordal tolerance (mm) of exact-tier meshes for ``task``: the reference's own, so that a
+    right part is meshed exactly as the reference was."""
+    return reference.tolerance or tessellation_tolerance(
+        reference.mesh.extents, EXACT_TOLERANCE_SHARE, task.verification.deviation_mm
+    )
+
+
+def verify_for_task(
+    task: Task,
+    candidate: Part | None,
+    reference: Part,
+    tier: str,
+    *,
+    brep_iou: float | str | None = None,
+    success_iou: float | None = None,
+) -> VerifierReport:
+    """``verify_part`` with the task's weights, thresholds, alignment and deviation tolerance
+    (``success_iou``, when given, replaces the task's IoU threshold)."""
+    check = task.verification
+    thresholds = dict(check.thresholds)
+    if success_iou is not None:
+        thresholds["iou"] = success_iou
+    return verify_part(
+        candidate,
+        reference,
+        tier=tier,
+        weights=dict(check.weights) if check.weights else None,
+        thresholds=thresholds,
+        alignment=check.alignment,
+        deviation_tolerance=check.deviation_mm,
+        brep_iou=brep_iou,
+    )
+
+
+def verify_script(
+    task: Task, script: str, filename: str = "<script>", limits: Limits | None = None
+) -> Outcome:
+    """Run ``script`` in a fresh session (with ``limits``) and score the solid it binds to
+    ``result`` (or shows) against ``task``. The solid is exported as BREP and measured in
+    another fresh session."""
+    started = time.perf_counter()
+    try:
+        reference = reference_part(task)
+    except ReferenceBuildError as exc:
+        return Outcome(task.id, None, "reference", str(exc), time.perf_counter() - started)
+    with Session("cadquery", limits) as session:
+        ran = session.run(script, filename=filename)
+        if not ran.ok:
+            message = ran.error.message if ran.error else "failed"
+            return Outcome(task.id, None, "script", message, time.perf_counter() - started)
+        brep, why = export_brep(session)
+    tier = task.verification.final_tier
+    if brep is None:  # no solid: a score of 0, and why
+        report = verify_for_task(task, None, reference, tier)
+        message = why.error.message if why.error else "the script built no part"
+        return Outcome(task.id, report, "no_part", message, time.perf_counter() - started)
+    measured = measure(
+        brep,
+        tolerance=exact_tolerance(task, reference),
+        reference_brep=reference.brep if tier == "exact" else None,
+    )
+    if measured.part is None:
+        return Outcome(task.id, None, "verifier", measured.error, time.perf_counter() - started)
+    report = verify_for_task(task, measured.part, reference, tier, brep_iou=measured.brep_iou)
+    kind = "verifier" if report.errors else None
+    error = report.errors[0] if report.errors else None
+    return Outcome(task.id, report, kind, error, time.perf_counter() - started)
+
+
+def verify_files(
+    candidate: Path, reference: Path, *, tier: str = "exact", alignment: str = "none"
+) -> VerifierReport:
+    """Score a part file against another (STEP, BREP, STL, OBJ, GLB). B-Rep files are measured
+    in sandbox sessions, the candidate as finely as the reference's tolerances need; when both
+    are B-Rep and the tier is exact, a B-Rep boolean cross-checks the IoU.
+    Raises ``PartError`` for a file that cannot be read."""
+    target = load_part(reference)
+    measured = measure_file(
+        candidate,
+        tolerance=tessellation_tolerance(target.mesh.extents, EXACT_TOLERANCE_SHARE),
+        reference_brep=target.brep if tier == "exact" else None,
+    )
+    return verify_part(
+        measured.part, target, tier=tier, alignment=alignment, brep_iou=measured.brep_iou
+    )
+
+
+def export_reference(task: Task, fmt: str) -> bytes:
+    """The task's reference part as file bytes: ``step``, ``stl``, ``brep`` (mm) or ``glb`` (its
+    fine mesh)."""
+    if fmt == "glb":
+        mesh = reference_part(task).mesh
+        return trimesh.Trimesh(mesh.vertices, mesh.faces).export(file_type="glb")
+    with Session("cadquery") as session:
+        ran = session.run(task.reference, filename=f"<reference {task.id}>")
+        exported = session.request("export", {"format": fmt}) if ran.ok else ran
+    if not exported.ok or not isinstance(exported.value, bytes):
+        raise ReferenceBuildError(f"{task.id}: the reference did not export: {exported.feedback()}")
+    return exported.value
+
+
+def target_image(task: Task, view_size: int = 256) -> np.ndarray:
+    """The reference part's iso, front, right and top views, labelled, as one RGB ``uint8``
+    tile of ``view_size`` px views."""
+    from toolgym.renderers.labels import label_views
+    from toolgym.renderers.mesh_views import Framing, MeshRenderer, tile
+
+    mesh = reference_part(task).mesh
+    renderer = MeshRenderer(view_size)
+    try:
+        return label_views(tile(renderer.render(mesh, Framing.around(mesh.bounds)).rgb))
+    finally:
+        renderer.close()

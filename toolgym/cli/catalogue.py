@@ -1,0 +1,171 @@
+"""``toolgym tasks``, ``show`` and ``tools``: what there is to do, and with what."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from toolgym.cli.common import app, check_writable_file, console, env_domain, fail, or_fail
+
+if TYPE_CHECKING:
+    from toolgym.envs.tasks import Task
+
+
+@app.command()
+def tasks(
+    suite: Annotated[str | None, typer.Argument(help="List this suite's tasks.")] = None,
+    difficulty: Annotated[
+        int | None, typer.Option(min=1, max=5, help="Only tasks of this tier (1-5).")
+    ] = None,
+    split: Annotated[str | None, typer.Option(help="Only train or test tasks.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """List the task suites, or the tasks of one suite (of every suite, with a filter)."""
+    from toolgym.envs.suites import get_suite, suites
+
+    if split is not None and split not in ("train", "test"):
+        fail(f"--split must be train or test, got {split!r}")
+    if suite is None and difficulty is None and split is None:
+        _list_suites(list(suites().values()), as_json)
+        return
+    if suite is None:
+        unique = {t.id: t for found in suites().values() for t in found.tasks}
+        chosen, title = list(unique.values()), "every suite"
+    else:
+        found = or_fail(get_suite, suite)
+        chosen, title = list(found.tasks), f"suite {found.name}"
+    chosen = [
+        t
+        for t in chosen
+        if (difficulty is None or t.difficulty == difficulty)
+        and (split is None or t.split == split)
+    ]
+    if as_json:
+        print(json.dumps([_task_summary(t) for t in chosen], indent=2, ensure_ascii=False))
+        return
+    table = Table(title=f"{title}: {len(chosen)} tasks")
+    # Task ids are never wrapped: they are meant to be copied into --task.
+    table.add_column("task", no_wrap=True, min_width=max((len(t.id) for t in chosen), default=4))
+    table.add_column("difficulty")
+    table.add_column("split")
+    table.add_column("prompt", overflow="fold")
+    for task in chosen:
+        table.add_row(task.id, str(task.difficulty), task.split, escape(task.prompt))
+    console.print(table)
+
+
+def _list_suites(found: list[Any], as_json: bool) -> None:
+    rows = [
+        {
+            "suite": s.name, "domain": s.domain, "tasks": len(s.tasks),
+            "train": len(s.split("train")), "test": len(s.split("test")),
+            "description": s.description,
+        }
+        for s in found
+    ]  # fmt: skip
+    if as_json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    table = Table(title="task suites")
+    for column in rows[0] if rows else ():
+        table.add_column(column, no_wrap=column == "suite")
+    for row in rows:
+        table.add_row(*(escape(str(v)) for v in row.values()))
+    console.print(table)
+
+
+def _task_summary(task: Task) -> dict[str, Any]:
+    """What a user needs to pick a task: no reference program (that is the answer)."""
+    return {
+        "id": task.id,
+        "domain": task.domain,
+        "difficulty": task.difficulty,
+        "split": task.split,
+        "prompt": task.prompt,
+    }
+
+
+@app.command()
+def show(
+    task: Annotated[str, typer.Argument(help="Task id, e.g. curated/plate-four-holes.")],
+    image: Annotated[Path | None, typer.Option(help="Write the target's views here (PNG).")] = None,
+    export: Annotated[
+        Path | None,
+        typer.Option(help="Write the target here; the suffix picks the format (CAD: .step, "
+                     ".stl, .brep or .glb)."),
+    ] = None,
+) -> None:  # fmt: skip
+    """Show a task: its prompt and details; write its target's views and the target itself."""
+    from toolgym.envs.domains import get_domain
+    from toolgym.envs.suites import get_task
+
+    found = or_fail(get_task, task)
+    domain = get_domain(found.domain)
+    fmt = export.suffix.lower().lstrip(".") if export else None
+    if export is not None and fmt not in domain.export_formats:
+        names = ", ".join(f".{f}" for f in domain.export_formats)
+        fail(f"--export {export}: {found.domain} targets export as {names}")
+    for path in (image, export):
+        if path is not None:
+            check_writable_file(path)
+    console.print(f"[bold]{escape(found.id)}[/]  ({found.domain}, difficulty {found.difficulty}, "
+                  f"{found.split} split)")  # fmt: skip
+    console.print(escape(found.prompt), soft_wrap=True)
+    if image is None and export is None:
+        console.print(
+            f"Add --image target.png to see the target, --export target.{domain.export_formats[0]}"
+            " to get it."
+        )
+        return
+    try:
+        _write_target(found, image, export, fmt)
+    except (RuntimeError, ValueError, OSError) as exc:
+        fail(str(exc))
+
+
+def _write_target(task: Task, image: Path | None, export: Path | None, fmt: str | None) -> None:
+    from toolgym.envs.domains import get_domain
+
+    domain = get_domain(task.domain)
+    if image is not None:
+        from PIL import Image
+
+        from toolgym.renderers.labels import captioned
+
+        views = domain.target_image(task, 256)
+        Image.fromarray(captioned({"target": views})).save(image, format="PNG")
+        console.print(f"target views in {escape(str(image))}", soft_wrap=True)
+    if export is not None:
+        export.write_bytes(domain.export_reference(task, str(fmt)))
+        console.print(f"target ({str(fmt).upper()}) in {escape(str(export))}", soft_wrap=True)
+
+
+@app.command()
+def tools(
+    env: Annotated[str, typer.Option(help="Environment id.")] = "toolgym/CadQuery-v0",
+    as_json: Annotated[bool, typer.Option("--json", help="Function-calling JSON schemas.")] = False,
+    grammar: Annotated[
+        bool, typer.Option(help="Grammar metadata (ranges, units, steps) as JSON.")
+    ] = False,
+) -> None:
+    """List an environment's tools, or print their function-calling schemas."""
+    registry = env_domain(env).registry()
+    if as_json or grammar:
+        print(json.dumps(registry.grammar() if grammar else registry.json_schemas(), indent=2))
+        return
+    table = Table(title=f"{env} tools")
+    for column in ("tool", "parameters", "description"):
+        table.add_column(column, overflow="fold")
+    for tool in registry.tools.values():
+        params = ", ".join(
+            f"{p.name}{'' if p.required else '?'}"
+            + (f" ({p.constraint.unit})" if p.constraint.unit else "")
+            for p in tool.params
+        )
+        table.add_row(tool.name, escape(params), escape(tool.description))
+    console.print(table)

@@ -1,0 +1,101 @@
+"""What every ``toolgym`` command shares: the app, consoles, exit codes and argument checks."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+import typer
+from rich.console import Console
+
+from toolgym._version import __version__
+
+if TYPE_CHECKING:
+    from toolgym.envs.domains import Domain
+    from toolgym.envs.sandbox import Limits
+
+app = typer.Typer(
+    help="toolgym: agents that operate professional tools by writing scripts.",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+console = Console()
+err_console = Console(stderr=True, soft_wrap=True)
+EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
+MAX_WALL_S = 3600.0
+WallSeconds = Annotated[
+    float | None,
+    typer.Option(
+        "--wall-s",
+        min=0.1,
+        max=MAX_WALL_S,
+        help="Wall-clock seconds per script or step in the sandbox (default 30); the CPU-time "
+        "limit is set to the same.",
+    ),
+]
+
+
+def limits_for(wall_s: float | None) -> Limits | None:
+    """Sandbox limits with the wall-clock and CPU-time limits set to ``wall_s``."""
+    from toolgym.envs.sandbox import Limits
+
+    return None if wall_s is None else Limits(wall_s=wall_s, cpu_s=wall_s)
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f"toolgym {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = False,
+) -> None:
+    """toolgym: Gymnasium environments for CadQuery, Blender and a Panda3D game-scene runtime."""
+
+
+def check_writable_file(path: Path) -> None:
+    """Exit 2 unless ``path`` can be written as a file (checked before any work is done)."""
+    if path.is_dir():
+        fail(f"{path} is a folder; give a file name")
+    if not path.parent.is_dir():
+        fail(f"{path}: the folder {path.parent} does not exist")
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        fail(f"{path}: not writable")
+
+
+def check_writable_folder(path: Path) -> None:
+    """Exit 2 unless ``path`` is, or can be made, a writable folder (before any episode runs)."""
+    if path.exists() and not path.is_dir():
+        fail(f"--out {path} is a file; give a folder for the renders")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"--out {path}: cannot make the folder: {exc.strerror or exc}")
+    if not os.access(path, os.W_OK | os.X_OK):
+        fail(f"--out {path}: the folder is not writable")
+
+
+def fail(message: str) -> NoReturn:
+    err_console.print(f"[red]error:[/] {message}")
+    raise typer.Exit(EXIT_ERROR)
+
+
+def or_fail[T](lookup: Callable[[str], T], name: str) -> T:
+    """``lookup(name)``, or exit 2 with its message (unknown suite, task, ...)."""
+    try:
+        return lookup(name)
+    except (KeyError, ValueError) as exc:
+        fail(str(exc).strip("'\""))
+
+
+def env_domain(env: str) -> Domain:
+    """The domain behind an environment id, or exit 2 naming the known ids."""
+    from toolgym.envs.domains import domain_of_env
+
+    return or_fail(domain_of_env, env)

@@ -1,0 +1,98 @@
+"""``toolgym run``: an agent plays episodes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from toolgym.cli.common import (
+    WallSeconds,
+    app,
+    check_writable_folder,
+    console,
+    env_domain,
+    err_console,
+    fail,
+    limits_for,
+)
+
+
+@app.command()
+def run(
+    env: Annotated[str, typer.Option(help="Environment id.")] = "toolgym/CadQuery-v0",
+    agent: Annotated[str, typer.Option(help="random or oracle.")] = "oracle",
+    episodes: Annotated[
+        int | None, typer.Option(min=1, help="Episodes; default: every task once.")
+    ] = None,
+    suite: Annotated[
+        str | None, typer.Option(help="Task suite; default: the environment's (CAD: curated).")
+    ] = None,
+    split: Annotated[str, typer.Option(help="train or test.")] = "train",
+    task: Annotated[
+        str | None, typer.Option(help="Run this one task (instead of a suite's tasks).")
+    ] = None,
+    action_mode: Annotated[str, typer.Option(help="code or tool.")] = "code",
+    max_steps: Annotated[int, typer.Option(min=1, max=1000, help="Steps per episode.")] = 8,
+    seed: Annotated[int, typer.Option(help="Seed of the first episode.")] = 0,
+    wall_s: WallSeconds = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for each episode's final render (PNG).")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON line per episode instead of a table.")
+    ] = False,
+) -> None:
+    """Run an agent for episodes and print a table: task, steps, score, time."""
+    from rich.progress import Progress
+
+    from toolgym.agents.runner import run_episodes
+
+    suite = suite or env_domain(env).default_suite
+    if agent not in ("random", "oracle"):
+        fail(f"unknown agent {agent!r}; known: random, oracle")
+    if agent == "oracle" and action_mode != "code":
+        fail("the oracle replays reference programs: use --action-mode code")
+    if out is not None:
+        check_writable_folder(out)
+    source = task or f"{suite}/{split}"
+    table = Table(title=f"{agent} on {env} ({source})")
+    table.add_column("task", no_wrap=True)  # ids are never wrapped: they are copied into --task
+    for column in ("steps", "score", "passed", "time"):
+        table.add_column(column)
+    scores = []
+    try:
+        results = run_episodes(
+            env, agent, episodes=episodes, seed=seed, out=out, suite=suite, split=split,
+            task=task, action_mode=action_mode, max_steps=max_steps, limits=limits_for(wall_s),
+        )  # fmt: skip
+        with Progress(console=err_console, transient=True, disable=as_json) as progress:
+            bar = progress.add_task(f"{agent} episodes", total=episodes)
+            for episode in results:
+                progress.advance(bar)
+                scores.append(episode.score or 0.0)
+                if as_json:
+                    print(json.dumps(episode.to_dict()), flush=True)
+                    continue
+                score = "error" if episode.score is None else f"{episode.score:.3f}"
+                table.add_row(
+                    episode.task, str(episode.steps), score, "yes" if episode.passed else "no",
+                    f"{episode.seconds:.1f} s",
+                )  # fmt: skip
+    except (KeyError, ValueError, TypeError) as exc:
+        fail(str(exc).strip("'\""))
+    if as_json:
+        return
+    table.columns[0].min_width = max((len(str(c)) for c in table.columns[0].cells), default=4)
+    console.print(table)
+    if scores:
+        console.print(f"mean score {sum(scores) / len(scores):.3f} over {len(scores)} episodes")
+    if out:
+        console.print(
+            f"renders in {escape(str(out))}: agent | target, views iso, front, right, top",
+            soft_wrap=True,
+        )

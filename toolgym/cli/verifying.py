@@ -1,0 +1,159 @@
+"""``toolgym verify``: score scripts or part files against targets, one or a batch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table
+
+from toolgym.cli.common import (
+    EXIT_ERROR,
+    EXIT_FAIL,
+    EXIT_PASS,
+    WallSeconds,
+    app,
+    console,
+    err_console,
+    fail,
+    limits_for,
+    or_fail,
+)
+
+if TYPE_CHECKING:
+    from toolgym.envs.sandbox import Limits
+
+MAX_JOBS = 64  # parallel sessions in a batch; each holds a tool's process (~150 MB for CadQuery)
+
+
+@app.command()
+def verify(
+    task: Annotated[str | None, typer.Option(help="Task id; with --script.")] = None,
+    script: Annotated[
+        Path | None, typer.Option(help="Script binding `result`; with --task.")
+    ] = None,
+    candidate: Annotated[Path | None, typer.Option(help="CAD part file; with --reference.")] = None,
+    reference: Annotated[Path | None, typer.Option(help="STEP, BREP, STL, OBJ or GLB.")] = None,
+    suite: Annotated[str | None, typer.Option(help="Suite to verify; with --scripts.")] = None,
+    scripts: Annotated[Path | None, typer.Option(help="Folder: <task name>.py per task.")] = None,
+    jobs: Annotated[
+        int, typer.Option(min=1, max=MAX_JOBS, help="Parallel sessions in batch mode.")
+    ] = 1,
+    out: Annotated[
+        Path, typer.Option(help="Batch results (.jsonl), one JSON line per task.")
+    ] = Path("results.jsonl"),
+    force: Annotated[
+        bool, typer.Option(help="Batch: start --out afresh instead of resuming it.")
+    ] = False,
+    wall_s: WallSeconds = None,
+    tier: Annotated[str, typer.Option(help="With --candidate: exact or cheap.")] = "exact",
+    alignment: Annotated[str, typer.Option(help="With --candidate: none or normalized.")] = "none",
+) -> None:
+    """Score parts against references. Exit 0 pass, 1 fail, 2 error (bad input, script crash).
+
+    Three modes: --task ID --script FILE; --candidate A --reference B; --suite NAME --scripts DIR.
+    """
+    modes = {
+        "task": (task, script),
+        "files": (candidate, reference),
+        "batch": (suite, scripts),
+    }
+    chosen = [name for name, pair in modes.items() if any(v is not None for v in pair)]
+    if len(chosen) != 1 or not all(v is not None for v in modes[chosen[0]]):
+        fail(
+            "give exactly one of: --task ID --script FILE | --candidate A --reference B | "
+            "--suite NAME --scripts DIR"
+        )
+    if chosen[0] == "files":
+        _verify_files(candidate, reference, tier, alignment)
+    elif chosen[0] == "task":
+        _verify_task(task, script, limits_for(wall_s))
+    else:
+        _verify_batch(suite, scripts, jobs, out, force, limits_for(wall_s))
+
+
+def _verify_files(candidate: Path, reference: Path, tier: str, alignment: str) -> None:
+    from toolgym.envs.cadquery.verification import verify_files
+    from toolgym.verifiers.parts import PartError
+
+    for path in (candidate, reference):
+        if path.is_dir():
+            fail(f"{path} is a folder; --candidate and --reference take part files")
+    try:
+        report = verify_files(candidate, reference, tier=tier, alignment=alignment)
+    except (PartError, ValueError) as exc:
+        fail(str(exc))
+    print(report.to_json(indent=2))
+    raise typer.Exit(EXIT_ERROR if report.errors else EXIT_PASS if report.passed else EXIT_FAIL)
+
+
+def _verify_task(task_id: str, script: Path, limits: Limits | None) -> None:
+    from toolgym.envs.suites import get_task
+    from toolgym.envs.verification import verify_script
+
+    task = or_fail(get_task, task_id)
+    if script.is_dir():
+        fail(f"{script} is a folder; --script takes one file (--suite and --scripts take a folder)")
+    if not script.is_file():
+        fail(f"{script}: no such script")
+    try:
+        code = script.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"{script}: cannot read: {exc}")
+    outcome = verify_script(task, code, filename=str(script), limits=limits)
+    print(json.dumps(outcome.to_dict(), indent=2))
+    if outcome.error_kind and outcome.error_kind != "no_part":  # no part: a score of 0, a fail
+        raise typer.Exit(EXIT_ERROR)
+    raise typer.Exit(EXIT_PASS if outcome.passed else EXIT_FAIL)
+
+
+def _verify_batch(
+    suite_name: str, scripts: Path, jobs: int, out: Path, force: bool, limits: Limits | None
+) -> None:
+    from rich.progress import Progress
+
+    from toolgym.envs.suites import get_suite
+    from toolgym.envs.verification import (
+        done_tasks,
+        read_results,
+        results_file_problem,
+        summarize,
+        verify_batch,
+    )
+
+    suite = or_fail(get_suite, suite_name)
+    if scripts.is_file():
+        fail(f"{scripts} is a file; --scripts takes a folder with one <task name>.py per task")
+    if not scripts.is_dir():
+        fail(f"{scripts}: no such folder")
+    problem = results_file_problem(out)
+    if problem and not (force and out.suffix == ".jsonl" and out.is_file()):
+        fail(problem)
+    try:  # before any script runs: a results file that cannot be written fails now
+        with out.open("w" if force else "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        fail(f"--out {out}: cannot write: {exc.strerror or exc}")
+    ids = {t.id for t in suite.tasks}
+    remaining = len(ids - done_tasks(out))
+    with Progress(console=err_console, transient=True) as progress:
+        bar = progress.add_task(f"verifying {suite.name}", total=remaining)
+        try:
+            verify_batch(
+                suite.tasks, scripts, out, jobs=jobs, limits=limits,
+                on_done=lambda _: progress.advance(bar),
+            )  # fmt: skip
+        except KeyboardInterrupt:
+            err_console.print(f"interrupted: finished items are in {out}; rerun to resume")
+            raise typer.Exit(130) from None
+    results = [r for task, r in read_results(out).items() if task in ids]
+    summary = summarize(results)
+    table = Table(title=f"{suite.name}: {summary['tasks']} tasks -> {out}")
+    for column in ("mean score", "pass rate", "errors by kind"):
+        table.add_column(column)
+    errors = ", ".join(f"{k} {v}" for k, v in sorted(summary["errors"].items())) or "none"
+    table.add_row(f"{summary['mean_score']:.3f}", f"{summary['pass_rate']:.1%}", errors)
+    console.print(table)
+    raise typer.Exit(EXIT_PASS if summary["pass_rate"] == 1.0 else EXIT_FAIL)
