@@ -83,7 +83,7 @@ class VerifierReport:
         return f"score {self.score:.3f} ({verdict}): {shown}" + (f"; {failed}" if failed else "")
 
 
-_HEADLINE = ("iou", "soft_fscore", "deviation")
+_HEADLINE = ("iou", "soft_fscore", "deviation", "constraints_met")
 
 
 def _json_number(value: Any) -> Any:

@@ -584,10 +584,11 @@ class World:
             if trigger is None:
                 continue
             ghost = trigger.node.node()
+            # Bullet's candidates (bounding boxes with margins), confirmed exactly: an object is
+            # inside when its bounding box overlaps the trigger's box.
+            candidates = {n.get_name() for n in ghost.get_overlapping_nodes()}
             inside = tuple(
-                sorted(
-                    {n.get_name() for n in ghost.get_overlapping_nodes()} & set(self.objects)
-                )
+                sorted(n for n in candidates & set(self.objects) if self._overlaps(trigger, n))
             )
             entered = [n for n in inside if n not in trigger.inside]
             left = [n for n in trigger.inside if n not in inside]
@@ -601,6 +602,18 @@ class World:
                     for callback in list(callbacks):
                         callback(self, name, other)
                     self._apply_bindings(name, event, other)
+
+    def _overlaps(self, trigger: Trigger, name: str) -> bool:
+        obj = self.objects[name]
+        quat = obj.node.get_quat()
+        half = Vec3(*obj.size) / 2
+        reach = [  # the object's world bounding box half sizes
+            sum(abs(axis[k]) * half[i] for i, axis in enumerate(
+                (quat.xform(Vec3(1, 0, 0)), quat.xform(Vec3(0, 1, 0)), quat.xform(Vec3(0, 0, 1)))))
+            for k in range(3)
+        ]  # fmt: skip
+        gap = obj.node.get_pos() - trigger.node.get_pos()
+        return all(abs(gap[k]) < reach[k] + trigger.size[k] / 2 for k in range(3))
 
     def _apply_bindings(self, trigger: str, event: str, other: str) -> None:
         for b in self.bindings:

@@ -1,4 +1,4 @@
-"""What a game-scene task asks for, built from its template and parameters: the level, the
+"""Game-scene tasks: templates and procedural families. A task's template and parameters give the level, the
 constraints the verifier checks, the held-out player trajectories, the reference (a script and
 the same as tool calls) and the prompt.
 
@@ -78,8 +78,8 @@ def _add(level: dict[str, Any], name: str, asset_name: str, pos: Any, heading: f
     )  # fmt: skip
 
 
-def _call(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"name": name, "arguments": arguments}
+def _call(tool: str, /, **arguments: Any) -> dict[str, Any]:
+    return {"name": tool, "arguments": arguments}
 
 
 def _code(calls: list[dict[str, Any]]) -> str:
@@ -488,3 +488,87 @@ def spec_for(parameters: Mapping[str, Any]) -> Spec:
 def spec_json(spec: Spec) -> str:
     """The spec as JSON (for caching and debugging)."""
     return json.dumps(dataclasses.asdict(spec), sort_keys=True)
+
+
+# -- procedural families -----------------------------------------------------------------------
+
+
+def _draw(template: str, rng: random.Random) -> dict[str, Any]:
+    """Parameters of ``template`` drawn from ``rng`` (ranges in which the reference works)."""
+    u = rng.uniform
+    room = {"room_w": rng.choice([6.0, 7.0, 8.0]), "room_d": rng.choice([6.0, 7.0]),
+            "door_x": round(u(-1.5, 1.5), 1)}  # fmt: skip
+    if template == "dining":
+        return room | {"table_x": round(u(-0.8, 0.8), 1), "table_y": round(u(0.0, 0.8), 1),
+                       "chairs": rng.randint(2, 6)}  # fmt: skip
+    if template == "storage":
+        wall = rng.choice(["north", "east", "west"])
+        return room | {"wall": wall, "crates": rng.randint(1, 3), "along": round(u(-1.5, -0.5), 1)}
+    if template == "table_top":
+        return room | {"table_x": round(u(-0.8, 0.8), 1), "table_y": round(u(0.0, 0.8), 1),
+                       "crates": rng.randint(1, 3)}  # fmt: skip
+    if template == "stack":
+        crates = rng.randint(2, 5)  # overhangs well inside the balance limit 0.5 m / crates
+        overhang = rng.choice([0.0, 0.0, 0.03, 0.05, 0.08])
+        return {"crates": crates, "x": round(u(-2, 2), 1), "y": round(u(-2, 2), 1),
+                "overhang": min(overhang, round(0.3 / crates, 2))}  # fmt: skip
+    if template == "roll":
+        return {"goal_x": round(u(2, 5), 1) * rng.choice([-1, 1]), "goal_y": round(u(-3, 3), 1),
+                "seconds": rng.choice([3.0, 4.0])}  # fmt: skip
+    if template == "ramp_jump":
+        return {"wall_x": round(u(2.0, 3.5), 1), "speed": rng.choice([5.5, 6.0, 6.5])}
+    if template == "dominoes":
+        count = rng.randint(5, 12)
+        return {"count": count, "x": round(u(-2, 2), 1),
+                "length": round((count - 1) * u(0.2, 0.3), 2)}  # fmt: skip
+    if template == "door":
+        return {"zone_x": round(u(-2, 2), 1), "zone_y": round(u(-2, 2), 1),
+                "zone_size": rng.choice([1.0, 1.5, 2.0]), "door_x": round(u(-3, 3), 1),
+                "door_y": round(u(3, 4), 1), "trajectory_seed": rng.randrange(10**6)}  # fmt: skip
+    if template == "coins":
+        return {"coins": rng.randint(3, 6), "spacing": rng.choice([0.8, 1.0, 1.2]),
+                "trajectory_seed": rng.randrange(10**6)}  # fmt: skip
+    if template == "platform":
+        ax, ay = round(u(-2, 0), 1), round(u(-2, 2), 1)
+        return {"ax": ax, "ay": ay, "bx": round(ax + u(1.5, 3), 1), "by": ay,
+                "height": round(u(0.2, 1.0), 1), "speed": rng.choice([0.5, 1.0, 1.5])}  # fmt: skip
+    return {"asset": rng.choice(["ball", "crate", "coin"]), "count": rng.randint(2, 6),
+            "interval": rng.choice([0.5, 1.0]), "x": round(u(-2, 2), 1), "y": round(u(-2, 2), 1),
+            "z": 2.0}  # fmt: skip
+
+
+DIFFICULTY = {
+    "dining": 3, "storage": 2, "table_top": 2, "stack": 2, "roll": 1, "ramp_jump": 3,
+    "dominoes": 2, "door": 2, "coins": 3, "platform": 1, "spawner": 1,
+}  # fmt: skip
+TEST_SEED_OFFSET = 1_000_000  # test seeds draw from a disjoint stream
+
+
+@dataclasses.dataclass(frozen=True)
+class Family:
+    """A procedural family: one template with seeded parameters."""
+
+    name: str
+
+    def task(self, seed: int, split: str = "train", suite: str = "scene-procedural") -> Any:
+        from toolgym.envs.tasks import Task, Verification
+
+        rng = random.Random(seed + (TEST_SEED_OFFSET if split == "test" else 0))
+        parameters = {"template": self.name} | _draw(self.name, rng)
+        spec = spec_for(parameters)
+        return Task(
+            id=f"{suite}/{self.name}/{split}-{seed}",
+            domain="scene",
+            prompt=spec.prompt,
+            reference=spec.reference,
+            parameters=parameters,
+            difficulty=DIFFICULTY[self.name],
+            verification=Verification(thresholds={}),
+            split=split,
+            family=self.name,
+            seed=seed,
+            tool_calls=tuple(json.dumps(c) for c in spec.tool_calls),
+        )
+
+
+FAMILIES = {name: Family(name) for name in TEMPLATES}
