@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 #: Domain name (``Task.domain``, and the sandbox backend's name) to the module defining ``DOMAIN``.
 DOMAIN_MODULES = {
     "cadquery": "toolgym.envs.cadquery.domain",
+    "scene": "toolgym.envs.scene.domain",
 }
 
 

@@ -7,7 +7,10 @@ from gymnasium.envs.registration import register, registry
 
 from toolgym._version import __version__
 
-ENVIRONMENTS = {"toolgym/CadQuery-v0": "toolgym.envs.cadquery.env:CadQueryEnv"}
+ENVIRONMENTS = {
+    "toolgym/CadQuery-v0": "toolgym.envs.cadquery.env:CadQueryEnv",
+    "toolgym/GameScene-v0": "toolgym.envs.scene.env:GameSceneEnv",
+}
 
 for _env_id, _entry_point in ENVIRONMENTS.items():
     if _env_id not in registry:
