@@ -36,9 +36,16 @@ TRIGGER = (1.0, 0.6, 0.1)
 WALL = (0.85, 0.85, 0.85)
 
 
+def _node(vertices: Any, faces: Any, color: tuple[float, float, float]) -> NodePath:
+    """One-sided (every catalogue mesh winds outwards): the hidden faces of stacked or resting
+    objects then never compete for a pixel with the visible ones."""
+    node = mesh_node(np.asarray(vertices), np.asarray(faces), color)
+    node.set_two_sided(False)
+    return node
+
+
 def _box_node(size: Sequence[float], color: tuple[float, float, float]) -> NodePath:
-    vertices, faces = part_mesh(AssetPart("box", tuple(float(s) for s in size)))
-    return mesh_node(np.asarray(vertices), np.asarray(faces), color)
+    return _node(*part_mesh(AssetPart("box", tuple(float(s) for s in size))), color)
 
 
 class SceneRenderer:
@@ -48,9 +55,7 @@ class SceneRenderer:
         self.size = int(size)
         self.engine, self.buffer, self.texture = offscreen_target(self.size, self.size, BACKGROUND)
         self.root = NodePath("root")
-        self.perspective, self.orthographic = PerspectiveLens(), OrthographicLens()
-        self.perspective.set_fov(50, 50)
-        self.camera = self.root.attach_new_node(Camera("camera", self.perspective))
+        self.camera = self.root.attach_new_node(Camera("camera", PerspectiveLens()))
         self.buffer.make_display_region().set_camera(self.camera)
         ambient = self.root.attach_new_node(AmbientLight("ambient"))
         ambient.node().set_color(Vec4(0.45, 0.45, 0.45, 1))
@@ -67,8 +72,7 @@ class SceneRenderer:
             if entry.body == "ghost" and name != "coin":  # a zone: a flat patch on the floor
                 node = _box_node((entry.size[0], entry.size[1], 0.02), entry.color)
             else:
-                vertices, faces = asset_mesh(name)
-                node = mesh_node(np.asarray(vertices), np.asarray(faces), entry.color)
+                node = _node(*asset_mesh(name), entry.color)
             self._assets[name] = node
         return self._assets[name]
 
@@ -76,10 +80,13 @@ class SceneRenderer:
         from toolgym.verifiers.scene import room_walls
 
         top = NodePath("scene")
+        # Drawn in scene-graph order, not sorted by state (whose order depends on the process's
+        # history): pixels depend on the scene alone.
+        top.set_bin("unsorted", 0)
         xmin, ymin, xmax, ymax = bounds
-        floor = _box_node((xmax - xmin, ymax - ymin, 0.001), FLOOR)
+        floor = _box_node((xmax - xmin, ymax - ymin, 0.05), FLOOR)
         floor.reparent_to(top)
-        floor.set_pos((xmin + xmax) / 2, (ymin + ymax) / 2, -0.001)
+        floor.set_pos((xmin + xmax) / 2, (ymin + ymax) / 2, -0.03)  # its top below z = 0
         for o in scene.get("objects", ()):
             if o["asset"] not in ASSETS or not np.isfinite(o["pos"] + o["hpr"]).all():
                 continue
@@ -106,22 +113,31 @@ class SceneRenderer:
         top = self._build(scene or {}, bounds)
         top.reparent_to(self.root)
         try:
-            self.camera.node().set_lens(self.perspective)
-            self.perspective.set_near_far(0.05 * span, 6 * span)
+            perspective = PerspectiveLens()  # new lenses: a reused one carries derived state
+            perspective.set_fov(50, 50)
+            perspective.set_near_far(0.05 * span, 6 * span)
+            self.camera.node().set_lens(perspective)
+            # From identity each time: set_pos on the previous transform would carry its
+            # decomposition's rounding (a scale of 0.99999994) into this frame.
+            self.camera.clear_transform()
             self.camera.set_pos(center + Vec3(-0.35, -1.0, 0.95) * 1.05 * span)
             self.camera.look_at(center + Vec3(0, 0, 0.3))
-            self.engine.render_frame()
-            views = [read_rgb(self.texture, self.size, self.size)]
-            self.camera.node().set_lens(self.orthographic)
-            self.orthographic.set_film_size(span * 1.05, span * 1.05)
-            self.orthographic.set_near_far(1.0, 200.0)
+            views = [self._frame()]
+            orthographic = OrthographicLens()
+            orthographic.set_film_size(span * 1.05, span * 1.05)
+            orthographic.set_near_far(1.0, 200.0)
+            self.camera.node().set_lens(orthographic)
+            self.camera.clear_transform()
             self.camera.set_pos(center + Vec3(0, 0, 50))
             self.camera.look_at(center, Vec3(0, 1, 0))
-            self.engine.render_frame()
-            views.append(read_rgb(self.texture, self.size, self.size))
+            views.append(self._frame())
         finally:
             top.remove_node()
         return np.concatenate(views, axis=1)
+
+    def _frame(self) -> np.ndarray:
+        self.engine.render_frame()
+        return read_rgb(self.texture, self.size, self.size)
 
     def close(self) -> None:
         self.engine.remove_all_windows()
