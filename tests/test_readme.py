@@ -39,6 +39,9 @@ RUN = {
     ".venv/bin/toolgym tasks": 0,
     ".venv/bin/toolgym tasks curated": 0,
     ".venv/bin/toolgym tasks --difficulty 1 --split test --json": 0,
+    ".venv/bin/toolgym run --env toolgym/GameScene-v0 --agent oracle --task "
+    "scene-curated/roll-east --json": 0,
+    ".venv/bin/toolgym show scene-curated/dining-four --image dining.png --export dining.glb": 0,
 }
 SKIPPED = {
     "make demo": "the set-up and the demo take minutes; test_make_demo_ends_with_what_to_look_at "
@@ -152,8 +155,24 @@ def _activated(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
     assert again.returncode == 0 and again.stdout.startswith(f"{venv}/bin/toolgym"), again.stderr
 
 
+def _scene_episode(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    episode = json.loads(done.stdout)
+    assert episode["task"] == "scene-curated/roll-east" and episode["score"] == 1.0
+
+
+def _scene_shown(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    assert "Furnish a dining room" in done.stdout
+    assert (folder / "dining.glb").read_bytes()[:4] == b"glTF"
+    assert np.asarray(Image.open(folder / "dining.png")).ndim == 3
+
+
 CHECKS = {
     "source .venv/bin/activate": _activated,
+    ".venv/bin/toolgym run --env toolgym/GameScene-v0 --agent oracle --task "
+    "scene-curated/roll-east --json": _scene_episode,
+    ".venv/bin/toolgym show scene-curated/dining-four --image dining.png --export dining.glb": (
+        _scene_shown
+    ),
     ".venv/bin/toolgym run --agent random --suite primitives --episodes 4 --out renders/": _renders,
     ".venv/bin/toolgym run --agent random --task curated/plate-four-holes --max-steps 4 "
     "--wall-s 10 --json": _one_task_json,

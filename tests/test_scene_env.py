@@ -23,8 +23,8 @@ from toolgym.envs.scene.verification import (
     sanitize,
     verify_script,
 )
-from toolgym.verifiers.scene import verify_scene
 from toolgym.envs.suites import get_suite, get_task
+from toolgym.verifiers.scene import verify_scene
 
 ROLL = "scene-curated/roll-east"
 DOOR = "scene-curated/door-zone-centre"
@@ -56,8 +56,13 @@ print(json.dumps({"state": {k: [v.hex() for v in row] for k, row in w.state().it
 
 def test_physics_is_bit_identical_across_processes():
     runs = [
-        subprocess.run([sys.executable, "-c", STATE_SCRIPT], capture_output=True, text=True,
-                       check=True, env={"PYTHONHASHSEED": str(seed)}).stdout  # fmt: skip
+        subprocess.run(
+            [sys.executable, "-c", STATE_SCRIPT],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": str(seed)},
+        ).stdout
         for seed in (1, 2)
     ]
     assert runs[0] == runs[1]
@@ -98,7 +103,7 @@ def test_tool_calls_reproduce_the_reference_in_tool_mode():
         for task_id in ONE_PER_TEMPLATE:
             env.reset(seed=0, options={"task": task_id})
             for call in env.unwrapped.task.tool_calls:
-                _, _, terminated, truncated, info = env.step(call)
+                _, _, terminated, _truncated, info = env.step(call)
                 assert "error" not in info, (task_id, info["error"])
             assert terminated, task_id
             assert info["final_report"]["score"] >= 0.99, task_id
@@ -143,7 +148,7 @@ def test_vector_envs(vector):
         obs, _ = envs.reset(seed=0)
         assert obs["image"].shape == (2, 64, 128, 3)
         actions = ("world.get('ball_1').set_velocity((1.5, 0, 0))", "1/0")
-        obs, rewards, terminated, _, infos = envs.step(actions)
+        obs, rewards, terminated, _, _infos = envs.step(actions)
         assert terminated[0] and rewards[0] > 0.9
         assert "ZeroDivisionError" in obs["feedback"][1] and rewards[1] == pytest.approx(-0.1)
     finally:
@@ -171,11 +176,11 @@ def roll_env():
     ],
 )
 def test_bad_code_gets_one_clear_line(roll_env, action, expected):
-    obs, reward, terminated, truncated, info = roll_env.step(action)
+    _, reward, _, _, info = roll_env.step(action)
     assert expected in info["error"] and reward == pytest.approx(-0.1)
     assert "Traceback" not in info["error"]
-    obs, reward, terminated, *_ = roll_env.step("world.get('ball_1').set_velocity((1.5, 0, 0))")
-    assert terminated and "error" not in _[-1]  # the env is still usable
+    *_, terminated, _, info = roll_env.step("world.get('ball_1').set_velocity((1.5, 0, 0))")
+    assert terminated and "error" not in info  # the env is still usable
 
 
 @pytest.mark.parametrize(
@@ -212,7 +217,7 @@ def test_teleporting_the_ball_in_a_callback_gains_nothing(roll_env):
         "world.run(1.0)\n"
         "assert abs(world.get('ball_1').pos[0] - goal[0]) < 0.1\n"  # in its own world, it did
     )
-    obs, reward, terminated, truncated, info = roll_env.step(cheat)
+    obs, _reward, terminated, _truncated, info = roll_env.step(cheat)
     assert "error" not in info, info.get("error")
     assert not terminated and info["report"]["score"] < 0.5
     assert "ball_1 came no closer than" in obs["feedback"]
@@ -261,8 +266,17 @@ def test_spawning_a_million_objects_is_refused(roll_env):
 def test_nan_transforms_are_refused_on_every_path(roll_env):
     *_, info = roll_env.step("world.spawn('crate', (1, 1, 0.25)).node.set_x(float('nan'))")
     assert "is_nan" in info["error"] and "\n" not in info["error"]  # Panda3D's own check
-    nan = {"name": "crate_1", "asset": "crate", "pos": [float("nan"), 0, 0], "hpr": [0, 0, 0],
-           "body": "dynamic", "mass": 1, "friction": 1, "restitution": 0, "velocity": [0, 0, 0]}
+    nan = {
+        "name": "crate_1",
+        "asset": "crate",
+        "pos": [float("nan"), 0, 0],
+        "hpr": [0, 0, 0],
+        "body": "dynamic",
+        "mass": 1,
+        "friction": 1,
+        "restitution": 0,
+        "velocity": [0, 0, 0],
+    }
     with pytest.raises(DescriptionError, match="crate_1: pos must be finite numbers"):
         sanitize({"objects": [nan]})  # what a forged description from a session would meet
 

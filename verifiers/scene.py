@@ -14,6 +14,7 @@ when every constraint is met. Units: m, s, degrees.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -77,8 +78,10 @@ def room_walls(room: Mapping[str, Any] | None) -> list[tuple[str, Box]]:
         "north wall": ((0, d / 2 + t / 2, 0.5), (w + 2 * t, t, 1.0)),
         "east wall": ((w / 2 + t / 2, 0, 0.5), (t, d, 1.0)),
         "west wall": ((-w / 2 - t / 2, 0, 0.5), (t, d, 1.0)),
-        "south wall": (((left + door_x - 0.5) / 2, -d / 2 - t / 2, 0.5), (door_x - 0.5 - left, t, 1)),
-        "south wall ": (((door_x + 0.5 + right) / 2, -d / 2 - t / 2, 0.5), (right - door_x - 0.5, t, 1)),
+        "south wall": (((left + door_x - 0.5) / 2, -d / 2 - t / 2, 0.5),
+                       (door_x - 0.5 - left, t, 1)),
+        "south wall ": (((door_x + 0.5 + right) / 2, -d / 2 - t / 2, 0.5),
+                        (right - door_x - 0.5, t, 1)),
     }  # fmt: skip
     return [
         (name.strip(), (np.array(c, float), np.eye(3), np.array(s, float) / 2))
@@ -162,8 +165,10 @@ def _plural(n: int, word: str) -> str:
 def check_count(scene: Scene, c: Mapping[str, Any]) -> Check:
     found = len(scene.of(c["asset"]))
     ok = found == c["n"]
-    return ok, 1.0 if ok else max(0.0, 1 - abs(found - c["n"]) / max(c["n"], 1)), (
-        f"{_plural(found, c['asset'])} where the task asks for {c['n']}"
+    return (
+        ok,
+        1.0 if ok else max(0.0, 1 - abs(found - c["n"]) / max(c["n"], 1)),
+        (f"{_plural(found, c['asset'])} where the task asks for {c['n']}"),
     )
 
 
@@ -174,8 +179,10 @@ def check_near(scene: Scene, c: Mapping[str, Any]) -> Check:
     target = np.array([c["x"], c["y"]])
     dists = [(float(np.linalg.norm(np.asarray(o["pos"][:2]) - target)), o["name"]) for o in found]
     d, name = min(dists)
-    return d <= c["tol"], 1 / (1 + d), (
-        f"{name} is {d:.2f} m from ({c['x']:g}, {c['y']:g}) (at most {c['tol']:g} m)"
+    return (
+        d <= c["tol"],
+        1 / (1 + d),
+        (f"{name} is {d:.2f} m from ({c['x']:g}, {c['y']:g}) (at most {c['tol']:g} m)"),
     )
 
 
@@ -191,7 +198,11 @@ def _each(scene: Scene, c: Mapping[str, Any], test: Any) -> Check:
     share = 1 - len(bad) / len(results)
     if not bad:
         return True, 1.0, f"all {_plural(len(found), c['asset'])} hold"
-    return False, share, "; ".join(bad[:3]) + (f" (and {len(bad) - 3} more)" if len(bad) > 3 else "")
+    return (
+        False,
+        share,
+        "; ".join(bad[:3]) + (f" (and {len(bad) - 3} more)" if len(bad) > 3 else ""),
+    )
 
 
 def check_next_to(scene: Scene, c: Mapping[str, Any]) -> Check:
@@ -230,7 +241,9 @@ def check_against_wall(scene: Scene, c: Mapping[str, Any]) -> Check:
         reach = float(np.asarray(o["pos"][:2]) @ normal + np.sum(np.abs(rot.T @ normal) * half))
         gap = inner - reach
         if not -0.02 <= gap <= c["gap"]:
-            bad.append(f"{o['name']} is {gap:.2f} m from the {c['wall']} wall (at most {c['gap']:g})")
+            bad.append(
+                f"{o['name']} is {gap:.2f} m from the {c['wall']} wall (at most {c['gap']:g})"
+            )
         elif c.get("facing", True) and (away := angle_deg(forward(o), -normal)) > 10:
             bad.append(f"{o['name']} faces {away:.0f}° away from the room")
     if not bad:
@@ -372,7 +385,9 @@ def check_resting(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) 
             continue
         moved = float(np.linalg.norm(np.asarray(rows[-1][:3]) - np.asarray(rows[0][:3])))
         if moved > 0.03:
-            bad.append(f"{o['name']} moved {moved:.2f} m in {trace['times'][-1]:.1f} s (unsupported)")
+            bad.append(
+                f"{o['name']} moved {moved:.2f} m in {trace['times'][-1]:.1f} s (unsupported)"
+            )
     if not bad:
         return True, 1.0, "everything rests where it was placed"
     return False, 1 - len(bad) / len(scene.placed), "; ".join(bad[:3])
@@ -385,25 +400,38 @@ def check_stands(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) -
     base = crates[0]
     off = float(np.linalg.norm(np.asarray(base["pos"][:2]) - (c["x"], c["y"])))
     if off > 0.1 or base["pos"][2] > 0.3:
-        return False, 0.0, f"the bottom {c['asset']} is {off:.2f} m off the pad, not on the floor there"
-    for below, above in zip(crates, crates[1:], strict=False):
+        return (
+            False,
+            0.0,
+            f"the bottom {c['asset']} is {off:.2f} m off the pad, not on the floor there",
+        )
+    for below, above in itertools.pairwise(crates):
         shift = above["pos"][0] - below["pos"][0]
         if abs(shift - c["overhang"]) > 0.02 or abs(above["pos"][1] - below["pos"][1]) > 0.02:
-            return False, 0.0, (
-                f"{above['name']} is shifted {shift:.2f} m along X from {below['name']}; the task "
-                f"asks for {c['overhang']:g} m"
+            return (
+                False,
+                0.0,
+                (
+                    f"{above['name']} is shifted {shift:.2f} m along X from {below['name']}; "
+                    "the task "
+                    f"asks for {c['overhang']:g} m"
+                ),
             )
     fallen = []
     for o in crates:
         rows = [r for r in _rows(trace, o["name"]) if r is not None]
-        moved = float(np.linalg.norm(np.asarray(rows[-1][:3]) - np.asarray(o["pos"]))) if rows else 9
+        moved = (
+            float(np.linalg.norm(np.asarray(rows[-1][:3]) - np.asarray(o["pos"]))) if rows else 9
+        )
         if moved > 0.05:
             fallen.append((moved, o["name"]))
     if not fallen:
         return True, 1.0, f"the stack of {len(crates)} stands"
     moved, name = max(fallen)
-    return False, 1 - len(fallen) / len(crates), (
-        f"the stack fell: {name} moved {moved:.2f} m ({len(fallen)} of {len(crates)} moved)"
+    return (
+        False,
+        1 - len(fallen) / len(crates),
+        (f"the stack fell: {name} moved {moved:.2f} m ({len(fallen)} of {len(crates)} moved)"),
     )
 
 
@@ -425,8 +453,10 @@ def check_reaches(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) 
     if closest <= 0:
         t = trace["times"][int(np.argmax(dist <= 0))]
         return True, 1.0, f"{c['name']} reached {c['zone']} at {t:.2f} s"
-    return False, max(0.0, 1 - closest / start), (
-        f"{c['name']} came no closer than {closest:.2f} m to {c['zone']}"
+    return (
+        False,
+        max(0.0, 1 - closest / start),
+        (f"{c['name']} came no closer than {closest:.2f} m to {c['zone']}"),
     )
 
 
@@ -439,8 +469,10 @@ def check_beyond(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) -
     furthest = max(r[axis] for r in rows)
     if end > value:
         return True, 1.0, f"{c['name']} ended at {'xyz'[axis]} = {end:.2f}, beyond {value:g}"
-    return False, max(0.0, min(1.0, (furthest - start) / max(value - start, 1e-6))), (
-        f"{c['name']} ended at {'xyz'[axis]} = {end:.2f}, {value - end:.2f} m short of {value:g}"
+    return (
+        False,
+        max(0.0, min(1.0, (furthest - start) / max(value - start, 1e-6))),
+        (f"{c['name']} ended at {'xyz'[axis]} = {end:.2f}, {value - end:.2f} m short of {value:g}"),
     )
 
 
@@ -451,8 +483,10 @@ def check_chain_ends(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any
     ends = [np.array([c["x"], c["y0"]]), np.array([c["x"], c["y1"]])]
     gaps = [min(float(np.linalg.norm(np.asarray(o["pos"][:2]) - e)) for o in found) for e in ends]
     ok = max(gaps) <= c["tol"]
-    return ok, 1 / (1 + max(gaps)), (
-        f"the chain's ends are {gaps[0]:.2f} m and {gaps[1]:.2f} m from the marks"
+    return (
+        ok,
+        1 / (1 + max(gaps)),
+        (f"the chain's ends are {gaps[0]:.2f} m and {gaps[1]:.2f} m from the marks"),
     )
 
 
@@ -468,8 +502,10 @@ def check_all_fallen(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any
     fell = len(found) - len(standing)
     if not standing:
         return True, 1.0, f"all {len(found)} {c['asset']}s fell"
-    return False, fell / len(found), (
-        f"{fell} of {len(found)} {c['asset']}s fell; {standing[0]} still stands"
+    return (
+        False,
+        fell / len(found),
+        (f"{fell} of {len(found)} {c['asset']}s fell; {standing[0]} still stands"),
     )
 
 
@@ -503,7 +539,7 @@ def player_positions(trajectory: Mapping[str, Any], times: Sequence[float]) -> n
 def _overlap_times(trajectory: Mapping[str, Any], box: tuple[np.ndarray, np.ndarray],
                    dt: float, seconds: float) -> list[float]:  # fmt: skip
     """Frame times (s) at which the player's box overlaps ``box`` (centre, half sizes)."""
-    times = np.arange(1, int(round(seconds / dt)) + 1) * dt
+    times = np.arange(1, round(seconds / dt) + 1) * dt
     where = player_positions(trajectory, times)
     center, half = box
     inside = (np.abs(where - center) < half + np.asarray(PLAYER_HALF)).all(axis=1)
@@ -527,20 +563,53 @@ def check_door(
         times = trace["times"]
         if entered:
             t0 = entered[0]
-            early = [t for t, r in zip(times, rows, strict=False) if t < t0 - 1.5 * dt and _is_open(r, closed_z)]
+            early = [
+                t
+                for t, r in zip(times, rows, strict=False)
+                if t < t0 - 1.5 * dt and _is_open(r, closed_z)
+            ]
             late = [r for t, r in zip(times, rows, strict=False) if t >= t0 + 0.5]
             if early:
-                results.append(("enter", False, f"path {k + 1}: the door opened at {early[0]:.2f} s, before the player entered at {t0:.2f} s"))
+                results.append(
+                    (
+                        "enter",
+                        False,
+                        f"path {k + 1}: the door opened at {early[0]:.2f} s, before the player "
+                        f"entered at {t0:.2f} s",
+                    )
+                )
             elif not late or not all(_is_open(r, closed_z) for r in late):
-                results.append(("enter", False, f"path {k + 1}: the player entered the zone at {t0:.2f} s and the door stayed closed"))
+                results.append(
+                    (
+                        "enter",
+                        False,
+                        f"path {k + 1}: the player entered the zone at {t0:.2f} s and the door "
+                        "stayed closed",
+                    )
+                )
             else:
-                results.append(("enter", True, f"path {k + 1}: the door opened when the player entered"))
+                results.append(
+                    ("enter", True, f"path {k + 1}: the door opened when the player entered")
+                )
         else:
             opened = [t for t, r in zip(times, rows, strict=False) if _is_open(r, closed_z)]
             if opened:
-                results.append(("beside", False, f"path {k + 1}: the player walked past the zone and the door opened at {opened[0]:.2f} s"))
+                results.append(
+                    (
+                        "beside",
+                        False,
+                        f"path {k + 1}: the player walked past the zone and the door opened at "
+                        f"{opened[0]:.2f} s",
+                    )
+                )
             else:
-                results.append(("beside", True, f"path {k + 1}: the player walked past and the door stayed closed"))
+                results.append(
+                    (
+                        "beside",
+                        True,
+                        f"path {k + 1}: the player walked past and the door stayed closed",
+                    )
+                )
     return _gated(results, "the door never opened for a player who entered the zone")
 
 
@@ -572,19 +641,30 @@ def check_coins(
             if hits:
                 touched += 1
                 t0 = hits[0]
-                gone_early = [t for t, r in zip(times, rows, strict=False) if t < t0 - 1.5 * dt and r is None]
-                still = [t for t, r in zip(times, rows, strict=False) if t >= t0 + 0.5 and r is not None]
+                gone_early = [
+                    t for t, r in zip(times, rows, strict=False) if t < t0 - 1.5 * dt and r is None
+                ]
+                still = [
+                    t for t, r in zip(times, rows, strict=False) if t >= t0 + 0.5 and r is not None
+                ]
                 if gone_early:
-                    problems.append(f"{coin['name']} vanished at {gone_early[0]:.2f} s, before the player touched it")
+                    problems.append(
+                        f"{coin['name']} vanished at {gone_early[0]:.2f} s, before the player "
+                        "touched it"
+                    )
                 elif still:
                     problems.append(f"{coin['name']} was touched at {t0:.2f} s and is still there")
             elif rows and rows[-1] is None:
                 problems.append(f"{coin['name']} vanished though the player never touched it")
         count = int(trace["counters"].get(c["counter"], 0))
         if count != touched:
-            problems.append(f"the counter '{c['counter']}' reads {count}; the player collected {touched}")
+            problems.append(
+                f"the counter '{c['counter']}' reads {count}; the player collected {touched}"
+            )
         kind = "collect" if touched else "beside"
-        message = f"path {k + 1}: " + ("; ".join(problems[:3]) if problems else f"{touched} coins collected and counted")
+        message = f"path {k + 1}: " + (
+            "; ".join(problems[:3]) if problems else f"{touched} coins collected and counted"
+        )
         results.append((kind, not problems, message))
     return _gated(results, "no coin was ever collected")
 
@@ -605,7 +685,9 @@ def check_platform(
     for k, (_trajectory, trace) in enumerate(plays):
         rows = _rows(trace, c["name"])
         errors = [
-            float("inf") if r is None else float(np.linalg.norm(np.asarray(r[:3]) - _mover_position(points, c["speed"], t)))
+            float("inf")
+            if r is None
+            else float(np.linalg.norm(np.asarray(r[:3]) - _mover_position(points, c["speed"], t)))
             for t, r in zip(trace["times"], rows, strict=False)
         ]
         if not errors:
@@ -616,7 +698,8 @@ def check_platform(
         ok = good >= 0.97
         message = (
             f"{c['name']} follows its waypoints" if ok else
-            f"{c['name']} is {errors[worst]:.2f} m off its path at {trace['times'][worst]:.2f} s ({good:.0%} of samples on it)"
+            f"{c['name']} is {errors[worst]:.2f} m off its path at "
+            f"{trace['times'][worst]:.2f} s ({good:.0%} of samples on it)"
         )  # fmt: skip
         out.append((f"path_{k + 1}", (ok, good, message)))
     return out
@@ -633,13 +716,19 @@ def check_spawner(
         first_seen = {}
         for name in spawned:
             rows = trace["samples"][name]
-            i = next(i for i, r in enumerate(rows) if r is not None) if any(r is not None for r in rows) else None
+            i = (
+                next(i for i, r in enumerate(rows) if r is not None)
+                if any(r is not None for r in rows)
+                else None
+            )
             if i is not None:
                 first_seen[name] = (trace["times"][i], rows[i])
         problems, judged, right = [], 0, 0
         for t in trace["times"]:
-            expected = min(c["count"], int(math.floor(t / c["interval"] + 1e-6)))
-            near_spawn = abs(t / c["interval"] - round(t / c["interval"])) * c["interval"] < 2.5 * dt
+            expected = min(c["count"], math.floor(t / c["interval"] + 1e-6))
+            near_spawn = (
+                abs(t / c["interval"] - round(t / c["interval"])) * c["interval"] < 2.5 * dt
+            )
             if near_spawn:
                 continue
             seen = sum(1 for ts, _ in first_seen.values() if ts <= t + 1e-9)
@@ -647,12 +736,27 @@ def check_spawner(
             right += seen == expected
             if seen != expected and len(problems) < 1:
                 problems.append(f"{seen} {c['asset']}s by {t:.2f} s where {expected} are due")
-        far = [n for n, (_, row) in first_seen.items() if np.linalg.norm(np.asarray(row[:3]) - c["pos"]) > 0.5]
+        far = [
+            n
+            for n, (_, row) in first_seen.items()
+            if np.linalg.norm(np.asarray(row[:3]) - c["pos"]) > 0.5
+        ]
         if far:
             problems.append(f"{far[0]} appeared away from the spawner")
         share = right / judged if judged else 0.0
         ok = not problems and judged > 0
-        out.append((f"path_{k + 1}", (ok, share, f"{len(first_seen)} {c['asset']}s spawned on time" if ok else "; ".join(problems))))
+        out.append(
+            (
+                f"path_{k + 1}",
+                (
+                    ok,
+                    share,
+                    f"{len(first_seen)} {c['asset']}s spawned on time"
+                    if ok
+                    else "; ".join(problems),
+                ),
+            )
+        )
     return out
 
 
@@ -701,7 +805,7 @@ def verify_scene(
             if not failed:
                 add(label, weight, results[0])
             else:
-                k, (ok, shaping, message) = failed[0]
+                k, (_, _, message) = failed[0]
                 where = f"in perturbed run {k}: " if k else ""
                 add(label, weight, (False, min(r[1] for r in results), where + message))
         elif kind in LOGIC_CHECKS:

@@ -31,7 +31,7 @@ class SceneBackend(Backend):
         import panda3d.core  # noqa: F401
 
         import toolgym.envs.scene.runtime
-        import toolgym.envs.scene.tools  # noqa: F401
+        import toolgym.envs.scene.tools
         import toolgym.renderers.panda_offscreen  # noqa: F401
 
     def session_globals(self) -> Namespace:

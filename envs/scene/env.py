@@ -1,4 +1,4 @@
-"""``toolgym/GameScene-v0``: build game levels, physics set-ups and game logic on Panda3D + Bullet."""
+"""``toolgym/GameScene-v0``: game levels, physics set-ups and game logic on Panda3D + Bullet."""
 
 from __future__ import annotations
 
@@ -172,7 +172,7 @@ class GameSceneEnv(ToolEnv):
             try:
                 tool, arguments = self.registry.parse_call(action)
                 self._pending = ("tool", {"name": tool.name, "arguments": arguments})
-            except Exception:  # noqa: BLE001 - the base class reports the bad call
+            except Exception:
                 self._pending = None
         return super()._act(action)
 
@@ -201,9 +201,7 @@ class GameSceneEnv(ToolEnv):
         return super()._feedback(outcome, f"tool: {note}\n{summary}" if note else summary)
 
     def _render(self, candidate: Candidate | None) -> np.ndarray:
-        scene = (
-            merged(self._spec, candidate.objects) if candidate is not None else self._spec.level
-        )
+        scene = merged(self._spec, candidate.objects) if candidate is not None else self._spec.level
         return self.renderer.render(scene, self._spec.bounds)
 
     def _succeeded(self, report: VerifierReport) -> bool:

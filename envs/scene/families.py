@@ -1,6 +1,6 @@
-"""Game-scene tasks: templates and procedural families. A task's template and parameters give the level, the
-constraints the verifier checks, the held-out player trajectories, the reference (a script and
-the same as tool calls) and the prompt.
+"""Game-scene tasks: templates and procedural families. A task's template and parameters give
+the level, the constraints the verifier checks, the held-out player trajectories, the reference
+(a script and the same as tool calls) and the prompt.
 
 Three kinds of templates:
 
@@ -142,7 +142,8 @@ def dining(p: Mapping[str, Any]) -> Spec:
         f"to the table. {CONVENTIONS}"
     )
     return Spec("dining", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 1.0,
-                prompt, _code(calls), tuple(calls), bounds=(-w / 2, -d / 2, w / 2, d / 2))  # fmt: skip
+                prompt, _code(calls), tuple(calls),
+                bounds=(-w / 2, -d / 2, w / 2, d / 2))  # fmt: skip
 
 
 _WALLS = {  # inner face coordinate from the room size, outward normal, heading facing the room
@@ -185,7 +186,8 @@ def storage(p: Mapping[str, Any]) -> Spec:
         f"shelf. {CONVENTIONS}"
     )
     return Spec("storage", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 1.0,
-                prompt, _code(calls), tuple(calls), bounds=(-w / 2, -d / 2, w / 2, d / 2))  # fmt: skip
+                prompt, _code(calls), tuple(calls),
+                bounds=(-w / 2, -d / 2, w / 2, d / 2))  # fmt: skip
 
 
 def table_top(p: Mapping[str, Any]) -> Spec:
@@ -214,7 +216,8 @@ def table_top(p: Mapping[str, Any]) -> Spec:
         f"walkway must lead from the doorway to the table. {CONVENTIONS}"
     )
     return Spec("table_top", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 1.0,
-                prompt, _code(calls), tuple(calls), bounds=(-w / 2, -d / 2, w / 2, d / 2))  # fmt: skip
+                prompt, _code(calls), tuple(calls),
+                bounds=(-w / 2, -d / 2, w / 2, d / 2))  # fmt: skip
 
 
 # -- physics -----------------------------------------------------------------------------------
@@ -453,7 +456,9 @@ def spawner(p: Mapping[str, Any]) -> Spec:
     level = _level()
     _add(level, "floor_tile_1", "floor_tile", (x, y, 0.025))
     calls = [_call("add_spawner", asset=what, x=x, y=y, z=z, interval=interval, count=n)]
-    reference = f"world.spawner({what!r}, ({x!r}, {y!r}, {z!r}), interval={interval!r}, count={n})\n"
+    reference = (
+        f"world.spawner({what!r}, ({x!r}, {y!r}, {z!r}), interval={interval!r}, count={n})\n"
+    )
     seconds = round(min(interval * (n + 2), 10.0), 2)
     constraints = [
         {"kind": "spawner", "asset": what, "pos": [x, y, z], "interval": interval, "count": n,

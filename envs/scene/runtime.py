@@ -29,6 +29,7 @@ are not (they run only where the script that registered them ran).
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import re
@@ -109,7 +110,13 @@ class SceneObject:
 
     def __init__(self, world: World, name: str, asset_name: str, body: str, node: NodePath,
                  mass: float, friction: float, restitution: float) -> None:  # fmt: skip
-        self.world, self.name, self.asset, self.body, self.node = world, name, asset_name, body, node
+        self.world, self.name, self.asset, self.body, self.node = (
+            world,
+            name,
+            asset_name,
+            body,
+            node,
+        )
         self.mass, self.friction, self.restitution = mass, friction, restitution
         self.velocity = (0.0, 0.0, 0.0)  # the initial velocity it was given (m/s)
         self.closed_pos: tuple[float, float, float] | None = None  # a door's closed position
@@ -367,7 +374,9 @@ class World:
 
     def after(self, seconds: float, callback: Callback) -> None:
         """Call ``callback(world)`` once, ``seconds`` from now."""
-        self._timers.append([self.time + _positive(seconds, "seconds", MAX_RUN_S), None, 1, callback])
+        self._timers.append(
+            [self.time + _positive(seconds, "seconds", MAX_RUN_S), None, 1, callback]
+        )
 
     def every(self, seconds: float, callback: Callback, count: int | None = None) -> None:
         """Call ``callback(world)`` every ``seconds``, first ``seconds`` from now, ``count`` times
@@ -466,7 +475,8 @@ class World:
             raise SceneError("a player path needs 1 to 256 waypoints")
         player = self._ensure_player(name, points[0])
         self._player = {"name": player.name, "points": points, "leg": 0,
-                        "speed": _positive(speed, "speed (m/s)", MAX_SPEED), "inputs": None}  # fmt: skip
+                        "speed": _positive(speed, "speed (m/s)", MAX_SPEED),
+                        "inputs": None}  # fmt: skip
         return player
 
     def player_inputs(
@@ -551,7 +561,7 @@ class World:
             if mover["target"] not in self.objects:
                 continue
             points = [Vec3(*p) for p in mover["points"]]
-            legs = [(b - a).length() for a, b in zip(points, points[1:], strict=False)]
+            legs = [(b - a).length() for a, b in itertools.pairwise(points)]
             total = sum(legs)
             if total <= 0 or mover["speed"] <= 0:
                 continue
@@ -619,8 +629,10 @@ class World:
         for b in self.bindings:
             if b["trigger"] != trigger or b["event"] != event:
                 continue
-            if b["only"] and other != b["only"] and (
-                other not in self.objects or self.objects[other].asset != b["only"]
+            if (
+                b["only"]
+                and other != b["only"]
+                and (other not in self.objects or self.objects[other].asset != b["only"])
             ):
                 continue
             target = other if b["target"] == "other" else b["target"]
@@ -661,11 +673,18 @@ class World:
             "room": self.room,
             "objects": [
                 {
-                    "name": o.name, "asset": o.asset, "pos": list(o.pos), "hpr": list(o.hpr),
-                    "body": o.body, "mass": o.mass, "friction": o.friction,
-                    "restitution": o.restitution, "velocity": list(o.velocity),
-                    "open": o.is_open, "level": o.level,
-                }  # fmt: skip
+                    "name": o.name,
+                    "asset": o.asset,
+                    "pos": list(o.pos),
+                    "hpr": list(o.hpr),
+                    "body": o.body,
+                    "mass": o.mass,
+                    "friction": o.friction,
+                    "restitution": o.restitution,
+                    "velocity": list(o.velocity),
+                    "open": o.is_open,
+                    "level": o.level,
+                }
                 for o in self.objects.values()
             ],
             "triggers": [
@@ -675,8 +694,7 @@ class World:
             "bindings": [dict(b) for b in self.bindings],
             "movers": [dict(m) for m in self.movers],
             "spawners": [
-                {k: v for k, v in s.items() if k not in ("spawned", "start")}
-                for s in self.spawners
+                {k: v for k, v in s.items() if k not in ("spawned", "start")} for s in self.spawners
             ],
             "counters": dict(self.counters),
         }

@@ -18,7 +18,8 @@ from toolgym.envs.scene.runtime import ACTIONS, EVENTS, SceneError, World
 from toolgym.envs.tools import Param, ToolCallError, ToolRegistry
 
 MAX_INDEX = 20
-OBJECT_NAMES = tuple(f"{a}_{k}" for a in ASSET_NAMES for k in range(1, MAX_INDEX + 1)) + (
+OBJECT_NAMES = (
+    *(f"{a}_{k}" for a in ASSET_NAMES for k in range(1, MAX_INDEX + 1)),
     "player",
 )
 TRIGGER_NAMES = tuple(f"zone_{k}" for k in range(1, MAX_INDEX + 1))
@@ -63,8 +64,9 @@ def _place(world: World, asset_name: str, pos: tuple[float, float, float], headi
     if not free:
         raise ToolCallError(f"there are already {MAX_INDEX} {asset_name} objects")
     return _scene(
-        lambda: world.spawn(asset_name, pos, (heading, 0, 0), name=free[0],
-                            body=None if body == "default" else body)  # fmt: skip
+        lambda: world.spawn(
+            asset_name, pos, (heading, 0, 0), name=free[0], body=None if body == "default" else body
+        )
     )
 
 
@@ -78,7 +80,7 @@ def spawn(
     """Spawn a catalogue asset, named <asset>_<k> with the lowest free k.
 
     Args:
-        asset: what to spawn (crate, table, chair, shelf, ball, ramp, plank, domino, door, coin, wall, floor_tile, goal_zone, platform, player).
+        asset: what to spawn: a catalogue asset (crate, table, chair, shelf, ball, ramp, ...).
         x: centre X.
         y: centre Y.
         z: centre Z; -1 (the default): the object rests on the floor.

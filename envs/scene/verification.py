@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
+from toolgym.envs.sandbox import Limits, Session
 from toolgym.envs.scene.catalogue import ASSETS, BODIES
 from toolgym.envs.scene.families import Spec, spec_for
 from toolgym.envs.scene.runtime import MAX_COORD_M, MAX_OBJECTS, MAX_SPEED, NAME
-from toolgym.envs.sandbox import Limits, Session
 from toolgym.envs.tasks import Task
 from toolgym.envs.verification import Outcome, ReferenceBuildError
 from toolgym.verifiers.report import VerifierReport
@@ -298,7 +298,9 @@ def verify_script(
         return Outcome(task.id, None, "script", why, time.perf_counter() - started)
     simulator = TrustedSimulator(limits or VERIFY_LIMITS)
     try:
-        report, _ = verify_candidate(task, candidate, task.verification.final_tier, simulator, limits)
+        report, _ = verify_candidate(
+            task, candidate, task.verification.final_tier, simulator, limits
+        )
     finally:
         simulator.close()
     return Outcome(task.id, report, None, None, time.perf_counter() - started)
@@ -309,7 +311,7 @@ def scene_glb(scene: dict[str, Any]) -> bytes:
     import trimesh
 
     from toolgym.envs.scene.catalogue import Z_UP_TO_Y_UP, asset_mesh
-    from toolgym.verifiers.scene import rotation_hpr, room_walls
+    from toolgym.verifiers.scene import room_walls, rotation_hpr
 
     out = trimesh.Scene()
     for o in scene["objects"]:
