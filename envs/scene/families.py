@@ -141,7 +141,7 @@ def dining(p: Mapping[str, Any]) -> Spec:
         "everything must rest on the floor, and a 0.5 m wide walkway must lead from the doorway "
         f"to the table. {CONVENTIONS}"
     )
-    return Spec("dining", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 1.0,
+    return Spec("dining", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 0.5,
                 prompt, _code(calls), tuple(calls),
                 bounds=(-w / 2, -d / 2, w / 2, d / 2))  # fmt: skip
 
@@ -185,7 +185,7 @@ def storage(p: Mapping[str, Any]) -> Spec:
         "must rest on the floor, and a 0.5 m wide walkway must lead from the doorway to the "
         f"shelf. {CONVENTIONS}"
     )
-    return Spec("storage", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 1.0,
+    return Spec("storage", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 0.5,
                 prompt, _code(calls), tuple(calls),
                 bounds=(-w / 2, -d / 2, w / 2, d / 2))  # fmt: skip
 
@@ -215,7 +215,7 @@ def table_top(p: Mapping[str, Any]) -> Spec:
         "interpenetrate or leave the room, everything must rest where it is, and a 0.5 m wide "
         f"walkway must lead from the doorway to the table. {CONVENTIONS}"
     )
-    return Spec("table_top", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 1.0,
+    return Spec("table_top", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 0.5,
                 prompt, _code(calls), tuple(calls),
                 bounds=(-w / 2, -d / 2, w / 2, d / 2))  # fmt: skip
 
