@@ -70,3 +70,21 @@ def test_facing_reports_the_angle_in_words():
     ]})  # fmt: skip
     ok, _, message = check_facing(scene, {"asset": "chair", "other": "table", "tol_deg": 30})
     assert not ok and message == "chair_1 faces 74° away from table_1"
+
+
+def test_timers_inputs_movers_and_spawners_run_on_the_frame_clock():
+    world = World()
+    ticks: list[float] = []
+    world.every(0.5, lambda w: ticks.append(round(w.time, 6)), count=3)
+    world.after(1.0, lambda w: w.log("late"))
+    world.spawn("platform", (0, 0, 0.5), name="platform_1")
+    world.mover("platform_1", [(0, 0, 0.5), (2, 0, 0.5)], speed=1.0)
+    world.spawner("ball", (5, 0, 2), interval=0.5, count=2)
+    player = world.player_inputs([(1.0, 1.0, 0.0), (1.0, 0.0, -2.0)], start=(-5, 0, 0.9))
+    world.run(3.0)
+    assert ticks == [0.5, 1.0, 1.5]
+    assert [e["t"] for e in world.events if e["kind"] == "late"] == [1.0]
+    assert [e["t"] for e in world.events if e["kind"] == "spawn"] == [0.5, 1.0]
+    assert player.pos[0] == pytest.approx(-4.0, abs=1e-4)  # float32 sums
+    assert player.pos[1] == pytest.approx(-2.0, abs=1e-4)
+    assert world.get("platform_1").pos[0] == pytest.approx(1.0, abs=1e-5)  # 3 m at 1 m/s: back
