@@ -556,7 +556,7 @@ class World:
             self.step()
 
     def _move_movers(self) -> None:
-        t = self.time
+        t = self.time + self.dt  # where they are when this frame's physics has run
         for mover in self.movers:
             if mover["target"] not in self.objects:
                 continue
