@@ -67,7 +67,8 @@ def test_unknown_environment_lists_toolgym_environments():
         done = toolgym_cli(command, "--env", "nope")
         assert done.returncode == 2 and "Traceback" not in done.stderr
         assert done.stderr.strip() == (
-            "error: unknown environment 'nope'; toolgym environments: toolgym/CadQuery-v0"
+            "error: unknown environment 'nope'; toolgym environments: toolgym/CadQuery-v0, "
+            "toolgym/GameScene-v0"
         )
 
 

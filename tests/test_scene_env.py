@@ -342,3 +342,19 @@ def test_layout_feedback_names_the_relation_that_fails():
         assert "1 chair where the task asks for 4" in obs["feedback"]
     finally:
         env.close()
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "toolgym.envs.scene.families",  # levels, constraints and the held-out player paths
+        "toolgym.envs.scene.verification",
+        "toolgym.verifiers.scene",
+        "toolgym.envs.suites",
+    ],
+)
+def test_scene_sessions_cannot_import_the_answers(module):
+    with Session("scene") as session:
+        ran = session.run(f"import {module}")
+    assert not ran.ok and ran.error is not None
+    assert "ModuleNotFoundError" in ran.error.message or "ImportError" in ran.error.message
