@@ -9,7 +9,9 @@ import sys
 import gymnasium as gym
 import numpy as np
 import pytest
+from gltf import load_model
 from gymnasium.utils.env_checker import check_env
+from panda3d.core import NodePath
 
 import toolgym  # noqa: F401 - registers the environment
 from toolgym.agents.baselines import RandomAgent
@@ -317,12 +319,17 @@ def test_a_stack_that_stands_only_when_placed_exactly_fails_the_exact_tier():
 # -- export and observations ---------------------------------------------------------------------
 
 
-def test_exports_and_views(roll_env):
+def test_exports_and_views(roll_env, tmp_path):
     roll_env.step("world.spawn('crate', (2, 2, 0.25))")
     scene = json.loads(roll_env.unwrapped.export("json"))
     assert {o["name"] for o in scene["objects"]} == {"ball_1", "goal_zone_1", "crate_1"}
     glb = roll_env.unwrapped.export("glb")
     assert glb[:4] == b"glTF"
+    (tmp_path / "scene.glb").write_bytes(glb)
+    # glTF is Y-up; loaded back into Panda3D it stands Z-up where the scene has it.
+    low, high = NodePath(load_model(str(tmp_path / "scene.glb"))).get_tight_bounds()
+    assert (low.z, high.z) == (pytest.approx(0.0), pytest.approx(0.5))  # crate and zone: 0.5 m
+    assert (high.x, high.y) == (pytest.approx(3.5), pytest.approx(2.25))  # the zone, the crate
     obs = roll_env.unwrapped._observation("")
     assert obs["image"].shape == (64, 128, 3) and obs["target"].shape == (64, 128, 3)
     assert not np.array_equal(obs["image"][:, 64:], obs["target"][:, 64:])  # the crate shows
