@@ -188,6 +188,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             candidate, error = self._candidate()
             timings["tessellate"] = time.perf_counter() - started
         info: dict[str, Any] = {"task": self.task.id, "isolation": self.session.layers}
+        info["sandbox"] = sandbox_info(outcome, self.timings_in_info)
         if error is None:
             started = time.perf_counter()
             report = self._verify(candidate, self.task.verification.step_tier)
@@ -365,6 +366,36 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             "feedback": feedback[:FEEDBACK_CHARS],
             "step": self._steps,
         }
+
+
+def sandbox_info(outcome: CallResult | None, timings: bool = False) -> dict[str, Any] | None:
+    """What the step's sandbox call returned, as plain data for ``info["sandbox"]``.
+
+    ``None`` when the action never reached the sandbox (rejected before: too long, not text, an
+    invalid tool call). Otherwise ``ok``; ``error`` (``kind``, ``message``, and ``limit``: the
+    :class:`Limits` field breached, if any) or ``None``; ``stdout``, ``stderr`` (as kept, at most
+    ``Limits.output_bytes`` each) and ``stdout_dropped``/``stderr_dropped`` (bytes cut);
+    ``traceback`` (agent frames) or ``None``; ``recovery``, ``restored_to``, ``state_lost``.
+    With ``timings``, also ``duration_s`` (in the worker) and ``wall_s`` (seen by the parent),
+    seconds: wall-clock figures are the one part a seed does not fix, so they are opt-in.
+    """
+    if outcome is None:
+        return None
+    data: dict[str, Any] = {
+        "ok": outcome.ok,
+        "error": outcome.error.to_dict() if outcome.error else None,
+        "stdout": outcome.stdout,
+        "stderr": outcome.stderr,
+        "stdout_dropped": outcome.stdout_dropped,
+        "stderr_dropped": outcome.stderr_dropped,
+        "traceback": outcome.traceback,
+        "recovery": outcome.recovery,
+        "restored_to": outcome.restored_to,
+        "state_lost": outcome.state_lost,
+    }
+    if timings:
+        data["duration_s"], data["wall_s"] = outcome.duration_s, outcome.wall_s
+    return data
 
 
 def _not_utf8(text: str) -> str | None:
