@@ -250,8 +250,8 @@ class RecordEpisodes(gym.Wrapper):
             if not _is_picture(value):
                 continue
             array = np.ascontiguousarray(value)
-            digest = hashlib.sha1(array.tobytes()).hexdigest()
-            digests[key] = f"{digest}:{'x'.join(map(str, array.shape))}"
+            digests[key] = picture_digest(array)
+            digest = digests[key].partition(":")[0]
             if not self.images or self.episode_dir is None:
                 continue
             name = f"images/{digest}.png"
@@ -442,6 +442,19 @@ def _cut_strings(value: Any, limit: int) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)  # JSON has no inf/NaN; "inf" as the verifier reports write it
     return value
+
+
+def picture_digests(observation: Any) -> dict[str, str]:
+    """``{key: digest}`` of the observation's pictures (what ``--verify`` compares)."""
+    if not isinstance(observation, dict):
+        return {}
+    return {k: picture_digest(v) for k, v in observation.items() if _is_picture(v)}
+
+
+def picture_digest(array: np.ndarray) -> str:
+    """``"<sha1 of the pixels>:<H>x<W>x<C>"``."""
+    array = np.ascontiguousarray(array)
+    return f"{hashlib.sha1(array.tobytes()).hexdigest()}:{'x'.join(map(str, array.shape))}"
 
 
 def _is_picture(value: Any) -> bool:

@@ -291,6 +291,10 @@ def run(
     out: Annotated[
         Path | None, typer.Option(help="Folder for each episode's final render (PNG).")
     ] = None,
+    record: Annotated[
+        Path | None,
+        typer.Option(help="Record every step into this folder; see `toolgym replay`."),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON line per episode instead of a table.")
     ] = False,
@@ -305,8 +309,9 @@ def run(
         _fail(f"unknown agent {agent!r}; known: random, oracle")
     if agent == "oracle" and action_mode != "code":
         _fail("the oracle replays reference programs: use --action-mode code")
-    if out is not None:
-        _check_writable_folder(out)
+    for folder, option in ((out, "--out"), (record, "--record")):
+        if folder is not None:
+            _check_writable_folder(folder, option)
     source = task or f"{suite}/{split}"
     table = Table(title=f"{agent} on {env} ({source})")
     table.add_column("task", no_wrap=True)  # ids are never wrapped: they are copied into --task
@@ -315,7 +320,8 @@ def run(
     scores = []
     try:
         results = run_episodes(
-            env, agent, episodes=episodes, seed=seed, out=out, suite=suite, split=split,
+            env, agent, episodes=episodes, seed=seed, out=out, record=record, suite=suite,
+            split=split,
             task=task, action_mode=action_mode, max_steps=max_steps, limits=_limits(wall_s),
         )  # fmt: skip
         with Progress(console=err_console, transient=True, disable=as_json) as progress:
@@ -344,6 +350,11 @@ def run(
             f"renders in {escape(str(out))}: agent | target, views iso, front, right, top",
             soft_wrap=True,
         )
+    if record:
+        console.print(
+            f"recording in {escape(str(record))}: toolgym replay {escape(str(record))}",
+            soft_wrap=True,
+        )
 
 
 def _check_env(env: str) -> None:
@@ -355,16 +366,17 @@ def _check_env(env: str) -> None:
         )
 
 
-def _check_writable_folder(path: Path) -> None:
+def _check_writable_folder(path: Path, option: str = "--out") -> None:
     """Exit 2 unless ``path`` is, or can be made, a writable folder (before any episode runs)."""
     if path.exists() and not path.is_dir():
-        _fail(f"--out {path} is a file; give a folder for the renders")
+        what = "the renders" if option == "--out" else "the recording"
+        _fail(f"{option} {path} is a file; give a folder for {what}")
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        _fail(f"--out {path}: cannot make the folder: {exc.strerror or exc}")
+        _fail(f"{option} {path}: cannot make the folder: {exc.strerror or exc}")
     if not os.access(path, os.W_OK | os.X_OK):
-        _fail(f"--out {path}: the folder is not writable")
+        _fail(f"{option} {path}: the folder is not writable")
 
 
 EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
@@ -514,6 +526,86 @@ def _verify_batch(
     table.add_row(f"{summary['mean_score']:.3f}", f"{summary['pass_rate']:.1%}", errors)
     console.print(table)
     raise typer.Exit(EXIT_PASS if summary["pass_rate"] == 1.0 else EXIT_FAIL)
+
+
+@app.command()
+def replay(
+    run_dir: Annotated[Path, typer.Argument(help="A folder written by --record (or one episode).")],
+    out: Annotated[
+        Path | None, typer.Option(help="HTML report (default: RUN_DIR/report.html).")
+    ] = None,
+    gif: Annotated[Path | None, typer.Option(help="Also write the renders as a GIF.")] = None,
+    mp4: Annotated[Path | None, typer.Option(help="Also write the renders as an MP4.")] = None,
+    verify: Annotated[
+        bool,
+        typer.Option(help="Re-execute in a fresh env; exit 1 at the first divergence."),
+    ] = False,
+) -> None:
+    """Replay recorded episodes: one self-contained HTML page (an index for several episodes),
+    an animation, or a re-execution that checks they reproduce."""
+    from toolgym.envs.episode_log import read_run
+
+    try:
+        episodes = read_run(run_dir)
+    except FileNotFoundError as exc:
+        _fail(str(exc))
+    for episode in episodes:
+        for problem in episode.problems:
+            err_console.print(f"[yellow]warning:[/] {escape(problem)}", soft_wrap=True)
+    if verify:
+        _verify_replay(episodes)
+        return
+    for path in (gif, mp4):
+        if path is not None:
+            _check_writable_file(path)
+    if gif is not None or mp4 is not None:
+        _write_animation(episodes, gif, mp4)
+    if out is not None or (gif is None and mp4 is None):
+        from toolgym.renderers.replay_html import write_report
+
+        target = out or run_dir / "report.html"
+        _check_writable_file(target)
+        written = write_report(episodes, target)
+        steps = sum(len(e.steps) for e in episodes)
+        console.print(
+            f"{len(episodes)} episodes, {steps} steps: {escape(str(target))}", soft_wrap=True
+        )
+        if len(written) > 1:
+            console.print(f"episode pages in {escape(str(written[1].parent))}", soft_wrap=True)
+
+
+def _write_animation(episodes: list[Any], gif: Path | None, mp4: Path | None) -> None:
+    from toolgym.renderers.replay_video import run_frames, write_gif, write_mp4
+
+    frames = run_frames(episodes)
+    if not frames:
+        _fail("no step of the recording has images to animate")
+    if gif is not None:
+        write_gif(frames, gif)
+        console.print(f"{len(frames)} frames: {escape(str(gif))}", soft_wrap=True)
+    if mp4 is not None:
+        try:
+            write_mp4(frames, mp4)
+        except RuntimeError as exc:
+            _fail(str(exc))
+        console.print(f"{len(frames)} frames: {escape(str(mp4))}", soft_wrap=True)
+
+
+def _verify_replay(episodes: list[Any]) -> None:
+    from toolgym.envs.replay import verify_episode
+
+    diverged = False
+    for episode in episodes:
+        try:
+            divergence = verify_episode(episode)
+        except (KeyError, ValueError, TypeError) as exc:
+            _fail(str(exc).strip("'\""))
+        if divergence is None:
+            console.print(f"{escape(episode.name)}: {len(episode.steps)} steps reproduce")
+        else:
+            diverged = True
+            console.print(f"[red]diverged[/] {escape(str(divergence))}", soft_wrap=True)
+    raise typer.Exit(EXIT_FAIL if diverged else EXIT_PASS)
 
 
 if __name__ == "__main__":
