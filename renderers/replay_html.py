@@ -24,7 +24,8 @@ from toolgym.envs.episode_log import RecordedEpisode
 # The page may load nothing: images are data: URIs, style and script inline.
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
 STYLE = """
-body { font: 14px/1.4 system-ui, sans-serif; margin: 0 1.5em 2em; color: #222; }
+body { font: 14px/1.4 system-ui, sans-serif; margin: 0 1.5em 2em; color: #222;
+  overflow-anchor: none; }
 h1 { font-size: 1.3em; margin: .8em 0 .2em; } h2 { font-size: 1.05em; margin: 1em 0 .3em; }
 .muted { color: #777; } .problems { background: #fff3cd; padding: .5em 1em; }
 .nav { position: sticky; top: 0; background: #fff; padding: .5em 0; border-bottom: 1px solid #ddd; }
@@ -190,7 +191,7 @@ def _step_section(
         flags.append(f"{line['duration_s']:.2f} s")
     error = line.get("error")
     parts = [
-        f"<section class='step' id='step-{k + 1}' data-step='{k + 1}' hidden>",
+        f"<section class='step' data-step='{k + 1}' hidden>",
         f"<h2>Step {k + 1} <span class='muted'>· {e(' · '.join(flags))}</span></h2>",
     ]
     if error:
