@@ -274,17 +274,17 @@ def _report_table(report: dict[str, Any]) -> str:
 def _sandbox_table(line: dict[str, Any]) -> str:
     e = html.escape
     sandbox = line.get("sandbox")
-    if not isinstance(sandbox, dict):
+    if not isinstance(sandbox, dict) or not sandbox.get("ran", True):
         return "<p class='muted'>the action did not reach the sandbox</p>"
     rows = [f"<tr><th>ok</th><td>{e(str(sandbox.get('ok')))}</td></tr>"]
-    error = sandbox.get("error")
-    if isinstance(error, dict):
+    if sandbox.get("error_kind"):
         rows.append(
-            f"<tr><th>error</th><td>{e(str(error.get('kind')))}: "
-            f"{e(str(error.get('message')))}</td></tr>"
+            f"<tr><th>error</th><td>{e(str(sandbox['error_kind']))}: "
+            f"{e(str(sandbox.get('error_message', '')))}</td></tr>"
         )
-        if error.get("limit"):
-            rows.append(f"<tr><th>limit hit</th><td>{e(str(error['limit']))}</td></tr>")
+    for key, title in (("limit", "limit hit"), ("recovery", "recovery")):
+        if sandbox.get(key):
+            rows.append(f"<tr><th>{title}</th><td>{e(str(sandbox[key]))}</td></tr>")
     for key in ("duration_s", "wall_s"):
         if isinstance(sandbox.get(key), int | float):
             rows.append(f"<tr><th>{key}</th><td>{sandbox[key]:.3f}</td></tr>")
@@ -294,13 +294,12 @@ def _sandbox_table(line: dict[str, Any]) -> str:
         rows.append(
             f"<tr><th>isolation</th><td>{e(', '.join(map(str, line['isolation'])))}</td></tr>"
         )
-    for key in ("recovery",):
-        if sandbox.get(key):
-            rows.append(f"<tr><th>{key}</th><td>{e(str(sandbox[key]))}</td></tr>")
     table = f"<table>{''.join(rows)}</table>"
     for key in ("stdout", "stderr", "traceback"):
         if sandbox.get(key):
-            table += f"<h2>{key}</h2><pre>{e(str(sandbox[key]))}</pre>"
+            dropped = sandbox.get(f"{key}_dropped")
+            note = f" <span class='muted'>({dropped} bytes dropped)</span>" if dropped else ""
+            table += f"<h2>{key}{note}</h2><pre>{e(str(sandbox[key]))}</pre>"
     return table
 
 
