@@ -39,17 +39,17 @@ class RecordedEpisode:
 
     @property
     def task(self) -> str:
-        for line in (self.reset, *self.steps):
-            if line and line.get("task"):
-                return str(line["task"])
-        return "?"
+        return self._first("task") or "?"
 
     @property
     def prompt(self) -> str:
-        for line in (self.reset, *self.steps):
-            if line and line.get("prompt"):
-                return str(line["prompt"])
-        return ""
+        return self._first("prompt")
+
+    def _first(self, key: str) -> str:
+        """The first line's value of ``key`` (lines may be missing: read from any that has it)."""
+        return next(
+            (str(line[key]) for line in (self.reset, *self.steps) if line and line.get(key)), ""
+        )
 
     @property
     def final_report(self) -> dict[str, Any] | None:

@@ -359,7 +359,9 @@ class RecordEpisodes(gym.Wrapper):
             warnings.warn(message, RecordingWarning, stacklevel=3)
 
 
-def recorded(env_fn: Callable[[], gym.Env], directory: str | os.PathLike[str], **options: Any):
+def recorded(
+    env_fn: Callable[[], gym.Env], directory: str | os.PathLike[str], **options: Any
+) -> Callable[[], gym.Env]:
     """A picklable ``env_fn`` for vector envs (and a trainer's ``eval --record``): makes
     ``env_fn()`` wrapped in :class:`RecordEpisodes` writing to ``directory``; ``options`` are
     the wrapper's. E.g. ``AsyncVectorEnv([recorded(make_env, "runs/eval")] * 4)``.
