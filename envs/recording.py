@@ -33,7 +33,7 @@ import platform
 import subprocess
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -119,7 +119,8 @@ class RecordEpisodes(gym.Wrapper):
     ) -> tuple[Any, dict[str, Any]]:
         observation, info = self.env.reset(seed=seed, options=options)
         started = time.perf_counter()
-        self._start_episode(observation, info, seed, options)
+        with self._never_raising():
+            self._start_episode(observation, info, seed, options)
         self.recording_s += time.perf_counter() - started
         return observation, info
 
@@ -129,11 +130,24 @@ class RecordEpisodes(gym.Wrapper):
         step_s = time.perf_counter() - started
         if self.episode_dir is not None:
             started = time.perf_counter()
-            line = self._step_line(action, observation, reward, terminated, truncated, info)
-            line["duration_s"] = step_s
-            self._write_line(line)
+            with self._never_raising():
+                line = self._step_line(action, observation, reward, terminated, truncated, info)
+                line["duration_s"] = step_s
+                self._write_line(line)
             self.recording_s += time.perf_counter() - started
         return observation, reward, terminated, truncated, info
+
+    @contextlib.contextmanager
+    def _never_raising(self) -> Iterator[None]:
+        """A recorder's own failure (a bug, an odd observation) warns and stops recording the
+        episode; it never ends the caller's training."""
+        try:
+            yield
+        except OSError as exc:
+            self._io_failed(exc)
+        except Exception as exc:
+            self._warn("internal", f"recording stopped: {type(exc).__name__}: {exc}")
+            self.episode_dir = None
 
     # -- episodes ---------------------------------------------------------------------------------
     def _start_episode(

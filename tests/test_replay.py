@@ -150,3 +150,14 @@ def test_report_of_one_episode_is_the_episode_page(oracle_dir, tmp_path):
     written = write_report(read_run(oracle_dir), tmp_path / "one.html")
     assert written == [tmp_path / "one.html"]
     assert "id='step-total'>1<" in written[0].read_text()
+
+
+def test_verify_names_an_env_it_cannot_make(oracle_dir, tmp_path):
+    copy = tmp_path / "run"
+    shutil.copytree(oracle_dir, copy)
+    (folder,) = copy.iterdir()
+    meta = json.loads((folder / "meta.json").read_text())
+    (folder / "meta.json").write_text(json.dumps({**meta, "env_id": "toolgym/Nope-v0"}))
+    done = toolgym("replay", str(copy), "--verify")
+    assert done.returncode == 2
+    assert "Nope" in done.stderr and "Traceback" not in done.stderr

@@ -592,13 +592,15 @@ def _write_animation(episodes: list[Any], gif: Path | None, mp4: Path | None) ->
 
 
 def _verify_replay(episodes: list[Any]) -> None:
+    from gymnasium.error import Error as GymError
+
     from toolgym.envs.replay import verify_episode
 
     diverged = False
     for episode in episodes:
         try:
             divergence = verify_episode(episode)
-        except (KeyError, ValueError, TypeError) as exc:
+        except (KeyError, ValueError, TypeError, GymError) as exc:  # cannot make the env again
             _fail(str(exc).strip("'\""))
         if divergence is None:
             console.print(f"{escape(episode.name)}: {len(episode.steps)} steps reproduce")
