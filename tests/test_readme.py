@@ -36,6 +36,11 @@ RUN = {
     ".venv/bin/toolgym verify --task procedural/plate_holes/train-0 --script my.py": 0,
     # One solution in the folder: the other tasks have none, so the batch fails.
     ".venv/bin/toolgym verify --suite curated --scripts solutions/ --jobs 2 --out results.jsonl": 1,
+    ".venv/bin/toolgym run --agent random --suite primitives --episodes 2 --max-steps 3 "
+    "--record runs/random": 0,
+    ".venv/bin/toolgym replay runs/random --out report.html": 0,
+    ".venv/bin/toolgym replay runs/random --gif random.gif": 0,
+    ".venv/bin/toolgym replay runs/random --verify": 0,
     ".venv/bin/toolgym tasks": 0,
     ".venv/bin/toolgym tasks curated": 0,
     ".venv/bin/toolgym tasks --difficulty 1 --split test --json": 0,
@@ -166,7 +171,25 @@ def _scene_shown(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
     assert np.asarray(Image.open(folder / "dining.png")).ndim == 3
 
 
+def _replay_report(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    index = (folder / "report.html").read_text()
+    assert index.count("href='report-episodes/") == 2
+    assert len(list((folder / "report-episodes").glob("*.html"))) == 2
+
+
+def _replay_gif(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    with Image.open(folder / "random.gif") as gif:
+        assert gif.n_frames == 6  # two episodes of three steps
+
+
+def _replay_verified(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    assert done.stdout.count("3 steps reproduce") == 2
+
+
 CHECKS = {
+    ".venv/bin/toolgym replay runs/random --out report.html": _replay_report,
+    ".venv/bin/toolgym replay runs/random --gif random.gif": _replay_gif,
+    ".venv/bin/toolgym replay runs/random --verify": _replay_verified,
     "source .venv/bin/activate": _activated,
     ".venv/bin/toolgym run --env toolgym/GameScene-v0 --agent oracle --task "
     "scene-curated/roll-east --json": _scene_episode,
