@@ -6,6 +6,7 @@ STAMP := $(VENV)/.toolgym-installed
 PYTEST_ARGS ?=
 
 # System libraries the tools load (soname:Debian package). bpy's Workbench needs EGL and Mesa.
+# Chromium (a program, checked apart) opens replay pages in the headless-browser test.
 SYSTEM_LIBS := libEGL.so.1:libegl1 libGL.so.1:libgl1 libOpenGL.so.0:libopengl0 \
 	libEGL_mesa.so.0:libegl-mesa0 libX11.so.6:libx11-6 libXext.so.6:libxext6 \
 	libXfixes.so.3:libxfixes3 libXi.so.6:libxi6 libXrender.so.1:libxrender1 libXt.so.6:libxt6 \
@@ -50,13 +51,14 @@ system-libs:
 	for entry in $(SYSTEM_LIBS); do \
 		ldconfig -p | grep -q "$${entry%%:*}" || missing="$$missing $${entry##*:}"; \
 	done; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	dri=""; for f in /usr/lib/*/dri/swrast_dri.so /usr/lib/*/dri/libdril_dri.so /usr/lib64/dri/swrast_dri.so; do \
 		[ -e "$$f" ] && dri=1; \
 	done; [ -n "$$dri" ] || missing="$$missing libgl1-mesa-dri"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 			echo "Installing system libraries:$$missing"; \
-			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 		else \
 			echo "Missing system libraries. Run:  sudo apt-get install -y$$missing"; exit 1; \
 		fi; \

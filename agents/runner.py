@@ -46,12 +46,21 @@ def run_episodes(
     episodes: int | None = None,
     seed: int = 0,
     out: Path | None = None,
+    record: Path | None = None,
     on_episode: Callable[[Episode], None] | None = None,
     **env_kwargs: Any,
 ) -> Iterator[Episode]:
     """Yield one :class:`Episode` per episode. With ``episodes=None``, every task of the suite's
-    split once, in order; otherwise ``episodes`` tasks drawn with seeds ``seed, seed + 1, ...``."""
+    split once, in order; otherwise ``episodes`` tasks drawn with seeds ``seed, seed + 1, ...``.
+    With ``record``, every episode is recorded there (``toolgym.envs.RecordEpisodes``, with the
+    env's timings on)."""
+    if record is not None:
+        env_kwargs.setdefault("timings_in_info", True)
     env = gym.make(env_id, **env_kwargs)
+    if record is not None:
+        from toolgym.envs.recording import RecordEpisodes
+
+        env = RecordEpisodes(env, record)
     try:
         agent = make_agent(agent_name, env, seed)
         tasks = env.unwrapped.tasks

@@ -189,6 +189,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             candidate, error = self._candidate()
             timings["tessellate"] = time.perf_counter() - started
         info: dict[str, Any] = {"task": self.task.id, "isolation": self.session.layers}
+        info["sandbox"] = sandbox_info(outcome, self.timings_in_info)
         if error is None:
             started = time.perf_counter()
             report = self._verify(candidate, self.task.verification.step_tier)
@@ -377,6 +378,38 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             "feedback": feedback[:FEEDBACK_CHARS],
             "step": self._steps,
         }
+
+
+def sandbox_info(outcome: CallResult | None, timings: bool = False) -> dict[str, Any]:
+    """What the step's sandbox call returned, as flat plain data for ``info["sandbox"]``.
+
+    Keys and types are the same for every step (vector envs merge infos key by key): ``ran``
+    (False when the action never reached the sandbox: too long, not text, an invalid tool
+    call); ``ok``; ``error_kind`` and ``error_message`` (``""`` when none; kinds as in
+    :class:`~toolgym.envs.sandbox.CallError`); ``limit``, the :class:`Limits` field breached
+    (``""`` when none); ``stdout`` and ``stderr`` as kept (at most ``Limits.output_bytes``
+    each) and ``stdout_dropped``/``stderr_dropped``, the bytes cut; ``traceback`` (agent frames,
+    ``""`` when none); ``recovery`` (``""`` unless a dead process was brought back first). With
+    ``timings``, also ``duration_s`` (in the worker) and ``wall_s`` (seen by the parent),
+    seconds: wall-clock figures are the one part a seed does not fix, so they are opt-in.
+    """
+    data: dict[str, Any] = {
+        "ran": outcome is not None,
+        "ok": bool(outcome and outcome.ok),
+        "error_kind": outcome.error.kind if outcome and outcome.error else "",
+        "error_message": outcome.error.message if outcome and outcome.error else "",
+        "limit": (outcome.error.limit or "") if outcome and outcome.error else "",
+        "stdout": outcome.stdout if outcome else "",
+        "stderr": outcome.stderr if outcome else "",
+        "stdout_dropped": outcome.stdout_dropped if outcome else 0,
+        "stderr_dropped": outcome.stderr_dropped if outcome else 0,
+        "traceback": (outcome.traceback or "") if outcome else "",
+        "recovery": (outcome.recovery or "") if outcome else "",
+    }
+    if timings:
+        data["duration_s"] = outcome.duration_s if outcome else 0.0
+        data["wall_s"] = outcome.wall_s if outcome else 0.0
+    return data
 
 
 def _not_utf8(text: str) -> str | None:

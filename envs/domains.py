@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 DOMAIN_MODULES = {
     "cadquery": "toolgym.envs.cadquery.domain",
     "blender": "toolgym.envs.blender.domain",
+    "scene": "toolgym.envs.scene.domain",
 }
 
 

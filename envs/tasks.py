@@ -31,6 +31,7 @@ A file that cannot be used raises :class:`TaskFileError` naming the file, the ta
 from __future__ import annotations
 
 import dataclasses
+import json
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -201,18 +202,13 @@ def parse_task(table: Any, suite: str, domain: str, where: str) -> Task:
     name = fields.get("name", str)
     fields.where = f"{where} ({name!r})"
     fields.check_unknown(
-        {
-            "name", "prompt", "reference", "parameters", "difficulty", "split", "verification",
-            "start", "tool_calls",
-        }
+        {"name", "prompt", "reference", "parameters", "difficulty", "split", "verification",
+         "tool_calls", "start"}
     )  # fmt: skip
     parameters = fields.get("parameters", dict, {})
     for key, value in parameters.items():
         if not isinstance(value, Scalar):
             raise fields.fail("parameters", f"{key!r} must be a number, string or boolean")
-    tool_calls = fields.get("tool_calls", list, None)
-    if tool_calls is not None and not all(isinstance(c, str) for c in tool_calls):
-        raise fields.fail("tool_calls", "expected a list of JSON strings")
     return Task(
         id=f"{suite}/{name}",
         domain=domain,
@@ -222,9 +218,24 @@ def parse_task(table: Any, suite: str, domain: str, where: str) -> Task:
         difficulty=fields.get("difficulty", int, choices=DIFFICULTIES),
         verification=parse_verification(fields.table.get("verification", {}), fields.where),
         split=fields.get("split", str, "train", SPLITS),
-        tool_calls=None if tool_calls is None else tuple(tool_calls),
+        tool_calls=_tool_calls(fields),
         start=fields.get("start", str, "").strip(),
     )
+
+
+def _tool_calls(fields: _Fields) -> tuple[str, ...] | None:
+    """``tool_calls``: a list of JSON texts, each ``{"name": ..., "arguments": {...}}``."""
+    calls = fields.get("tool_calls", list, None)
+    if calls is None:
+        return None
+    for k, call in enumerate(calls):
+        try:
+            parsed = json.loads(call) if isinstance(call, str) else None
+        except ValueError:
+            parsed = None
+        if not isinstance(parsed, dict) or not isinstance(parsed.get("name"), str):
+            raise fields.fail("tool_calls", f"item {k + 1} is not a JSON tool call: {call!r}")
+    return tuple(calls)
 
 
 def load_task_file(path: str | Path) -> Suite:

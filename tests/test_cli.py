@@ -68,7 +68,7 @@ def test_unknown_environment_lists_toolgym_environments():
         assert done.returncode == 2 and "Traceback" not in done.stderr
         assert done.stderr.strip() == (
             "error: unknown environment 'nope'; toolgym environments: toolgym/CadQuery-v0, "
-            "toolgym/Blender-v0"
+            "toolgym/Blender-v0, toolgym/GameScene-v0"
         )
 
 

@@ -36,12 +36,20 @@ RUN = {
     ".venv/bin/toolgym verify --task procedural/plate_holes/train-0 --script my.py": 0,
     # One solution in the folder: the other tasks have none, so the batch fails.
     ".venv/bin/toolgym verify --suite curated --scripts solutions/ --jobs 2 --out results.jsonl": 1,
+    ".venv/bin/toolgym run --agent random --suite primitives --episodes 2 --max-steps 3 "
+    "--record runs/random": 0,
+    ".venv/bin/toolgym replay runs/random --out report.html": 0,
+    ".venv/bin/toolgym replay runs/random --gif random.gif": 0,
+    ".venv/bin/toolgym replay runs/random --verify": 0,
     ".venv/bin/toolgym tasks": 0,
     ".venv/bin/toolgym tasks curated": 0,
     ".venv/bin/toolgym tasks --difficulty 1 --split test --json": 0,
     ".venv/bin/toolgym run --env toolgym/Blender-v0 --agent oracle --suite blender-placement": 0,
     ".venv/bin/toolgym show blender-material/gold --image gold.png --export gold.blend": 0,
     ".venv/bin/toolgym verify --task blender-placement/two-crates --script crates.py": 0,
+    ".venv/bin/toolgym run --env toolgym/GameScene-v0 --agent oracle --task "
+    "scene-curated/roll-east --json": 0,
+    ".venv/bin/toolgym show scene-curated/dining-four --image dining.png --export dining.glb": 0,
 }
 SKIPPED = {
     "make demo": "the set-up and the demo take minutes; test_make_demo_ends_with_what_to_look_at "
@@ -166,6 +174,32 @@ def _blender_shown(folder: Path, done: subprocess.CompletedProcess[str]) -> None
     assert Image.open(folder / "gold.png").size == (512, 16 + 512)
 
 
+def _scene_episode(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    episode = json.loads(done.stdout)
+    assert episode["task"] == "scene-curated/roll-east" and episode["score"] == 1.0
+
+
+def _scene_shown(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    assert "Furnish a dining room" in done.stdout
+    assert (folder / "dining.glb").read_bytes()[:4] == b"glTF"
+    assert np.asarray(Image.open(folder / "dining.png")).ndim == 3
+
+
+def _replay_report(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    index = (folder / "report.html").read_text()
+    assert index.count("href='report-episodes/") == 2
+    assert len(list((folder / "report-episodes").glob("*.html"))) == 2
+
+
+def _replay_gif(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    with Image.open(folder / "random.gif") as gif:
+        assert gif.n_frames == 6  # two episodes of three steps
+
+
+def _replay_verified(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    assert done.stdout.count("3 steps reproduce") == 2
+
+
 CHECKS = {
     ".venv/bin/toolgym run --env toolgym/Blender-v0 --agent oracle --suite blender-placement": (
         _blender_oracle
@@ -173,7 +207,15 @@ CHECKS = {
     ".venv/bin/toolgym show blender-material/gold --image gold.png --export gold.blend": (
         _blender_shown
     ),
+    ".venv/bin/toolgym replay runs/random --out report.html": _replay_report,
+    ".venv/bin/toolgym replay runs/random --gif random.gif": _replay_gif,
+    ".venv/bin/toolgym replay runs/random --verify": _replay_verified,
     "source .venv/bin/activate": _activated,
+    ".venv/bin/toolgym run --env toolgym/GameScene-v0 --agent oracle --task "
+    "scene-curated/roll-east --json": _scene_episode,
+    ".venv/bin/toolgym show scene-curated/dining-four --image dining.png --export dining.glb": (
+        _scene_shown
+    ),
     ".venv/bin/toolgym run --agent random --suite primitives --episodes 4 --out renders/": _renders,
     ".venv/bin/toolgym run --agent random --task curated/plate-four-holes --max-steps 4 "
     "--wall-s 10 --json": _one_task_json,

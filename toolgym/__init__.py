@@ -10,6 +10,7 @@ from toolgym._version import __version__
 ENVIRONMENTS = {
     "toolgym/CadQuery-v0": "toolgym.envs.cadquery.env:CadQueryEnv",
     "toolgym/Blender-v0": "toolgym.envs.blender.env:BlenderEnv",
+    "toolgym/GameScene-v0": "toolgym.envs.scene.env:GameSceneEnv",
 }
 
 for _env_id, _entry_point in ENVIRONMENTS.items():

@@ -85,7 +85,8 @@ class VerifierReport:
 
 _HEADLINE = (
     "iou", "soft_fscore", "deviation",  # parts and meshes
-    "position_error", "rotation_error_deg", "delta_e", "vertex_error", "energy_error",  # scenes
+    "constraints_met",  # game scenes
+    "position_error", "rotation_error_deg", "delta_e", "vertex_error", "energy_error",  # Blender
 )  # fmt: skip
 
 

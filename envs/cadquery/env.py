@@ -91,8 +91,13 @@ class CadQueryEnv(ToolEnv):
     ## Info
 
     ``task``; ``report`` (the per-step verifier report); ``final_report`` at the end; ``error``
-    when a step failed; ``isolation`` (the sandbox's active layers); with ``timings_in_info``,
-    ``timings`` (seconds: exec, tessellate, verify, render) and ``sandbox_wall_s``.
+    when a step failed; ``isolation`` (the sandbox's active layers); ``sandbox``, what the step's
+    sandbox call returned, flat and with the same keys every step: ``ran`` (False when the
+    action never reached the sandbox), ``ok``, ``error_kind``, ``error_message``, ``limit`` (the
+    :class:`Limits` field breached), ``stdout``, ``stderr``, ``traceback``, bytes dropped,
+    ``recovery`` (see ``toolgym.envs.base.sandbox_info``); with ``timings_in_info``, ``timings``
+    (seconds: exec, tessellate, verify, render), ``sandbox_wall_s``, and the call's
+    ``duration_s`` and ``wall_s`` in ``sandbox``. ``toolgym.envs.RecordEpisodes`` records it all.
 
     ## Example
 
@@ -105,6 +110,7 @@ class CadQueryEnv(ToolEnv):
 
     backend = "cadquery"
     registry = registry
+    export_formats = EXPORT_FORMATS  # what :meth:`export` writes; the first is its default
 
     def __init__(
         self,

@@ -1,7 +1,20 @@
-"""The game-scene runtime (Panda3D) inside the sandbox: a scene graph and offscreen renders."""
+"""The game-scene runtime (Panda3D + Bullet) inside the sandbox.
+
+Scripts see ``world`` (a :class:`~toolgym.envs.scene.runtime.World`), ``scene`` (its root
+``NodePath``), ``core`` (``panda3d.core``), ``bullet`` (``panda3d.bullet``), ``tools`` (the tool
+registry's functions, ``tools.spawn(world, "crate", ...)``) and ``SceneError``.
+
+Requests: ``render`` (offscreen RGB of the scene graph), ``load`` (replace the world by one built
+from a description: the task's level), ``describe`` (the world's description, plain data),
+``tool`` (one tool call on ``world``), ``simulate`` (build a fresh world from a description, never
+from the session's objects, and simulate it; used by the verifier's trusted sessions) and
+``play`` (drive the session's world with a player path and sample what the verifier watches).
+"""
 
 from __future__ import annotations
 
+import math
+import random
 from typing import Any
 
 import numpy as np
@@ -17,17 +30,37 @@ class SceneBackend(Backend):
         import panda3d.bullet
         import panda3d.core  # noqa: F401
 
+        import toolgym.envs.scene.runtime
+        import toolgym.envs.scene.tools
         import toolgym.renderers.panda_offscreen  # noqa: F401
 
     def session_globals(self) -> Namespace:
+        import panda3d.bullet as bullet
         import panda3d.core as core
 
+        from toolgym.envs.scene.runtime import SceneError, World
+        from toolgym.envs.scene.tools import Tools
+
         namespace = super().session_globals()
-        namespace.update(core=core, scene=core.NodePath("scene"))
+        world = World()
+        namespace.update(core=core, bullet=bullet, World=World, SceneError=SceneError,
+                         tools=Tools())  # fmt: skip
+        _set_world(namespace, world)
         return namespace
 
     def requests(self) -> dict[str, Request]:
-        return {"render": render}
+        return {
+            "render": render,
+            "load": load,
+            "describe": describe,
+            "tool": apply_tool,
+            "simulate": simulate,
+            "play": play,
+        }
+
+
+def _set_world(namespace: Namespace, world: Any) -> None:
+    namespace.update(world=world, scene=world.root, result=world)
 
 
 def render(namespace: Namespace, args: dict[str, Any]) -> np.ndarray:
@@ -42,3 +75,109 @@ def render(namespace: Namespace, args: dict[str, Any]) -> np.ndarray:
     if renderer is None or (renderer.width, renderer.height) != size:
         renderer = namespace["__renderer__"] = OffscreenRenderer(*size)
     return renderer.render(namespace["scene"])
+
+
+def load(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
+    """Replace the session's world by one built from ``args["description"]``; every object is
+    marked as part of the level. ``frozen``: the world's own ``run()`` does nothing."""
+    from toolgym.envs.scene.runtime import World
+
+    world = World.build(args["description"])
+    for obj in world.objects.values():
+        obj.level = True
+    world.frozen = bool(args.get("frozen", False))
+    _set_world(namespace, world)
+    return {"objects": len(world.objects)}
+
+
+def describe(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
+    """The session world's description (see ``World.describe``)."""
+    from toolgym.envs.scene.runtime import SceneError, World
+
+    world = namespace.get("world")
+    if not isinstance(world, World):
+        raise SceneError(f"`world` must stay a World, got {type(world).__name__}")
+    return world.describe()
+
+
+def apply_tool(namespace: Namespace, args: dict[str, Any]) -> Any:
+    """Apply one tool call (``{"name", "arguments"}``) to ``world``; returns what it did."""
+    from toolgym.envs.scene.tools import registry
+
+    world = registry.apply(namespace.get("world"), args.get("call"))
+    return str(getattr(world, "note", ""))
+
+
+def _perturb(description: dict[str, Any], seed: int, pos_m: float, hpr_deg: float) -> None:
+    """Move every object the script placed by up to ``pos_m`` and turn it by up to ``hpr_deg``
+    (heading), seeded; level objects stay."""
+    rng = random.Random(seed)
+    for obj in description["objects"]:
+        if obj.get("level"):
+            continue
+        obj["pos"] = [v + rng.uniform(-pos_m, pos_m) for v in obj["pos"]]
+        h, p, r = obj["hpr"]
+        obj["hpr"] = [h + rng.uniform(-hpr_deg, hpr_deg), p, r]
+
+
+def simulate(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
+    """Build a fresh world from ``description`` (optionally perturbed: ``perturb`` =
+    ``{"seed", "pos_m", "hpr_deg"}``) and simulate ``seconds``, sampling every ``every`` frames.
+    Returns ``times`` (s), ``samples`` ({name: [[x, y, z, qw, qx, qy, qz] or None, ...]}),
+    ``final`` (``World.state``), ``events`` and ``counters``."""
+    from toolgym.envs.scene.runtime import World
+
+    description = args["description"]
+    if args.get("perturb"):
+        p = args["perturb"]
+        _perturb(description, int(p["seed"]), float(p["pos_m"]), float(p["hpr_deg"]))
+    world = World.build(description)
+    return _sampled(world, float(args.get("seconds", 1.0)), int(args.get("every", 2)))
+
+
+def play(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
+    """Drive the session's world: a player walking ``path`` at ``speed`` m/s, for ``seconds``;
+    sampled as :func:`simulate` is, plus ``counters_t`` (the counters at each sample)."""
+    world = namespace["world"]
+    world.frozen = False
+    world.player_path(args["path"], float(args.get("speed", 1.5)))
+    return _sampled(world, float(args["seconds"]), int(args.get("every", 2)))
+
+
+def _sampled(world: Any, seconds: float, every: int) -> dict[str, Any]:
+    times: list[float] = []
+    samples: dict[str, list[Any]] = {}
+    counters_t: list[dict[str, int]] = []
+    assets: dict[str, str] = {}
+    frames = round(seconds / world.dt)
+
+    def sample() -> None:
+        times.append(world.time)
+        for name in list(samples) + [n for n in world.objects if n not in samples]:
+            if name not in samples:
+                samples[name] = [None] * (len(times) - 1)
+            obj = world.objects.get(name)
+            if obj is not None:
+                assets.setdefault(name, obj.asset)
+            if obj is None:
+                samples[name].append(None)
+            else:
+                p, q = obj.node.get_pos(), obj.node.get_quat()
+                row = [p.x, p.y, p.z, q.get_r(), q.get_i(), q.get_j(), q.get_k()]
+                samples[name].append(row if all(map(math.isfinite, row)) else None)
+        counters_t.append(dict(world.counters))
+
+    sample()
+    for frame in range(frames):
+        world.step()
+        if (frame + 1) % every == 0 or frame + 1 == frames:
+            sample()
+    return {
+        "times": times,
+        "samples": samples,
+        "assets": assets,
+        "final": world.state(),
+        "events": world.events[:2000],
+        "counters": dict(world.counters),
+        "counters_t": counters_t,
+    }

@@ -69,16 +69,16 @@ def check_writable_file(path: Path) -> None:
         fail(f"{path}: not writable")
 
 
-def check_writable_folder(path: Path) -> None:
+def check_writable_folder(path: Path, option: str = "--out", what: str = "the renders") -> None:
     """Exit 2 unless ``path`` is, or can be made, a writable folder (before any episode runs)."""
     if path.exists() and not path.is_dir():
-        fail(f"--out {path} is a file; give a folder for the renders")
+        fail(f"{option} {path} is a file; give a folder for {what}")
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        fail(f"--out {path}: cannot make the folder: {exc.strerror or exc}")
+        fail(f"{option} {path}: cannot make the folder: {exc.strerror or exc}")
     if not os.access(path, os.W_OK | os.X_OK):
-        fail(f"--out {path}: the folder is not writable")
+        fail(f"{option} {path}: the folder is not writable")
 
 
 def fail(message: str) -> NoReturn:

@@ -43,6 +43,10 @@ def run(
     out: Annotated[
         Path | None, typer.Option(help="Folder for each episode's final render (PNG).")
     ] = None,
+    record: Annotated[
+        Path | None,
+        typer.Option(help="Record every step into this folder; see `toolgym replay`."),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON line per episode instead of a table.")
     ] = False,
@@ -59,6 +63,8 @@ def run(
         fail("the oracle replays reference programs: use --action-mode code")
     if out is not None:
         check_writable_folder(out)
+    if record is not None:
+        check_writable_folder(record, "--record", "the recording")
     source = task or f"{suite}/{split}"
     table = Table(title=f"{agent} on {env} ({source})")
     table.add_column("task", no_wrap=True)  # ids are never wrapped: they are copied into --task
@@ -67,8 +73,9 @@ def run(
     scores = []
     try:
         results = run_episodes(
-            env, agent, episodes=episodes, seed=seed, out=out, suite=suite, split=split,
-            task=task, action_mode=action_mode, max_steps=max_steps, limits=limits_for(wall_s),
+            env, agent, episodes=episodes, seed=seed, out=out, record=record, suite=suite,
+            split=split, task=task, action_mode=action_mode, max_steps=max_steps,
+            limits=limits_for(wall_s),
         )  # fmt: skip
         with Progress(console=err_console, transient=True, disable=as_json) as progress:
             bar = progress.add_task(f"{agent} episodes", total=episodes)
@@ -94,5 +101,10 @@ def run(
     if out:
         console.print(
             f"renders in {escape(str(out))}: agent | target, views iso, front, right, top",
+            soft_wrap=True,
+        )
+    if record:
+        console.print(
+            f"recording in {escape(str(record))}: toolgym replay {escape(str(record))}",
             soft_wrap=True,
         )

@@ -1,0 +1,138 @@
+"""Game-scene environment benchmark: layout and physics step times, and Bullet steps/s with and
+without the sandbox, side by side.
+
+Run::
+
+    python bench/scene_env.py                  # 30 steps per figure
+    python bench/scene_env.py --steps 10
+
+1. A layout step (exec, export, checks with a 1 s settling simulation, two renders) in
+   ``toolgym/GameScene-v0``, code mode, on ``scene-curated/dining-four``: the reference script,
+   step after step in one episode (success switched off, so every step is a real one). Median
+   and 90th percentile of the wall-clock step time. Target: median ≤ 60 ms.
+2. A physics step with 5 s of simulated time: the same on ``scene-curated/dominoes-twelve``
+   (5 s of simulation at the cheap tier). Target: median ≤ 250 ms.
+3. Bullet steps/s on one scene (12 dominoes, a ball, a stack of 4 crates, a room), 5 s
+   simulated (300 frames × 2 substeps): raw ``panda3d.bullet`` in this process (the runtime's
+   ``World`` and a bare ``BulletWorld`` loop) against the same scene simulated by the trusted
+   sandbox session's ``simulate`` request (with its sampling and the message back), interleaved
+   run by run; medians.
+
+The machines this runs on are shared and noisy (2 cores): the ratios, measured side by side in
+one run, are the evidence; absolute times are only a rough guide.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+
+import gymnasium as gym
+import numpy as np
+
+import toolgym  # noqa: F401 - registers toolgym/GameScene-v0
+from toolgym.envs.scene.runtime import World
+from toolgym.envs.scene.verification import TrustedSimulator
+from toolgym.envs.suites import get_task
+
+LAYOUT_TASK = "scene-curated/dining-four"
+PHYSICS_TASK = "scene-curated/dominoes-twelve"
+SIM_SECONDS = 5.0
+
+
+def step_times(task_id: str, steps: int) -> list[float]:
+    env = gym.make("toolgym/GameScene-v0", task=task_id, max_steps=steps + 1)
+    env.unwrapped._succeeded = lambda report: False  # every step is a real one
+    script = "tools.clear(world)\n" + get_task(task_id).reference
+    try:
+        env.reset(seed=0)
+        env.step(script)  # warm: the trusted session starts
+        times = []
+        for _ in range(steps):
+            started = time.perf_counter()
+            *_, info = env.step(script)
+            times.append(time.perf_counter() - started)
+            assert "error" not in info, info.get("error")
+            assert info["report"]["score"] >= 0.99, info["report"]
+        return times
+    finally:
+        env.close()
+
+
+def bench_scene() -> World:
+    world = World(seed=0)
+    world.make_room(8, 8)
+    world.spawn("ball", (0, -3.0, 0.15), velocity=(0, 2, 0))
+    for k in range(12):
+        world.spawn("domino", (0, -2 + 0.27 * k, 0.2))
+    for k in range(4):
+        world.spawn("crate", (2.5, 0, 0.25 + 0.5 * k))
+    return world
+
+
+def raw_bullet_seconds(world: World) -> float:
+    """A bare ``do_physics`` loop on the world's Bullet world: no frame logic, no sampling."""
+    frames = round(SIM_SECONDS / world.dt)
+    started = time.perf_counter()
+    for _ in range(frames):
+        world.bullet.do_physics(world.dt, world.substeps, world.dt / world.substeps)
+    return time.perf_counter() - started
+
+
+def runtime_seconds(world: World) -> float:
+    started = time.perf_counter()
+    world.run(SIM_SECONDS)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--runs", type=int, default=10)
+    args = parser.parse_args()
+    print(f"# {platform.node()}: {os.cpu_count()} CPUs, {platform.python_version()}")
+
+    for label, task_id, target in (
+        ("layout step", LAYOUT_TASK, 0.060),
+        ("physics step (5 s simulated)", PHYSICS_TASK, 0.250),
+    ):
+        times = np.asarray(step_times(task_id, args.steps))
+        median, p90 = float(np.median(times)), float(np.percentile(times, 90))
+        verdict = "ok" if median <= target else "over"
+        print(
+            f"{label}: median {median * 1e3:.0f} ms, p90 {p90 * 1e3:.0f} ms over {len(times)} "
+            f"steps (target ≤ {target * 1e3:.0f} ms: {verdict})"
+        )
+
+    description = bench_scene().describe()
+    simulator = TrustedSimulator()
+    raw, runtime, sandboxed = [], [], []
+    try:
+        simulator.simulate(description, 0.1)  # warm
+        for _ in range(args.runs):
+            raw.append(raw_bullet_seconds(World.build(description)))
+            runtime.append(runtime_seconds(World.build(description)))
+            started = time.perf_counter()
+            simulator.simulate(description, SIM_SECONDS)
+            sandboxed.append(time.perf_counter() - started)
+    finally:
+        simulator.close()
+    world = World.build(description)
+    bullet_steps = round(SIM_SECONDS / world.dt) * world.substeps
+    print(f"Bullet, {len(description['objects'])} bodies and a room, {SIM_SECONDS:g} s simulated "
+          f"({bullet_steps} Bullet steps), medians of {args.runs} interleaved runs:")  # fmt: skip
+    for label, runs in (
+        ("raw panda3d.bullet do_physics loop, in-process", raw),
+        ("scene runtime World.run, in-process", runtime),
+        ("trusted sandbox session simulate (sampled, sent back)", sandboxed),
+    ):
+        median = statistics.median(runs)
+        print(f"  {label}: {median * 1e3:.1f} ms, {bullet_steps / median:,.0f} Bullet steps/s, "
+              f"{median / statistics.median(raw):.2f}× raw")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""The game-scene domain: what ``toolgym/GameScene-v0`` plugs into the shared suites, CLI and
+agents.
+
+Generated suites:
+
+- ``scene-procedural``: every template's family (layout, physics, logic), a few seeds each;
+- ``scene-layout``, ``scene-physics``, ``scene-logic``: the families of one kind.
+
+The hand-written suite ``scene-curated`` is ``assets/scene/curated.toml``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from toolgym.envs.domains import Domain
+from toolgym.envs.scene import verification
+from toolgym.envs.scene.families import FAMILIES, KINDS
+from toolgym.envs.suites import generated_suite, generated_task
+from toolgym.envs.tasks import Suite, Task
+from toolgym.envs.tools import ToolRegistry
+
+SEEDS = {"train": 4, "test": 2}
+FAMILIES_BY_SUITE = {
+    "scene-procedural": FAMILIES,
+    **{
+        f"scene-{kind}": {name: f for name, f in FAMILIES.items() if KINDS[name] == kind}
+        for kind in ("layout", "physics", "logic")
+    },
+}
+DESCRIPTIONS = {
+    "scene-procedural": "Every game-scene family (layout, physics, logic), a few seeds each.",
+    "scene-layout": "Furnish a room so that spatial relations hold.",
+    "scene-physics": "Arrange things so that a condition holds after simulation.",
+    "scene-logic": "Game logic, checked by playing held-out player paths.",
+}
+
+
+@functools.cache
+def suites() -> dict[str, Suite]:
+    return {
+        name: generated_suite(name, "scene", DESCRIPTIONS[name], families.values(), SEEDS)
+        for name, families in FAMILIES_BY_SUITE.items()
+    }
+
+
+def task(task_id: str) -> Task | None:
+    return generated_task(task_id, FAMILIES_BY_SUITE)
+
+
+def registry() -> ToolRegistry:
+    from toolgym.envs.scene.tools import registry
+
+    return registry
+
+
+DOMAIN = Domain(
+    name="scene",
+    env_id="toolgym/GameScene-v0",
+    default_suite="scene-curated",
+    suites=suites,
+    task=task,
+    registry=registry,
+    verify_script=verification.verify_script,
+    export_reference=verification.export_reference,
+    export_formats=("json", "glb"),
+    target_image=verification.target_image,
+)

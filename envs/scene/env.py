@@ -1,0 +1,227 @@
+"""``toolgym/GameScene-v0``: game levels, physics set-ups and game logic on Panda3D + Bullet."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from toolgym.envs.base import ToolEnv
+from toolgym.envs.scene.families import spec_for
+from toolgym.envs.scene.tools import registry
+from toolgym.envs.scene.verification import (
+    Action,
+    Candidate,
+    TrustedSimulator,
+    candidate_of,
+    merged,
+    reference_scene,
+    scene_glb,
+    verify_candidate,
+)
+from toolgym.envs.tasks import Task
+from toolgym.verifiers.report import VerifierReport
+
+EXPORT_FORMATS = ("json", "glb")
+
+
+class GameSceneEnv(ToolEnv):
+    """Build a game scene: furnish a level, arrange a physics set-up, or script game logic.
+
+    ## Description
+
+    Each episode draws a task of one of three kinds. **Layout**: furnish a room so that relations
+    hold (counts, on, next to, facing, against a wall, inside the room, no interpenetration, a
+    walkway from the door). **Physics outcome**: arrange things so that, after simulating, a
+    condition holds (a stack stands, a ball reaches the goal, a ramp carries a ball over a wall,
+    every domino falls). **Game logic**: write behaviour that must happen when the game runs (a
+    door opens when the player enters a zone and only then, coins vanish and are counted, a
+    platform moves between waypoints, a spawner emits objects). The agent works in a sandboxed
+    Panda3D + Bullet session holding the task's level as ``world``
+    (``toolgym.envs.scene.runtime``), whose state persists between steps.
+
+    ## Action space
+
+    ``action_mode="code"``: a Python script. In scope: ``world`` (the scene API: ``spawn``,
+    ``trigger``, ``on_update``, ``after``, ``every``, ``mover``, ``spawner``, ``player_path``,
+    ``run``, ``events`` ...), ``tools`` (the tool registry's functions), ``core`` and ``bullet``
+    (Panda3D, usable directly), ``scene`` (the root ``NodePath``).
+
+    ``action_mode="tool"``: one tool call per step, a dict or JSON text
+    ``{"name": "spawn", "arguments": {"asset": "crate", "x": 1}}``: ``spawn``, ``spawn_row``,
+    ``spawn_stack``, ``move``, ``rotate``, ``delete``, ``set_body``, ``set_velocity``,
+    ``add_trigger``, ``on_trigger``, ``add_waypoint_mover``, ``add_spawner``, ``simulate``,
+    ``clear``. See :meth:`tool_schemas` and :meth:`tool_grammar`.
+
+    The space is :class:`~toolgym.envs.spaces.UnicodeText` of ``max_action_chars`` characters.
+
+    ## Observation space
+
+    A ``Dict``: ``image`` and ``target``, uint8 ``(view_size, 2·view_size, 3)``: the scene from a
+    fixed perspective camera (left) and from above, orthographic (right), framed on the task's
+    area so both line up; the target is the reference scene (goal zones and triggers drawn as
+    patches on the floor; black with ``show_target=False``). ``prompt``, the task text;
+    ``feedback``, the script's output and errors, what a tool did, and the verifier's verdict
+    with the failing constraints in words ("chair_2 faces 74° away from table_1"); ``step``.
+
+    ## Rewards
+
+    The change of the verifier's score since the last step (cheap tier). The score is the
+    weighted fraction of constraints met, where a failed constraint earns half its shaping term
+    (how close the ball came, how many dominoes fell). A step that fails (exception, crash,
+    timeout, limit, invalid tool call, a world that cannot be described) gives ``-error_penalty``
+    and is undone. At the end the exact tier settles the score: for physics and layout, the full
+    simulation repeated under seeded perturbations of every placed object (±1 mm, ±0.5°); for
+    logic, every held-out player path. The return is the exact final score minus penalties.
+
+    ## Verification
+
+    Layout and physics scenes are exported as plain data, merged with the task's own level and
+    rebuilt and simulated by a trusted session that never runs agent code: callbacks do not carry
+    over (teleporting the ball gains nothing). Logic runs in a fresh session on a fresh copy of
+    the level, replayed from the agent's successful steps, driven by the verifier's own held-out
+    player paths; some enter the zone, some pass beside it.
+
+    ## Episode end
+
+    Terminated when the per-step verifier passes (every constraint met); truncated after
+    ``max_steps``. Cap episodes with ``max_steps``, not a ``TimeLimit`` wrapper (the exact tier
+    would not run).
+
+    ## Arguments
+
+    - ``suite`` (``"scene-curated"``), ``split``, ``task``, ``action_mode`` (``"code"``),
+      ``max_steps`` (8; 1 to 1,000), ``view_size`` (64 px; 8 to 512), ``show_target`` (True),
+      ``error_penalty`` (0.1; 0 to 1), ``max_action_chars`` (20,000), ``limits`` (sandbox
+      :class:`Limits`), ``render_mode``, ``timings_in_info`` (False). An argument out of range
+      raises ``ValueError``.
+
+    ## Info
+
+    ``task``; ``report`` (per-step verifier report, ``checks`` one per constraint with
+    ``ok``/``message``); ``final_report`` at the end; ``error`` when a step failed;
+    ``isolation``; with ``timings_in_info``, ``timings``.
+
+    ## Example
+
+        >>> import gymnasium as gym, toolgym
+        >>> env = gym.make("toolgym/GameScene-v0", task="scene-curated/roll-east")
+        >>> obs, info = env.reset(seed=0)
+        >>> obs, reward, terminated, truncated, info = env.step(
+        ...     "world.get('ball_1').set_velocity((2, 0, 0))")
+    """
+
+    backend = "scene"
+    registry = registry
+
+    def __init__(
+        self,
+        suite: str = "scene-curated",
+        split: str = "train",
+        task: str | None = None,
+        action_mode: str = "code",
+        max_steps: int = 8,
+        view_size: int = 64,
+        show_target: bool = True,
+        error_penalty: float = 0.1,
+        max_action_chars: int = 20_000,
+        limits: Any = None,
+        render_mode: str | None = None,
+        timings_in_info: bool = False,
+    ) -> None:
+        self._targets: dict[str, np.ndarray] = {}
+        self._actions: list[Action] = []  # the successful steps so far (logic is replayed)
+        self._pending: Action | None = None
+        super().__init__(
+            suite=suite, split=split, task=task, action_mode=action_mode, max_steps=max_steps,
+            view_size=view_size, show_target=show_target, error_penalty=error_penalty,
+            max_action_chars=max_action_chars, limits=limits, render_mode=render_mode,
+            timings_in_info=timings_in_info,
+        )  # fmt: skip
+        from toolgym.renderers.scene_views import SceneRenderer
+
+        self.renderer = SceneRenderer(view_size)
+        self.simulator = TrustedSimulator()
+        self._scene: dict[str, Any] | None = None
+
+    def _image_shape(self, view_size: int) -> tuple[int, int, int]:
+        return (view_size, 2 * view_size, 3)
+
+    def _prepare(self, task: Task) -> np.ndarray:
+        self._spec = spec_for(task.parameters)
+        self._actions, self._pending, self._scene = [], None, None
+        if task.id not in self._targets:
+            self._targets[task.id] = self.renderer.render(reference_scene(task), self._spec.bounds)
+        return self._targets[task.id]
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        observation, info = super().reset(seed=seed, options=options)
+        assert self.session is not None
+        self.session.request("load", {"description": self._spec.level})
+        self._good_snapshot = self.session.snapshot()  # the level, before any step
+        return observation, info
+
+    def _act(self, action: Any) -> tuple[Any, str | None]:
+        self._pending = None
+        if self.action_mode == "code" and isinstance(action, str):
+            self._pending = ("code", action)
+        elif self.action_mode == "tool":
+            try:
+                tool, arguments = self.registry.parse_call(action)
+                self._pending = ("tool", {"name": tool.name, "arguments": arguments})
+            except Exception:
+                self._pending = None
+        return super()._act(action)
+
+    def _candidate(self) -> tuple[Candidate | None, str | None]:
+        assert self.session is not None
+        actions = self._actions + ([self._pending] if self._pending else [])
+        return candidate_of(self.session, actions)
+
+    def _exact(self, candidate: Candidate) -> tuple[Candidate, None]:
+        return candidate, None
+
+    def _verify(self, candidate: Candidate | None, tier: str) -> VerifierReport:
+        assert self.task is not None
+        report, self._scene = verify_candidate(
+            self.task, candidate, tier, self.simulator, self.limits
+        )
+        return report
+
+    def _checkpoint(self, candidate: Any) -> None:
+        if isinstance(candidate, Candidate):
+            self._actions = list(candidate.actions)
+        super()._checkpoint(candidate)
+
+    def _feedback(self, outcome: Any, summary: str) -> str:
+        note = outcome.value if outcome is not None and isinstance(outcome.value, str) else ""
+        return super()._feedback(outcome, f"tool: {note}\n{summary}" if note else summary)
+
+    def _render(self, candidate: Candidate | None) -> np.ndarray:
+        scene = merged(self._spec, candidate.objects) if candidate is not None else self._spec.level
+        return self.renderer.render(scene, self._spec.bounds)
+
+    def _succeeded(self, report: VerifierReport) -> bool:
+        return report.passed
+
+    def export(self, fmt: str = "json") -> bytes:
+        """The current scene (the task's level with the agent's objects) as JSON or GLB bytes."""
+        if self.session is None:
+            raise RuntimeError("call reset() before export()")
+        if fmt not in EXPORT_FORMATS:
+            raise ValueError(f"unknown format {fmt!r}; use one of {EXPORT_FORMATS}")
+        candidate, why = candidate_of(self.session, self._actions)
+        if candidate is None:
+            raise ValueError(f"no scene to export: {why}")
+        scene = merged(self._spec, candidate.objects)
+        if fmt == "json":
+            return (json.dumps(scene, indent=1) + "\n").encode()
+        return scene_glb(scene)
+
+    def close(self) -> None:
+        super().close()
+        self.simulator.close()
+        self.renderer.close()

@@ -1,0 +1,579 @@
+"""Game-scene tasks: templates and procedural families. A task's template and parameters give
+the level, the constraints the verifier checks, the held-out player trajectories, the reference
+(a script and the same as tool calls) and the prompt.
+
+Three kinds of templates:
+
+- layout (``dining``, ``storage``, ``table_top``): furnish a room so that relations hold;
+- physics (``stack``, ``roll``, ``ramp_jump``, ``dominoes``): arrange things so that a condition
+  holds after simulating;
+- logic (``door``, ``coins``, ``platform``, ``spawner``): write behaviour that happens when the
+  verifier plays the level.
+
+Conventions as in the runtime: metres, seconds, degrees, Z-up; rooms are centred on the origin
+with the doorway in the south wall (-Y); positions are bounding-box centres. This module decides
+answers (the trajectories are held out), so sandbox sessions never import it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import random
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from toolgym.envs.scene.catalogue import asset
+
+KINDS = {
+    "dining": "layout", "storage": "layout", "table_top": "layout", "stack": "physics",
+    "roll": "physics", "ramp_jump": "physics", "dominoes": "physics", "door": "logic",
+    "coins": "logic", "platform": "logic", "spawner": "logic",
+}  # fmt: skip
+CONVENTIONS = (
+    "Units: metres, seconds, degrees; Z is up; positions are the centres of bounding boxes; at "
+    "heading 0 an object's front faces +Y and a heading turns it counter-clockwise."
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    """A task's verifiable content. ``level`` is a scene description (see
+    ``World.describe``); ``adjustable`` names, per level object, what the agent may change
+    (``velocity``); ``trajectories`` are player paths ``{"path": [[x, y, z], ...], "speed"}``,
+    held out from the agent."""
+
+    template: str
+    kind: str
+    level: dict[str, Any]
+    constraints: tuple[dict[str, Any], ...]
+    seconds: float
+    cheap_seconds: float
+    prompt: str
+    reference: str
+    tool_calls: tuple[dict[str, Any], ...]
+    adjustable: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    trajectories: tuple[dict[str, Any], ...] = ()
+    bounds: tuple[float, float, float, float] = (-4.0, -4.0, 4.0, 4.0)
+
+
+def _level(room: tuple[float, float, float] | None = None) -> dict[str, Any]:
+    return {
+        "version": 1, "seed": 0, "dt": 1 / 60, "substeps": 2,
+        "room": None if room is None else {"width": room[0], "depth": room[1], "door_x": room[2]},
+        "objects": [], "triggers": [], "bindings": [], "movers": [], "spawners": [],
+        "counters": {},
+    }  # fmt: skip
+
+
+def _add(level: dict[str, Any], name: str, asset_name: str, pos: Any, heading: float = 0.0,
+         body: str | None = None, velocity: Any = (0.0, 0.0, 0.0)) -> None:  # fmt: skip
+    entry = asset(asset_name)
+    level["objects"].append(
+        {"name": name, "asset": asset_name, "pos": [float(v) for v in pos],
+         "hpr": [float(heading), 0.0, 0.0], "body": body or entry.body, "mass": entry.mass,
+         "friction": entry.friction, "restitution": entry.restitution,
+         "velocity": [float(v) for v in velocity], "open": False, "level": True}
+    )  # fmt: skip
+
+
+def _call(tool: str, /, **arguments: Any) -> dict[str, Any]:
+    return {"name": tool, "arguments": arguments}
+
+
+def _code(calls: list[dict[str, Any]]) -> str:
+    """The tool calls as a script (the oracle's code-mode reference for tool-expressible tasks)."""
+    lines = []
+    for call in calls:
+        args = ", ".join(f"{k}={v!r}" for k, v in call["arguments"].items())
+        lines.append(f"tools.{call['name']}(world, {args})")
+    return "\n".join(lines) + "\n"
+
+
+def _f(value: float) -> str:
+    return f"{value:g}"
+
+
+def _room_text(w: float, d: float, door_x: float) -> str:
+    return (
+        f"The room is {_f(w)} × {_f(d)} m, centred on the origin (x from {_f(-w / 2)} to "
+        f"{_f(w / 2)}, y from {_f(-d / 2)} to {_f(d / 2)}), with its doorway in the south wall "
+        f"(y = {_f(-d / 2)}) at x = {_f(door_x)}."
+    )
+
+
+# -- layout ------------------------------------------------------------------------------------
+
+_CHAIR_SLOTS = (  # offset from the table's centre and heading facing it, in order of use
+    ((-0.4, -0.75), 0.0), ((0.4, 0.75), 180.0), ((0.4, -0.75), 0.0), ((-0.4, 0.75), 180.0),
+    ((-1.15, 0.0), -90.0), ((1.15, 0.0), 90.0),
+)  # fmt: skip
+
+
+def _common_layout(w: float, d: float, door_x: float, target: str) -> list[dict[str, Any]]:
+    return [
+        {"kind": "no_overlap", "weight": 1.0},
+        {"kind": "inside_room", "weight": 1.0},
+        {"kind": "walkway", "to": target, "weight": 1.0},
+        {"kind": "resting", "weight": 1.0},
+    ]
+
+
+def dining(p: Mapping[str, Any]) -> Spec:
+    w, d, door_x = float(p["room_w"]), float(p["room_d"]), float(p["door_x"])
+    tx, ty, chairs = float(p["table_x"]), float(p["table_y"]), int(p["chairs"])
+    calls = [_call("spawn", asset="table", x=tx, y=ty)]
+    for (dx, dy), heading in _CHAIR_SLOTS[:chairs]:
+        calls.append(_call("spawn", asset="chair", x=tx + dx, y=ty + dy, heading=heading))
+    constraints = [
+        {"kind": "count", "asset": "table", "n": 1, "weight": 1.0},
+        {"kind": "count", "asset": "chair", "n": chairs, "weight": 1.0},
+        {"kind": "near", "asset": "table", "x": tx, "y": ty, "tol": 0.3, "weight": 1.0},
+        {"kind": "next_to", "asset": "chair", "other": "table", "gap": 0.4, "weight": 1.0},
+        {"kind": "facing", "asset": "chair", "other": "table", "tol_deg": 30, "weight": 1.0},
+        *_common_layout(w, d, door_x, "table"),
+    ]
+    prompt = (
+        f"Furnish a dining room. {_room_text(w, d, door_x)} Put one table with its centre at "
+        f"({_f(tx)}, {_f(ty)}), its long side along X, and {chairs} chairs next to it (at most "
+        "0.4 m away), each facing the table. Nothing may interpenetrate or leave the room, "
+        "everything must rest on the floor, and a 0.5 m wide walkway must lead from the doorway "
+        f"to the table. {CONVENTIONS}"
+    )
+    return Spec("dining", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 0.5,
+                prompt, _code(calls), tuple(calls),
+                bounds=(-w / 2, -d / 2, w / 2, d / 2))  # fmt: skip
+
+
+_WALLS = {  # inner face coordinate from the room size, outward normal, heading facing the room
+    "north": (lambda w, d: d / 2, (0, 1), 180.0),
+    "south": (lambda w, d: -d / 2, (0, -1), 0.0),
+    "east": (lambda w, d: w / 2, (1, 0), 90.0),
+    "west": (lambda w, d: -w / 2, (-1, 0), -90.0),
+}
+
+
+def storage(p: Mapping[str, Any]) -> Spec:
+    w, d, door_x = float(p["room_w"]), float(p["room_d"]), float(p["door_x"])
+    wall, crates, along = str(p["wall"]), int(p["crates"]), float(p["along"])
+    face, normal, heading = _WALLS[wall]
+    inner = face(w, d)
+    depth = asset("shelf").size[1]
+    if normal[1]:  # north or south: the shelf runs along X
+        sx, sy = along, inner - normal[1] * (depth / 2 + 0.01)
+        crate_spots = [(along + 0.8 + 0.55 * k, inner - normal[1] * 0.3) for k in range(crates)]
+    else:
+        sx, sy = inner - normal[0] * (depth / 2 + 0.01), along
+        crate_spots = [(inner - normal[0] * 0.3, along + 0.8 + 0.55 * k) for k in range(crates)]
+    calls = [_call("spawn", asset="shelf", x=round(sx, 3), y=round(sy, 3), heading=heading)]
+    calls += [_call("spawn", asset="crate", x=round(x, 3), y=round(y, 3)) for x, y in crate_spots]
+    constraints = [
+        {"kind": "count", "asset": "shelf", "n": 1, "weight": 1.0},
+        {"kind": "count", "asset": "crate", "n": crates, "weight": 1.0},
+        {"kind": "against_wall", "asset": "shelf", "wall": wall, "gap": 0.1, "weight": 1.0},
+        {"kind": "next_to", "asset": "crate", "other": "shelf", "gap": 2.0, "weight": 1.0},
+        {"kind": "against_wall", "asset": "crate", "wall": wall, "gap": 0.1, "weight": 1.0,
+         "facing": False},
+        *_common_layout(w, d, door_x, "shelf"),
+    ]  # fmt: skip
+    prompt = (
+        f"Set up a store room. {_room_text(w, d, door_x)} Put one shelf against the {wall} wall "
+        f"(its back within 0.1 m of the wall, its open front facing into the room), centred at "
+        f"{_f(along)} m along that wall, and {crates} crates on the floor against the same wall, "
+        "each within 2 m of the shelf. Nothing may interpenetrate or leave the room, everything "
+        "must rest on the floor, and a 0.5 m wide walkway must lead from the doorway to the "
+        f"shelf. {CONVENTIONS}"
+    )
+    return Spec("storage", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 0.5,
+                prompt, _code(calls), tuple(calls),
+                bounds=(-w / 2, -d / 2, w / 2, d / 2))  # fmt: skip
+
+
+def table_top(p: Mapping[str, Any]) -> Spec:
+    w, d, door_x = float(p["room_w"]), float(p["room_d"]), float(p["door_x"])
+    tx, ty, crates = float(p["table_x"]), float(p["table_y"]), int(p["crates"])
+    top = asset("table").size[2] + asset("crate").size[2] / 2
+    xs = [tx + (k - (crates - 1) / 2) * 0.5 for k in range(crates)]
+    calls = [_call("spawn", asset="table", x=tx, y=ty)]
+    calls += [_call("spawn", asset="crate", x=x, y=ty, z=top) for x in xs]
+    calls.append(_call("spawn", asset="chair", x=tx, y=ty - 0.75))
+    constraints = [
+        {"kind": "count", "asset": "table", "n": 1, "weight": 1.0},
+        {"kind": "count", "asset": "crate", "n": crates, "weight": 1.0},
+        {"kind": "near", "asset": "table", "x": tx, "y": ty, "tol": 0.3, "weight": 1.0},
+        {"kind": "on", "asset": "crate", "other": "table", "weight": 2.0},
+        {"kind": "next_to", "asset": "chair", "other": "table", "gap": 0.4, "weight": 1.0},
+        {"kind": "facing", "asset": "chair", "other": "table", "tol_deg": 30, "weight": 1.0},
+        {"kind": "count", "asset": "chair", "n": 1, "weight": 1.0},
+        *_common_layout(w, d, door_x, "table"),
+    ]
+    prompt = (
+        f"Lay out a work table. {_room_text(w, d, door_x)} Put one table with its centre at "
+        f"({_f(tx)}, {_f(ty)}), its long side along X (its top is 0.75 m high), {crates} crates "
+        "resting on the table top, and one chair next to the table facing it. Nothing may "
+        "interpenetrate or leave the room, everything must rest where it is, and a 0.5 m wide "
+        f"walkway must lead from the doorway to the table. {CONVENTIONS}"
+    )
+    return Spec("table_top", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 0.5,
+                prompt, _code(calls), tuple(calls),
+                bounds=(-w / 2, -d / 2, w / 2, d / 2))  # fmt: skip
+
+
+# -- physics -----------------------------------------------------------------------------------
+
+
+def stack(p: Mapping[str, Any]) -> Spec:
+    n, x, y, overhang = int(p["crates"]), float(p["x"]), float(p["y"]), float(p["overhang"])
+    level = _level()
+    _add(level, "goal_zone_1", "goal_zone", (x, y, 0.25))
+    calls = [
+        _call("spawn", asset="crate", x=round(x + k * overhang, 4), y=y, z=0.25 + 0.5 * k)
+        for k in range(n)
+    ]
+    constraints = [
+        {"kind": "count", "asset": "crate", "n": n, "weight": 1.0},
+        {"kind": "stands", "asset": "crate", "n": n, "x": x, "y": y, "overhang": overhang,
+         "weight": 3.0},
+    ]  # fmt: skip
+    shift = (
+        f", each crate shifted {_f(overhang)} m further along +X than the one below it"
+        if overhang
+        else ""
+    )
+    prompt = (
+        f"Build a stack of {n} crates (0.5 m cubes) on the goal pad at ({_f(x)}, {_f(y)}): the "
+        f"bottom crate on the floor centred on the pad{shift}. After 4 s of simulation the stack "
+        "must still stand (every crate within 5 cm of where it was placed, even when the "
+        f"placement is off by a millimetre). {CONVENTIONS}"
+    )
+    return Spec("stack", "physics", level, tuple(constraints), 4.0, 1.5, prompt, _code(calls),
+                tuple(calls), bounds=(x - 3, y - 3, x + 3, y + 3))  # fmt: skip
+
+
+def roll(p: Mapping[str, Any]) -> Spec:
+    gx, gy, seconds = float(p["goal_x"]), float(p["goal_y"]), float(p["seconds"])
+    level = _level()
+    _add(level, "ball_1", "ball", (0.0, 0.0, 0.15))
+    _add(level, "goal_zone_1", "goal_zone", (gx, gy, 0.25))
+    # Rolling without rolling resistance: the ball keeps (almost) its speed; aim at the centre and
+    # arrive in half the time.
+    speed = math.hypot(gx, gy) / (seconds / 2)
+    vx, vy = round(speed * gx / math.hypot(gx, gy), 3), round(speed * gy / math.hypot(gx, gy), 3)
+    calls = [_call("set_velocity", name="ball_1", vx=vx, vy=vy)]
+    constraints = [
+        {"kind": "reaches", "name": "ball_1", "zone": "goal_zone_1", "weight": 1.0},
+    ]
+    prompt = (
+        f"The ball ball_1 rests at the origin. Give it an initial velocity (set_velocity, or "
+        f"world.get('ball_1').set_velocity(...)) so that it enters the goal zone goal_zone_1 "
+        f"(a 1 × 1 m square centred at ({_f(gx)}, {_f(gy)})) within {_f(seconds)} s of "
+        f"simulation. {CONVENTIONS}"
+    )
+    reach = max(abs(gx), abs(gy)) + 2
+    return Spec("roll", "physics", level, tuple(constraints), seconds, seconds, prompt,
+                _code(calls), tuple(calls), adjustable={"ball_1": ("velocity",)},
+                bounds=(-reach, -reach, reach, reach))  # fmt: skip
+
+
+def ramp_jump(p: Mapping[str, Any]) -> Spec:
+    wall_x, speed = float(p["wall_x"]), float(p["speed"])
+    level = _level()
+    _add(level, "ball_1", "ball", (-2.0, 0.0, 0.15), velocity=(speed, 0.0, 0.0))
+    for k in range(5):
+        _add(level, f"crate_{k + 1}", "crate", (wall_x, -1.0 + 0.5 * k, 0.25), body="static")
+    ramp_y = round(wall_x - 0.25 - 0.1 - 0.6, 3)
+    calls = [_call("spawn", asset="ramp", x=ramp_y, y=0.0, heading=-90.0)]
+    target = wall_x + 1.0
+    constraints = [
+        {"kind": "count", "asset": "ramp", "n": 1, "weight": 0.5},
+        {"kind": "beyond", "name": "ball_1", "axis": 0, "value": target, "weight": 2.0},
+    ]
+    prompt = (
+        f"The ball ball_1 rolls from (-2, 0) along +X at {_f(speed)} m/s towards a wall of "
+        f"static crates (0.5 m high) at x = {_f(wall_x)}. Place one ramp (it rises 0.4 m over "
+        "1.2 m towards its front; heading -90 makes it rise towards +X) so that the ball jumps "
+        f"the wall and is beyond x = {_f(target)} after 4 s. {CONVENTIONS}"
+    )
+    return Spec("ramp_jump", "physics", level, tuple(constraints), 4.0, 4.0, prompt,
+                _code(calls), tuple(calls), bounds=(-3, -3, wall_x + 4, 3))  # fmt: skip
+
+
+def dominoes(p: Mapping[str, Any]) -> Spec:
+    n, x, length = int(p["count"]), float(p["x"]), float(p["length"])
+    level = _level()
+    _add(level, "ball_1", "ball", (x, -1.0, 0.15), velocity=(0.0, 2.0, 0.0))
+    spacing = round(length / (n - 1), 4)
+    calls = [_call("spawn_row", asset="domino", count=n, x=x, y=0.0, dx=0.0, dy=spacing)]
+    constraints = [
+        {"kind": "count", "asset": "domino", "n": n, "weight": 1.0},
+        {"kind": "chain_ends", "asset": "domino", "x": x, "y0": 0.0, "y1": length, "tol": 0.15,
+         "weight": 1.0},
+        {"kind": "all_fallen", "asset": "domino", "n": n, "weight": 2.0},
+    ]  # fmt: skip
+    prompt = (
+        f"The ball ball_1 rolls from ({_f(x)}, -1) along +Y at 2 m/s. Stand {n} dominoes "
+        f"(0.2 × 0.05 × 0.4 m; at heading 0 they fall along ±Y) in a chain from ({_f(x)}, 0) to "
+        f"({_f(x)}, {_f(length)}) so that every domino falls within 5 s. {CONVENTIONS}"
+    )
+    return Spec("dominoes", "physics", level, tuple(constraints), 5.0, 5.0, prompt,
+                _code(calls), tuple(calls), bounds=(x - 2, -2, x + 2, length + 1))  # fmt: skip
+
+
+# -- logic -------------------------------------------------------------------------------------
+
+
+def _walk(rng: random.Random, start: tuple[float, float], end: tuple[float, float]) -> dict:
+    return {"path": [[start[0], start[1], 0.9], [end[0], end[1], 0.9]],
+            "speed": round(rng.uniform(1.2, 2.0), 2)}  # fmt: skip
+
+
+def door(p: Mapping[str, Any]) -> Spec:
+    zx, zy, size = float(p["zone_x"]), float(p["zone_y"]), float(p["zone_size"])
+    dx, dy = float(p["door_x"]), float(p["door_y"])
+    rng = random.Random(int(p.get("trajectory_seed", 0)))
+    level = _level()
+    _add(level, "door_1", "door", (dx, dy, 1.0))
+    trajectories = []
+    for k in range(6):  # half cross the zone, half pass beside it (at least 1 m clear)
+        if k % 2 == 0:
+            off = rng.uniform(-size / 3, size / 3)
+            trajectories.append(_walk(rng, (zx - 4, zy + off), (zx + 4, zy - off)))
+        else:
+            side = size / 2 + 0.25 + rng.uniform(1.0, 1.6)
+            off = side if k % 4 == 1 else -side
+            trajectories.append(_walk(rng, (zx - 4, zy + off), (zx + 4, zy + off)))
+    calls = [
+        _call("add_trigger", name="zone_1", x=zx, y=zy, z=0.9, size_x=size, size_y=size,
+              size_z=1.8),
+        _call("on_trigger", trigger="zone_1", action="open", target="door_1", event="enter",
+              only="player"),
+    ]  # fmt: skip
+    reference = (
+        f"def open_door(world, trigger, other):\n"
+        f"    if other == 'player':\n"
+        f"        world.open('door_1')\n\n"
+        f"world.trigger('zone_1', pos=({zx!r}, {zy!r}, 0.9), size=({size!r}, {size!r}, 1.8), "
+        f"on_enter=open_door)\n"
+    )
+    zone = [zx, zy, 0.9, size, size, 1.8]
+    constraints = [{"kind": "door", "door": "door_1", "zone": zone, "weight": 1.0}]
+    demo = _walk(random.Random(99), (zx - 4, zy), (zx + 4, zy))
+    prompt = (
+        f"Game logic: the door door_1 at ({_f(dx)}, {_f(dy)}) must open (world.open('door_1')) "
+        f"when the player enters the {_f(size)} × {_f(size)} m zone centred at ({_f(zx)}, "
+        f"{_f(zy)}), and only then: a player who walks past the zone must find it closed. The "
+        "player is the object named 'player'. Try it with world.player_path("
+        f"{demo['path']}, speed={demo['speed']}) and world.run(6); the verifier plays its own "
+        f"paths on a fresh copy of the level. {CONVENTIONS}"
+    )
+    return Spec("door", "logic", level, tuple(constraints), 6.0, 6.0, prompt, reference,
+                tuple(calls), trajectories=tuple(trajectories),
+                bounds=(zx - 5, zy - 5, zx + 5, zy + 5))  # fmt: skip
+
+
+def coins(p: Mapping[str, Any]) -> Spec:
+    n, spacing = int(p["coins"]), float(p["spacing"])
+    rng = random.Random(int(p.get("trajectory_seed", 0)))
+    level = _level()
+    spots = [(round(-spacing * (n - 1) / 2 + spacing * k, 3), 0.0) for k in range(n)]
+    for k, (x, y) in enumerate(spots):
+        _add(level, f"coin_{k + 1}", "coin", (x, y, 0.5))
+    first, last = spots[0][0] - 1.5, spots[-1][0] + 1.5
+    trajectories = [_walk(rng, (first, 0.0), (last, 0.0))]  # every coin
+    for _ in range(4):  # stop after some coins, or walk beside the row
+        stop = rng.randrange(1, n)
+        trajectories.append(_walk(rng, (first, 0.0), (spots[stop][0] - spacing / 2, 0.0)))
+    trajectories.append(_walk(rng, (first, 1.5), (last, 1.5)))
+    calls = []
+    for k, (x, y) in enumerate(spots):
+        zone = f"zone_{k + 1}"
+        calls += [
+            _call("add_trigger", name=zone, x=x, y=y, z=0.5, size_x=0.3, size_y=0.05, size_z=0.3),
+            _call("on_trigger", trigger=zone, action="count", target="coins", only="player"),
+            _call("on_trigger", trigger=zone, action="destroy", target=f"coin_{k + 1}",
+                  only="player"),
+        ]  # fmt: skip
+    reference = (
+        "def collect(world, trigger, other):\n"
+        "    coin = 'coin_' + trigger.split('_')[1]\n"
+        "    if other == 'player' and coin in world.objects:\n"
+        "        world.destroy(coin)\n"
+        "        world.count('coins')\n\n"
+        "for name in [n for n in world.objects if n.startswith('coin_')]:\n"
+        "    world.trigger('zone_' + name.split('_')[1], pos=world.get(name).pos,\n"
+        "                  size=(0.3, 0.05, 0.3), on_enter=collect)\n"
+    )
+    constraints = [{"kind": "coins", "counter": "coins", "weight": 1.0}]
+    prompt = (
+        f"Game logic: {n} coins (coin_1 ... coin_{n}, 0.3 × 0.05 × 0.3 m, centres at height "
+        "0.5 m) stand in a row along X. When the player (the object 'player') touches a coin, "
+        "the coin must vanish (world.destroy) and the counter 'coins' (world.count('coins')) "
+        "must go up by one; coins the player never touches stay. Try it with "
+        f"world.player_path([[{_f(first)}, 0, 0.9], [{_f(last)}, 0, 0.9]]) and world.run(8); the "
+        f"verifier plays its own paths on a fresh copy of the level. {CONVENTIONS}"
+    )
+    reach = abs(first) + 1
+    return Spec("coins", "logic", level, tuple(constraints), 8.0, 8.0, prompt, reference,
+                tuple(calls), trajectories=tuple(trajectories),
+                bounds=(-reach, -reach, reach, reach))  # fmt: skip
+
+
+def platform(p: Mapping[str, Any]) -> Spec:
+    ax, ay, bx, by = (float(p[k]) for k in ("ax", "ay", "bx", "by"))
+    height, speed = float(p["height"]), float(p["speed"])
+    level = _level()
+    _add(level, "platform_1", "platform", (ax, ay, height))
+    calls = [
+        _call("add_waypoint_mover", name="platform_1", x1=ax, y1=ay, z1=height, x2=bx, y2=by,
+              z2=height, speed=speed, loop="yes"),
+    ]  # fmt: skip
+    reference = (
+        f"world.mover('platform_1', [({ax!r}, {ay!r}, {height!r}), ({bx!r}, {by!r}, "
+        f"{height!r})], speed={speed!r}, loop=True)\n"
+    )
+    constraints = [
+        {"kind": "platform", "name": "platform_1", "points": [[ax, ay, height], [bx, by, height]],
+         "speed": speed, "tol": 0.05, "weight": 1.0},
+    ]  # fmt: skip
+    aside = [[ax, ay + 4.0, 0.9]]
+    prompt = (
+        f"Game logic: the platform platform_1 must move back and forth between ({_f(ax)}, "
+        f"{_f(ay)}, {_f(height)}) and ({_f(bx)}, {_f(by)}, {_f(height)}) at {_f(speed)} m/s, "
+        "starting at the first point when the game starts and turning at each end (a mover, "
+        f"world.mover(...)). The verifier plays the level for 8 s and samples it. {CONVENTIONS}"
+    )
+    lo_x, hi_x = min(ax, bx) - 3, max(ax, bx) + 3
+    lo_y, hi_y = min(ay, by) - 3, max(ay, by) + 5
+    return Spec("platform", "logic", level, tuple(constraints), 8.0, 4.0, prompt, reference,
+                tuple(calls), trajectories=({"path": aside, "speed": 1.0},),
+                bounds=(lo_x, lo_y, hi_x, hi_y))  # fmt: skip
+
+
+def spawner(p: Mapping[str, Any]) -> Spec:
+    what, n, interval = str(p["asset"]), int(p["count"]), float(p["interval"])
+    x, y, z = float(p["x"]), float(p["y"]), float(p["z"])
+    level = _level()
+    _add(level, "floor_tile_1", "floor_tile", (x, y, 0.025))
+    calls = [_call("add_spawner", asset=what, x=x, y=y, z=z, interval=interval, count=n)]
+    reference = (
+        f"world.spawner({what!r}, ({x!r}, {y!r}, {z!r}), interval={interval!r}, count={n})\n"
+    )
+    seconds = round(min(interval * (n + 2), 10.0), 2)
+    constraints = [
+        {"kind": "spawner", "asset": what, "pos": [x, y, z], "interval": interval, "count": n,
+         "weight": 1.0},
+    ]  # fmt: skip
+    prompt = (
+        f"Game logic: a spawner at ({_f(x)}, {_f(y)}, {_f(z)}) must emit {n} {what} objects, one "
+        f"every {_f(interval)} s, the first {_f(interval)} s after the game starts, and then stop "
+        f"(world.spawner(...), or timers). The verifier plays the level for {_f(seconds)} s "
+        f"and counts them. {CONVENTIONS}"
+    )
+    return Spec("spawner", "logic", level, tuple(constraints), seconds, seconds, prompt,
+                reference, tuple(calls), trajectories=({"path": [[x, y + 5, 0.9]], "speed": 1.0},),
+                bounds=(x - 4, y - 4, x + 4, y + 4))  # fmt: skip
+
+
+TEMPLATES: dict[str, Callable[[Mapping[str, Any]], Spec]] = {
+    "dining": dining, "storage": storage, "table_top": table_top, "stack": stack, "roll": roll,
+    "ramp_jump": ramp_jump, "dominoes": dominoes, "door": door, "coins": coins,
+    "platform": platform, "spawner": spawner,
+}  # fmt: skip
+
+
+def spec_for(parameters: Mapping[str, Any]) -> Spec:
+    """The spec of a task from its parameters (``template`` names the template)."""
+    template = str(parameters.get("template", ""))
+    if template not in TEMPLATES:
+        raise ValueError(f"unknown scene template {template!r}; known: {', '.join(TEMPLATES)}")
+    return TEMPLATES[template](parameters)
+
+
+def spec_json(spec: Spec) -> str:
+    """The spec as JSON (for caching and debugging)."""
+    return json.dumps(dataclasses.asdict(spec), sort_keys=True)
+
+
+# -- procedural families -----------------------------------------------------------------------
+
+
+def _draw(template: str, rng: random.Random) -> dict[str, Any]:
+    """Parameters of ``template`` drawn from ``rng`` (ranges in which the reference works)."""
+    u = rng.uniform
+    room = {"room_w": rng.choice([6.0, 7.0, 8.0]), "room_d": rng.choice([6.0, 7.0]),
+            "door_x": round(u(-1.5, 1.5), 1)}  # fmt: skip
+    if template == "dining":
+        return room | {"table_x": round(u(-0.8, 0.8), 1), "table_y": round(u(0.0, 0.8), 1),
+                       "chairs": rng.randint(2, 6)}  # fmt: skip
+    if template == "storage":
+        wall = rng.choice(["north", "east", "west"])
+        return room | {"wall": wall, "crates": rng.randint(1, 3), "along": round(u(-1.5, -0.5), 1)}
+    if template == "table_top":
+        return room | {"table_x": round(u(-0.8, 0.8), 1), "table_y": round(u(0.0, 0.8), 1),
+                       "crates": rng.randint(1, 3)}  # fmt: skip
+    if template == "stack":
+        crates = rng.randint(2, 5)  # overhangs well inside the balance limit 0.5 m / crates
+        overhang = rng.choice([0.0, 0.0, 0.03, 0.05, 0.08])
+        return {"crates": crates, "x": round(u(-2, 2), 1), "y": round(u(-2, 2), 1),
+                "overhang": min(overhang, round(0.3 / crates, 2))}  # fmt: skip
+    if template == "roll":
+        return {"goal_x": round(u(2, 5), 1) * rng.choice([-1, 1]), "goal_y": round(u(-3, 3), 1),
+                "seconds": rng.choice([3.0, 4.0])}  # fmt: skip
+    if template == "ramp_jump":
+        return {"wall_x": round(u(2.0, 3.5), 1), "speed": rng.choice([5.5, 6.0, 6.5])}
+    if template == "dominoes":
+        count = rng.randint(5, 12)
+        return {"count": count, "x": round(u(-2, 2), 1),
+                "length": round((count - 1) * u(0.2, 0.3), 2)}  # fmt: skip
+    if template == "door":
+        return {"zone_x": round(u(-2, 2), 1), "zone_y": round(u(-2, 2), 1),
+                "zone_size": rng.choice([1.0, 1.5, 2.0]), "door_x": round(u(-3, 3), 1),
+                "door_y": round(u(3, 4), 1), "trajectory_seed": rng.randrange(10**6)}  # fmt: skip
+    if template == "coins":
+        return {"coins": rng.randint(3, 6), "spacing": rng.choice([0.8, 1.0, 1.2]),
+                "trajectory_seed": rng.randrange(10**6)}  # fmt: skip
+    if template == "platform":
+        ax, ay = round(u(-2, 0), 1), round(u(-2, 2), 1)
+        return {"ax": ax, "ay": ay, "bx": round(ax + u(1.5, 3), 1), "by": ay,
+                "height": round(u(0.2, 1.0), 1), "speed": rng.choice([0.5, 1.0, 1.5])}  # fmt: skip
+    return {"asset": rng.choice(["ball", "crate", "coin"]), "count": rng.randint(2, 6),
+            "interval": rng.choice([0.5, 1.0]), "x": round(u(-2, 2), 1), "y": round(u(-2, 2), 1),
+            "z": 2.0}  # fmt: skip
+
+
+DIFFICULTY = {
+    "dining": 3, "storage": 2, "table_top": 2, "stack": 2, "roll": 1, "ramp_jump": 3,
+    "dominoes": 2, "door": 2, "coins": 3, "platform": 1, "spawner": 1,
+}  # fmt: skip
+TEST_SEED_OFFSET = 1_000_000  # test seeds draw from a disjoint stream
+
+
+@dataclasses.dataclass(frozen=True)
+class Family:
+    """A procedural family: one template with seeded parameters."""
+
+    name: str
+
+    def task(self, seed: int, split: str = "train", suite: str = "scene-procedural") -> Any:
+        from toolgym.envs.tasks import Task, Verification
+
+        rng = random.Random(seed + (TEST_SEED_OFFSET if split == "test" else 0))
+        parameters = {"template": self.name} | _draw(self.name, rng)
+        spec = spec_for(parameters)
+        return Task(
+            id=f"{suite}/{self.name}/{split}-{seed}",
+            domain="scene",
+            prompt=spec.prompt,
+            reference=spec.reference,
+            parameters=parameters,
+            difficulty=DIFFICULTY[self.name],
+            verification=Verification(thresholds={}),
+            split=split,
+            family=self.name,
+            seed=seed,
+            tool_calls=tuple(json.dumps(c) for c in spec.tool_calls),
+        )
+
+
+FAMILIES = {name: Family(name) for name in TEMPLATES}

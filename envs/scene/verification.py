@@ -1,0 +1,353 @@
+"""Verifying game scenes so that agent code cannot talk its way into a pass.
+
+- **Layout and physics tasks**: the agent's session exports a scene description (plain data). It
+  is validated here, merged with the task's own level (the level's objects come from the task, not
+  from the agent: only what the task lets the agent adjust, such as a ball's initial velocity, is
+  taken over), and rebuilt and simulated by a *trusted* session: a sandbox session that never ran
+  agent code and only builds worlds from data. Python callbacks and tool-style logic of the agent
+  are not carried over, so a callback that teleports the ball into the goal gains nothing.
+- **Logic tasks**: the agent's code is the logic, so it runs, in a fresh sandbox session, against
+  a fresh copy of the level, replayed action by action (the world's own ``run`` does nothing
+  there); then the verifier plays its own held-out player paths, each from a snapshot of that
+  state, and its checks compare the sampled state against what its own paths imply.
+
+Everything runs under the sandbox's limits (wall clock, CPU, memory); the scene runtime bounds
+objects, triggers and simulated time. Traces from sessions are validated before use.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import json
+import math
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from toolgym.envs.sandbox import Limits, Session
+from toolgym.envs.scene.catalogue import ASSETS, BODIES
+from toolgym.envs.scene.families import Spec, spec_for
+from toolgym.envs.scene.runtime import MAX_COORD_M, MAX_OBJECTS, MAX_SPEED, NAME
+from toolgym.envs.tasks import Task
+from toolgym.envs.verification import Outcome, ReferenceBuildError
+from toolgym.verifiers.report import VerifierReport
+from toolgym.verifiers.scene import verify_scene
+
+PERTURB = {"pos_m": 0.001, "hpr_deg": 0.5}  # the exact tier's placement noise
+EXACT_RUNS = 3  # perturbed runs besides the unperturbed one
+CHEAP_PATHS = 2  # logic: held-out paths played per step (all of them at the exact tier)
+VERIFY_LIMITS = Limits(wall_s=20.0, cpu_s=20.0)
+
+
+class DescriptionError(ValueError):
+    """A scene description or trace from a session that cannot be used; says why."""
+
+
+def _numbers(value: Any, where: str, n: int, bound: float) -> list[float]:
+    if not isinstance(value, list | tuple) or len(value) != n:
+        raise DescriptionError(f"{where} must be {n} numbers")
+    out = []
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            raise DescriptionError(f"{where} must be finite numbers, got {value!r}")
+        if abs(v) > bound:
+            raise DescriptionError(f"{where} is out of range (±{bound:g})")
+        out.append(float(v))
+    return out
+
+
+def sanitize(description: Any) -> dict[str, Any]:
+    """A clean copy of the objects of a description that came out of a session, or
+    :class:`DescriptionError`. Everything but the objects is dropped (the task owns the rest)."""
+    if not isinstance(description, dict) or not isinstance(description.get("objects"), list):
+        raise DescriptionError("the scene description has no list of objects")
+    raw = description["objects"]
+    if len(raw) > MAX_OBJECTS:
+        raise DescriptionError(f"the scene has {len(raw)} objects; at most {MAX_OBJECTS}")
+    objects, names = [], set()
+    for k, o in enumerate(raw):
+        where = f"object {k + 1}"
+        if not isinstance(o, dict):
+            raise DescriptionError(f"{where} is not a table")
+        name, kind = o.get("name"), o.get("asset")
+        if not isinstance(name, str) or not NAME.match(name) or name in names:
+            raise DescriptionError(f"{where} has a bad or repeated name {name!r}")
+        if kind not in ASSETS or o.get("body") not in BODIES:
+            raise DescriptionError(f"{name}: unknown asset {kind!r} or body {o.get('body')!r}")
+        names.add(name)
+        objects.append(
+            {
+                "name": name, "asset": kind, "body": o["body"],
+                "pos": _numbers(o.get("pos"), f"{name}: pos", 3, MAX_COORD_M),
+                "hpr": _numbers(o.get("hpr"), f"{name}: hpr", 3, 3600),
+                "mass": _numbers([o.get("mass")], f"{name}: mass", 1, 10_000)[0],
+                "friction": _numbers([o.get("friction")], f"{name}: friction", 1, 10)[0],
+                "restitution": _numbers([o.get("restitution")], f"{name}: restitution", 1, 1)[0],
+                "velocity": _numbers(o.get("velocity"), f"{name}: velocity", 3, MAX_SPEED),
+                "open": bool(o.get("open", False)), "level": bool(o.get("level", False)),
+            }
+        )  # fmt: skip
+        if objects[-1]["body"] == "dynamic" and objects[-1]["mass"] <= 0:
+            raise DescriptionError(f"{name}: a dynamic body needs a mass above 0")
+    return {"objects": objects}
+
+
+def merged(spec: Spec, agent: dict[str, Any]) -> dict[str, Any]:
+    """The task's level with the agent's own objects added, and the level objects' adjustable
+    properties taken from the agent's description."""
+    scene = copy.deepcopy(spec.level)
+    level = {o["name"]: o for o in scene["objects"]}
+    for o in agent["objects"]:
+        if o["name"] in level:
+            if "velocity" in spec.adjustable.get(o["name"], ()):
+                level[o["name"]]["velocity"] = list(o["velocity"])
+        else:
+            scene["objects"].append(dict(o, level=False))
+    return scene
+
+
+def sanitize_trace(value: Any) -> dict[str, Any]:
+    """A trace (``simulate``/``play`` output) checked for shape and finiteness."""
+    try:
+        times = [float(t) for t in value["times"]]
+        samples = {}
+        for name, rows in value["samples"].items():
+            if not isinstance(name, str) or len(rows) != len(times):
+                raise DescriptionError("a trace's samples do not match its times")
+            samples[name] = [
+                None if r is None else _numbers(r, f"{name} sample", 7, 10 * MAX_COORD_M)
+                for r in rows
+            ]
+        assets = {str(k): str(v) for k, v in value["assets"].items()}
+        counters = {str(k): int(v) for k, v in value["counters"].items()}
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise DescriptionError(f"the session's trace is malformed: {exc}") from None
+    return {"times": times, "samples": samples, "assets": assets, "counters": counters}
+
+
+class TrustedSimulator:
+    """A sandbox session that never runs agent code: it only builds worlds from descriptions
+    (plain data) and simulates them. One per environment, started when first needed."""
+
+    def __init__(self, limits: Limits = VERIFY_LIMITS) -> None:
+        self.limits, self.session = limits, None
+        self.lock = threading.Lock()
+
+    def simulate(
+        self, description: dict[str, Any], seconds: float, perturb: dict | None = None
+    ) -> dict[str, Any]:
+        with self.lock:
+            if self.session is None:
+                self.session = Session("scene", self.limits)
+            args = {"description": description, "seconds": seconds, "perturb": perturb}
+            result = self.session.request("simulate", args)
+        if not result.ok:
+            message = result.error.message if result.error else "failed"
+            raise DescriptionError(f"the scene could not be simulated: {message}")
+        return sanitize_trace(result.value)
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+
+
+def simulated_traces(
+    spec: Spec, scene: dict[str, Any], tier: str, simulator: TrustedSimulator
+) -> list[dict[str, Any]]:
+    """The unperturbed run, plus ``EXACT_RUNS`` seeded perturbed runs at the exact tier."""
+    seconds = spec.seconds if tier == "exact" else spec.cheap_seconds
+    traces = [simulator.simulate(scene, seconds)]
+    if tier == "exact":
+        for seed in range(1, EXACT_RUNS + 1):
+            traces.append(simulator.simulate(scene, seconds, dict(PERTURB, seed=seed)))
+    return traces
+
+
+Action = tuple[str, Any]  # ("code", script) or ("tool", call)
+
+
+def played(
+    spec: Spec, actions: Sequence[Action], tier: str, limits: Limits | None = None
+) -> tuple[list[tuple[dict, dict]], str | None]:
+    """Replay ``actions`` on a fresh copy of the level in a fresh session, then play the held-out
+    paths (two at the cheap tier, all at the exact one), each from a snapshot of that state.
+    Returns ``(plays, why the game could not be played or None)``."""
+    trajectories = spec.trajectories if tier == "exact" else spec.trajectories[:CHEAP_PATHS]
+    plays: list[tuple[dict, dict]] = []
+    with Session("scene", limits or VERIFY_LIMITS) as session:
+        loaded = session.request("load", {"description": spec.level, "frozen": True})
+        if not loaded.ok:
+            return [], f"the level did not load: {loaded.feedback()}"
+        for k, (kind, action) in enumerate(actions):
+            if kind == "code":
+                ran = session.run(action, filename=f"<step {k + 1}>")
+            else:
+                ran = session.request("tool", {"call": action})
+            if not ran.ok:
+                message = ran.error.message if ran.error else "failed"
+                return [], f"replaying step {k + 1} failed: {message}"
+        snapshot = session.snapshot()
+        for k, trajectory in enumerate(trajectories):
+            args = {"path": trajectory["path"], "speed": trajectory["speed"],
+                    "seconds": spec.seconds}  # fmt: skip
+            result = session.request("play", args)
+            if not result.ok:
+                message = result.error.message if result.error else "failed"
+                return [], f"the game did not run to the end on path {k + 1}: {message}"
+            plays.append((trajectory, sanitize_trace(result.value)))
+            session.rollback(snapshot)
+    return plays, None
+
+
+def failed_report(tier: str, why: str) -> VerifierReport:
+    """A score of 0 with one failed check saying why (the game could not be played)."""
+    checks = {"game": {"ok": False, "message": why, "weight": 1.0, "shaping": 0.0}}
+    metrics = {"score": 0.0, "constraints_met": 0.0, "constraints": 1.0}
+    return VerifierReport(metrics, 0.0, False, tier, checks=checks)
+
+
+@dataclasses.dataclass
+class Candidate:
+    """What the agent built: its scene's objects (validated) and the actions that built it."""
+
+    objects: dict[str, Any]
+    actions: list[Action]
+
+
+def verify_candidate(
+    task: Task, candidate: Candidate | None, tier: str, simulator: TrustedSimulator,
+    limits: Limits | None = None,
+) -> tuple[VerifierReport, dict[str, Any]]:  # fmt: skip
+    """Score a candidate at ``tier``; returns the report and the scene that was checked."""
+    spec = spec_for(task.parameters)
+    if candidate is None:
+        scene = copy.deepcopy(spec.level)
+        return verify_scene(scene, spec.constraints, tier), scene
+    scene = merged(spec, candidate.objects)
+    try:
+        if spec.kind == "logic":
+            plays, why = played(spec, candidate.actions, tier, limits)
+            if why:
+                return failed_report(tier, why), scene
+            return verify_scene(scene, spec.constraints, tier, plays=plays,
+                                seconds=spec.seconds), scene  # fmt: skip
+        traces = simulated_traces(spec, scene, tier, simulator)
+    except DescriptionError as exc:
+        return failed_report(tier, str(exc)), scene
+    return verify_scene(scene, spec.constraints, tier, traces=traces), scene
+
+
+def candidate_of(session: Session, actions: list[Action]) -> tuple[Candidate | None, str | None]:
+    """The session's scene as a candidate, or why there is none."""
+    described = session.request("describe")
+    if not described.ok:
+        return None, described.error.message if described.error else "describe failed"
+    try:
+        return Candidate(sanitize(described.value), list(actions)), None
+    except DescriptionError as exc:
+        return None, str(exc)
+
+
+_references: dict[str, dict[str, Any]] = {}
+_references_lock = threading.Lock()
+
+
+def reference_scene(task: Task) -> dict[str, Any]:
+    """The task's target scene: its reference script run on its level in a session, merged as
+    a candidate's would be (cached per process)."""
+    with _references_lock:
+        if task.id in _references:
+            return _references[task.id]
+    spec = spec_for(task.parameters)
+    with Session("scene", VERIFY_LIMITS) as session:
+        session.request("load", {"description": spec.level, "frozen": True})
+        ran = session.run(task.reference, filename=f"<reference {task.id}>")
+        if not ran.ok:
+            raise ReferenceBuildError(f"{task.id}: the reference failed: {ran.feedback()}")
+        candidate, why = candidate_of(session, [])
+        triggers = session.request("describe").value.get("triggers", [])
+    if candidate is None:
+        raise ReferenceBuildError(f"{task.id}: the reference scene is unusable: {why}")
+    scene = merged(spec, candidate.objects)
+    scene["triggers"] = [t for t in triggers if isinstance(t, dict)][:64]
+    with _references_lock:
+        _references[task.id] = scene
+    return scene
+
+
+def verify_script(
+    task: Task, script: str, filename: str = "<script>", limits: Limits | None = None
+) -> Outcome:
+    """Run ``script`` on the task's level in a fresh session and score it at the final tier."""
+    started = time.perf_counter()
+    spec = spec_for(task.parameters)
+    with Session("scene", limits) as session:
+        session.request("load", {"description": spec.level, "frozen": False})
+        ran = session.run(script, filename=filename)
+        if not ran.ok:
+            message = ran.error.message if ran.error else "failed"
+            return Outcome(task.id, None, "script", message, time.perf_counter() - started)
+        candidate, why = candidate_of(session, [("code", script)])
+    if candidate is None:
+        return Outcome(task.id, None, "script", why, time.perf_counter() - started)
+    simulator = TrustedSimulator(limits or VERIFY_LIMITS)
+    try:
+        report, _ = verify_candidate(
+            task, candidate, task.verification.final_tier, simulator, limits
+        )
+    finally:
+        simulator.close()
+    return Outcome(task.id, report, None, None, time.perf_counter() - started)
+
+
+def scene_glb(scene: dict[str, Any]) -> bytes:
+    """A scene description as GLB (Y-up, as glTF requires): every object, the room's walls."""
+    import trimesh
+
+    from toolgym.envs.scene.catalogue import Z_UP_TO_Y_UP, asset_mesh
+    from toolgym.verifiers.scene import room_walls, rotation_hpr
+
+    out = trimesh.Scene()
+    for o in scene["objects"]:
+        vertices, faces = asset_mesh(o["asset"])
+        mesh = trimesh.Trimesh(np.asarray(vertices), np.asarray(faces), process=False)
+        transform = np.eye(4)
+        transform[:3, :3], transform[:3, 3] = rotation_hpr(o["hpr"]), o["pos"]
+        mesh.apply_transform(transform)
+        mesh.visual.face_colors = [int(c * 255) for c in ASSETS[o["asset"]].color] + [255]
+        out.add_geometry(mesh, geom_name=o["name"])
+    for name, (center, _rot, half) in room_walls(scene.get("room")):
+        box = trimesh.creation.box(extents=2 * half)
+        box.apply_translation(center)
+        out.add_geometry(box, geom_name=name.replace(" ", "_"))
+    out.apply_transform(np.asarray(Z_UP_TO_Y_UP, dtype=float))
+    return out.export(file_type="glb")
+
+
+def export_reference(task: Task, fmt: str) -> bytes:
+    """The task's target scene as ``json`` (the description) or ``glb``."""
+    scene = reference_scene(task)
+    if fmt == "json":
+        return (json.dumps(scene, indent=1) + "\n").encode()
+    if fmt == "glb":
+        return scene_glb(scene)
+    raise ValueError(f"unknown format {fmt!r}; use json or glb")
+
+
+@functools.cache
+def _renderer(view_size: int) -> Any:
+    from toolgym.renderers.scene_views import SceneRenderer
+
+    return SceneRenderer(view_size)
+
+
+def target_image(task: Task, view_size: int = 256) -> np.ndarray:
+    """The target scene from the perspective camera and from above, side by side."""
+    spec = spec_for(task.parameters)
+    return _renderer(view_size).render(reference_scene(task), spec.bounds)
