@@ -210,7 +210,7 @@ def _whole(value: Any, where: str, bound: int) -> int:
 
 def sanitize_logic(description: Any) -> dict[str, Any]:
     """A clean copy of the declarative logic of a description that came out of a session:
-    triggers, bindings, movers, spawners and counters (plain data, checked for shape and range;
+    triggers, bindings, movers and spawners (plain data, checked for shape and range;
     the trusted session's ``World.build`` checks the rest), or :class:`DescriptionError`."""
     if not isinstance(description, dict):
         raise DescriptionError("the scene description is not a table")
@@ -245,19 +245,14 @@ def sanitize_logic(description: Any) -> dict[str, Any]:
          "velocity": _numbers(s.get("velocity"), "a spawner's velocity", 3, MAX_SPEED)}
         for s in _rows(description, "spawners", 64)
     ]  # fmt: skip
-    counters = description.get("counters", {})
-    if not isinstance(counters, dict) or len(counters) > 64:
-        raise DescriptionError("the scene's counters must be a table of at most 64")
-    counters = {_text(k, "a counter"): _whole(v, "a counter", 10**6) for k, v in counters.items()}
-    return {"triggers": triggers, "bindings": bindings, "movers": movers, "spawners": spawners,
-            "counters": counters}  # fmt: skip
+    return {"triggers": triggers, "bindings": bindings, "movers": movers, "spawners": spawners}
 
 
 def logic_scene(spec: Spec, description: Any) -> dict[str, Any]:
     """What the trusted host plays for a logic task: the task's level (fresh: level objects at the
     level's places; the agent's script may only have opened or removed them, which is logic at
-    t = 0), the agent's own objects (no player: the verifier walks its own) and its declarative
-    logic. Raises :class:`DescriptionError` on bad data."""
+    t = 0), the level's counters (never the agent's), the agent's own objects (no player: the
+    verifier walks its own) and its declarative logic. Raises :class:`DescriptionError`."""
     objects = [o for o in sanitize(description)["objects"] if PLAYER not in (o["name"], o["asset"])]
     scene = merged(spec, {"objects": objects})
     agent = {o["name"]: o for o in objects}
