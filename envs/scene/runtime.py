@@ -24,7 +24,8 @@ Everything is bounded: at most ``MAX_OBJECTS`` objects, ``MAX_RUN_S`` simulated 
 
 Tool-style logic (trigger bindings, waypoint movers, spawners) is plain data and part of
 :meth:`World.describe`, the scene description that :meth:`World.build` rebuilds; Python callbacks
-are not (they run only where the script that registered them ran).
+are not (they run only where the script that registered them ran: for logic tasks the verifier
+calls them there on a mirror of its own world, see ``toolgym.envs.scene.logic``).
 """
 
 from __future__ import annotations

@@ -6,10 +6,13 @@
   taken over), and rebuilt and simulated by a *trusted* session: a sandbox session that never ran
   agent code and only builds worlds from data. Python callbacks and tool-style logic of the agent
   are not carried over, so a callback that teleports the ball into the goal gains nothing.
-- **Logic tasks**: the agent's code is the logic, so it runs, in a fresh sandbox session, against
-  a fresh copy of the level, replayed action by action (the world's own ``run`` does nothing
-  there); then the verifier plays its own held-out player paths, each from a snapshot of that
-  state, and its checks compare the sampled state against what its own paths imply.
+- **Logic tasks**: the agent's code is the logic, so it runs, in a fresh sandbox session (the
+  *logic* session), against a fresh copy of the level, replayed action by action (the world's own
+  ``run`` does nothing there). But it only decides: a trusted *host* session builds the level
+  fresh with the agent's declarative logic (plain data, validated here), walks the verifier's
+  held-out player paths and owns the physics, counters and event log; at each stop the logic
+  session answers with actions that the host validates and applies (``toolgym.envs.scene.logic``).
+  The checks read only the host's samples, against what the verifier's own paths imply.
 
 Everything runs under the sandbox's limits (wall clock, CPU, memory); the scene runtime bounds
 objects, triggers and simulated time. Traces from sessions are validated before use.
