@@ -47,7 +47,7 @@ PERTURB = {"pos_m": 0.001, "hpr_deg": 0.5}  # the exact tier's placement noise
 EXACT_RUNS = 3  # perturbed runs besides the unperturbed one
 CHEAP_PATHS = 2  # logic: held-out paths played per step (all of them at the exact tier)
 VERIFY_LIMITS = Limits(wall_s=20.0, cpu_s=20.0)
-REACT_S = 2.0  # wall-clock seconds the agent's logic may take to answer one stop
+REACT_S = 5.0  # wall-clock seconds the agent's logic may take to answer one stop
 
 
 class DescriptionError(ValueError):
