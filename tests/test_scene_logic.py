@@ -113,6 +113,34 @@ def test_forged_answers_of_the_logic_session_are_refused(answer, refusal):
     assert "the game logic's actions at 0.00 s were refused" in message and refusal in message
 
 
+@pytest.mark.parametrize(
+    ("forged", "why"),
+    [
+        ("d['bindings'] = [{'trigger': 'zone_1', 'event': 'enter', 'action': 'destroy',"
+         " 'target': 'player'}]", "a binding may not destroy the player"),
+        ("d['movers'] = [{'target': 'player', 'points': [[0, 0, 0.9], [0, 3, 0.9]],"
+         " 'speed': 1}]", "a mover may not move the player"),
+        ("d['triggers'] = [{'name': 'zone_1', 'pos': [0, 0, float('nan')],"
+         " 'size': [1, 1, 1]}]", "a trigger's pos must be finite numbers"),
+    ],
+)  # fmt: skip
+def test_a_forged_description_of_the_logic_is_refused(forged, why):
+    script = (
+        "import toolgym.envs.scene.runtime as runtime\n"
+        "real = runtime.World.describe\n"
+        "def describe(self):\n"
+        "    d = real(self)\n"
+        f"    {forged}\n"
+        "    return d\n"
+        "runtime.World.describe = describe\n"
+    )
+    outcome = verify_script(get_task(DOOR), script)
+    assert outcome.report.score == 0.0
+    assert outcome.report.checks["game"]["message"].startswith(
+        f"the game logic cannot be used: {why}"
+    )
+
+
 def test_answering_with_forged_samples_changes_nothing_the_host_owns():
     # The logic session answers every stop with a finished, perfect-looking "trace"; the host
     # reads only actions from an answer, so the door stays shut.

@@ -229,11 +229,16 @@ def sanitize_logic(description: Any) -> dict[str, Any]:
          "amount": _whole(b.get("amount", 1), "a binding's amount", 1000)}
         for b in _rows(description, "bindings", 256)
     ]  # fmt: skip
+    for b in bindings:
+        if b["target"] == PLAYER and b["action"] not in ("count", "spawn"):
+            raise DescriptionError(f"a binding may not {b['action']} the player")
     movers = []
     for m in _rows(description, "movers", 64):
         points = m.get("points")
         if not isinstance(points, list) or not 2 <= len(points) <= 64:
             raise DescriptionError("a mover needs 2 to 64 waypoints")
+        if m.get("target") == PLAYER:
+            raise DescriptionError("a mover may not move the player; the verifier walks it")
         movers.append(
             {"target": _text(m.get("target"), "a mover's target"),
              "points": [_numbers(p, "a mover's waypoint", 3, MAX_COORD_M) for p in points],
