@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from toolgym.envs.sandbox import Limits, Session
+from toolgym.envs.sandbox import Limits, SandboxError, Session
 from toolgym.envs.scene.catalogue import ASSETS, BODIES
 from toolgym.envs.scene.families import Spec, spec_for
 from toolgym.envs.scene.logic import PLAYER
@@ -361,15 +361,22 @@ def played(
             scene, listen = logic_scene(spec, described.value), _listening(heard.value)
         except DescriptionError as exc:
             return [], f"the game logic cannot be used: {exc}"
-        snapshot = session.snapshot()
+        try:
+            snapshot = session.snapshot()  # each path starts here: callbacks may keep state
+        except SandboxError as exc:
+            return [], f"the game logic could not be kept for the paths: {exc}"
         with simulator.held() as host:
             for k, trajectory in enumerate(trajectories):
+                try:
+                    if k:
+                        session.rollback(snapshot)
+                except SandboxError as exc:
+                    return [], f"the game logic could not be reset for path {k + 1}: {exc}"
                 trace, why = play_path(session, host, scene, listen, trajectory, spec.seconds,
                                        limits.wall_s)  # fmt: skip
                 if why:
                     return [], f"the game did not run to the end on path {k + 1}: {why}"
                 plays.append((trajectory, trace))
-                session.rollback(snapshot)
     return plays, None
 
 
