@@ -18,6 +18,10 @@ frame's physics when a trigger with Python callbacks saw something enter or leav
 so at most two per frame, none for purely declarative logic. Actions (``ACTIONS``): ``open``,
 ``close``, ``destroy``, ``count``, ``spawn``, ``move`` (pose), ``velocity``, ``mover``,
 ``spawner``; at most ``MAX_ACTIONS`` per stop, never on the player.
+
+Limits of the mirror: triggers and bindings that callbacks create during play exist only in the
+logic session (the host's triggers are those of the replayed script); timers and ``on_update``
+callbacks added during play are heeded, as every answer says what is due next.
 """
 
 from __future__ import annotations
