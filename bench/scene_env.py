@@ -18,6 +18,12 @@ Run::
    sandbox session's ``simulate`` request (with its sampling and the message back), interleaved
    run by run; medians.
 
+4. A logic task's verification at the cheap tier (``played``: replay in a fresh logic session,
+   two held-out paths on the trusted host) on ``scene-curated/door-zone-centre``, for the same
+   door written three ways: declarative (``bind``: no stops), a trigger callback (a stop when the
+   player enters or leaves), an ``on_update`` callback (a stop every frame: 360 per path). The
+   per-stop figure is the difference to the declarative run over the number of stops.
+
 The machines this runs on are shared and noisy (2 cores): the ratios, measured side by side in
 one run, are the evidence; absolute times are only a rough guide.
 """
@@ -34,13 +40,29 @@ import gymnasium as gym
 import numpy as np
 
 import toolgym  # noqa: F401 - registers toolgym/GameScene-v0
+from toolgym.envs.scene.families import spec_for
 from toolgym.envs.scene.runtime import World
-from toolgym.envs.scene.verification import TrustedSimulator
+from toolgym.envs.scene.verification import TrustedSimulator, played
 from toolgym.envs.suites import get_task
 
 LAYOUT_TASK = "scene-curated/dining-four"
 PHYSICS_TASK = "scene-curated/dominoes-twelve"
 SIM_SECONDS = 5.0
+LOGIC_TASK = "scene-curated/door-zone-centre"
+ZONE = "world.trigger('zone_1', (0, 0, 0.9), (1.5, 1.5, 1.8)"
+DOORS = {  # the same door, three ways; stops per path on the cheap tier's two paths
+    "declarative bind (0 stops)": f"{ZONE})\nworld.bind('zone_1', 'enter', 'open', 'door_1')\n",
+    "trigger callback (2 stops a path)": (
+        f"{ZONE}, on_enter=lambda w, t, other: w.open('door_1') if other == 'player' else None)\n"
+    ),
+    "on_update callback (360 stops a path)": (
+        "def update(world, dt):\n"
+        "    x, y, _ = world.get('player').pos\n"
+        "    if abs(x) < 1.0 and abs(y) < 1.0:\n"
+        "        world.open('door_1')\n"
+        "world.on_update(update)\n"
+    ),
+}
 
 
 def step_times(task_id: str, steps: int) -> list[float]:
@@ -88,12 +110,37 @@ def runtime_seconds(world: World) -> float:
     return time.perf_counter() - started
 
 
+def logic_times(runs: int) -> dict[str, float]:
+    """Median seconds of a cheap-tier logic verification (two paths), per way of writing it."""
+    spec = spec_for(get_task(LOGIC_TASK).parameters)
+    simulator = TrustedSimulator()
+    times: dict[str, list[float]] = {label: [] for label in DOORS}
+    try:
+        simulator.simulate(spec.level, 0.1)  # warm
+        for _ in range(runs):
+            for label, script in DOORS.items():
+                started = time.perf_counter()
+                plays, why = played(spec, [("code", script)], "cheap", simulator)
+                times[label].append(time.perf_counter() - started)
+                assert why is None and len(plays) == 2, why
+    finally:
+        simulator.close()
+    return {label: statistics.median(values) for label, values in times.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--logic-only", action="store_true", help="only the logic figures (4.)")
     args = parser.parse_args()
     print(f"# {platform.node()}: {os.cpu_count()} CPUs, {platform.python_version()}")
+    if not args.logic_only:
+        step_and_bullet_figures(args)
+    logic_figures(args.runs)
+
+
+def step_and_bullet_figures(args: argparse.Namespace) -> None:
 
     for label, task_id, target in (
         ("layout step", LAYOUT_TASK, 0.060),
@@ -132,6 +179,16 @@ def main() -> None:
         median = statistics.median(runs)
         print(f"  {label}: {median * 1e3:.1f} ms, {bullet_steps / median:,.0f} Bullet steps/s, "
               f"{median / statistics.median(raw):.2f}× raw")  # fmt: skip
+
+
+def logic_figures(runs: int) -> None:
+    logic = logic_times(runs)
+    base = logic["declarative bind (0 stops)"]
+    print(f"Logic verification, {LOGIC_TASK}, cheap tier (2 paths), medians of {runs}:")
+    for label, median in logic.items():
+        stops = 2 * int(label.split("(")[1].split()[0])
+        per_stop = f", {(median - base) / stops * 1e3:.2f} ms a stop" if stops else ""
+        print(f"  {label}: {median * 1e3:.0f} ms{per_stop}")
 
 
 if __name__ == "__main__":

@@ -7,13 +7,14 @@ registry's functions, ``tools.spawn(world, "crate", ...)``) and ``SceneError``.
 Requests: ``render`` (offscreen RGB of the scene graph), ``load`` (replace the world by one built
 from a description: the task's level), ``describe`` (the world's description, plain data),
 ``tool`` (one tool call on ``world``), ``simulate`` (build a fresh world from a description, never
-from the session's objects, and simulate it; used by the verifier's trusted sessions) and
-``play`` (drive the session's world with a player path and sample what the verifier watches).
+from the session's objects, and simulate it), ``host`` and ``resume`` (one play of a logic task on
+a world built from a description: the verifier's trusted sessions, which never run agent code),
+``listen`` and ``react`` (the agent's logic session answers the host's stops with actions; see
+``toolgym.envs.scene.logic``).
 """
 
 from __future__ import annotations
 
-import math
 import random
 from typing import Any
 
@@ -30,7 +31,9 @@ class SceneBackend(Backend):
         import panda3d.bullet
         import panda3d.core  # noqa: F401
 
+        import toolgym.envs.scene.logic
         import toolgym.envs.scene.runtime
+        import toolgym.envs.scene.sampling
         import toolgym.envs.scene.tools
         import toolgym.renderers.panda_offscreen  # noqa: F401
 
@@ -55,7 +58,10 @@ class SceneBackend(Backend):
             "describe": describe,
             "tool": apply_tool,
             "simulate": simulate,
-            "play": play,
+            "host": host,
+            "resume": resume,
+            "listen": listen,
+            "react": react,
         }
 
 
@@ -90,14 +96,18 @@ def load(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
     return {"objects": len(world.objects)}
 
 
-def describe(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
-    """The session world's description (see ``World.describe``)."""
+def _world(namespace: Namespace) -> Any:
     from toolgym.envs.scene.runtime import SceneError, World
 
     world = namespace.get("world")
     if not isinstance(world, World):
         raise SceneError(f"`world` must stay a World, got {type(world).__name__}")
-    return world.describe()
+    return world
+
+
+def describe(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
+    """The session world's description (see ``World.describe``)."""
+    return _world(namespace).describe()
 
 
 def apply_tool(namespace: Namespace, args: dict[str, Any]) -> Any:
@@ -126,58 +136,43 @@ def simulate(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
     Returns ``times`` (s), ``samples`` ({name: [[x, y, z, qw, qx, qy, qz] or None, ...]}),
     ``final`` (``World.state``), ``events`` and ``counters``."""
     from toolgym.envs.scene.runtime import World
+    from toolgym.envs.scene.sampling import sampled
 
     description = args["description"]
     if args.get("perturb"):
         p = args["perturb"]
         _perturb(description, int(p["seed"]), float(p["pos_m"]), float(p["hpr_deg"]))
     world = World.build(description)
-    return _sampled(world, float(args.get("seconds", 1.0)), int(args.get("every", 2)))
+    return sampled(world, float(args.get("seconds", 1.0)), int(args.get("every", 2)))
 
 
-def play(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
-    """Drive the session's world: a player walking ``path`` at ``speed`` m/s, for ``seconds``;
-    sampled as :func:`simulate` is, plus ``counters_t`` (the counters at each sample)."""
-    world = namespace["world"]
-    world.frozen = False
-    world.player_path(args["path"], float(args.get("speed", 1.5)))
-    return _sampled(world, float(args["seconds"]), int(args.get("every", 2)))
+def host(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
+    """Trusted sessions only: start one play of a logic task (see ``logic.Host``): ``description``
+    (plain data), ``path``, ``speed`` (m/s), ``seconds``, ``every`` and ``listen`` (the logic
+    session's :func:`listen`). Returns the host's first stop or the finished trace."""
+    from toolgym.envs.scene.logic import Host
+
+    namespace["__host__"] = Host(args["description"], args["path"], float(args["speed"]),
+                                 float(args["seconds"]), int(args.get("every", 2)),
+                                 args["listen"])  # fmt: skip
+    return namespace["__host__"].advance()
 
 
-def _sampled(world: Any, seconds: float, every: int) -> dict[str, Any]:
-    times: list[float] = []
-    samples: dict[str, list[Any]] = {}
-    counters_t: list[dict[str, int]] = []
-    assets: dict[str, str] = {}
-    frames = round(seconds / world.dt)
+def resume(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
+    """Trusted sessions only: apply the logic session's ``answer`` and run to the next stop."""
+    return namespace["__host__"].advance(args["answer"])
 
-    def sample() -> None:
-        times.append(world.time)
-        for name in list(samples) + [n for n in world.objects if n not in samples]:
-            if name not in samples:
-                samples[name] = [None] * (len(times) - 1)
-            obj = world.objects.get(name)
-            if obj is not None:
-                assets.setdefault(name, obj.asset)
-            if obj is None:
-                samples[name].append(None)
-            else:
-                p, q = obj.node.get_pos(), obj.node.get_quat()
-                row = [p.x, p.y, p.z, q.get_r(), q.get_i(), q.get_j(), q.get_k()]
-                samples[name].append(row if all(map(math.isfinite, row)) else None)
-        counters_t.append(dict(world.counters))
 
-    sample()
-    for frame in range(frames):
-        world.step()
-        if (frame + 1) % every == 0 or frame + 1 == frames:
-            sample()
-    return {
-        "times": times,
-        "samples": samples,
-        "assets": assets,
-        "final": world.state(),
-        "events": world.events[:2000],
-        "counters": dict(world.counters),
-        "counters_t": counters_t,
-    }
+def listen(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
+    """Logic sessions: what the host must stop for (``logic.listening``)."""
+    from toolgym.envs.scene.logic import listening
+
+    return listening(_world(namespace))
+
+
+def react(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
+    """Logic sessions: copy the host's ``state`` in, run the callbacks due in ``phase`` and return
+    what they changed as actions (``logic.reaction``)."""
+    from toolgym.envs.scene.logic import reaction
+
+    return reaction(_world(namespace), args["state"], str(args["phase"]))

@@ -79,9 +79,11 @@ class GameSceneEnv(ToolEnv):
 
     Layout and physics scenes are exported as plain data, merged with the task's own level and
     rebuilt and simulated by a trusted session that never runs agent code: callbacks do not carry
-    over (teleporting the ball gains nothing). Logic runs in a fresh session on a fresh copy of
-    the level, replayed from the agent's successful steps, driven by the verifier's own held-out
-    player paths; some enter the zone, some pass beside it.
+    over (teleporting the ball gains nothing). Logic is replayed from the agent's successful steps
+    in a fresh session on a fresh copy of the level, but only decides: a trusted session owns the
+    world, walks the verifier's own held-out player paths (some enter the zone, some pass beside
+    it) and asks the agent's session for actions when a callback is due; the checks read only
+    the trusted session's state.
 
     ## Episode end
 

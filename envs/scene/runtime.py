@@ -24,7 +24,8 @@ Everything is bounded: at most ``MAX_OBJECTS`` objects, ``MAX_RUN_S`` simulated 
 
 Tool-style logic (trigger bindings, waypoint movers, spawners) is plain data and part of
 :meth:`World.describe`, the scene description that :meth:`World.build` rebuilds; Python callbacks
-are not (they run only where the script that registered them ran).
+are not (they run only where the script that registered them ran: for logic tasks the verifier
+calls them there on a mirror of its own world, see ``toolgym.envs.scene.logic``).
 """
 
 from __future__ import annotations
@@ -529,6 +530,16 @@ class World:
     def step(self) -> None:
         """One frame: update callbacks, due timers, movers, spawners and the player, then
         ``substeps`` Bullet steps, then trigger events."""
+        self.run_frame_callbacks()
+        self._move_movers()
+        self._run_spawners()
+        self._move_player()
+        self.bullet.do_physics(self.dt, self.substeps, self.dt / self.substeps)
+        self.frame += 1
+        self._fire_triggers()
+
+    def run_frame_callbacks(self) -> None:
+        """The start of a frame: ``on_update`` callbacks, then timers that are due."""
         for callback in list(self._updates):
             callback(self, self.dt)
         now = self.time
@@ -540,12 +551,10 @@ class World:
                 timer[0] = due + interval
                 timer[2] = None if remaining is None else remaining - 1
             callback(self)
-        self._move_movers()
-        self._run_spawners()
-        self._move_player()
-        self.bullet.do_physics(self.dt, self.substeps, self.dt / self.substeps)
-        self.frame += 1
-        self._fire_triggers()
+
+    def next_timer(self) -> float | None:
+        """When the next timer is due (s), or None."""
+        return min((t[0] for t in self._timers), default=None)
 
     def run(self, seconds: float) -> None:
         """Simulate ``seconds`` (at most ``MAX_RUN_S`` per call) frame by frame."""

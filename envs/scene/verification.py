@@ -6,10 +6,13 @@
   taken over), and rebuilt and simulated by a *trusted* session: a sandbox session that never ran
   agent code and only builds worlds from data. Python callbacks and tool-style logic of the agent
   are not carried over, so a callback that teleports the ball into the goal gains nothing.
-- **Logic tasks**: the agent's code is the logic, so it runs, in a fresh sandbox session, against
-  a fresh copy of the level, replayed action by action (the world's own ``run`` does nothing
-  there); then the verifier plays its own held-out player paths, each from a snapshot of that
-  state, and its checks compare the sampled state against what its own paths imply.
+- **Logic tasks**: the agent's code is the logic, so it runs, in a fresh sandbox session (the
+  *logic* session), against a fresh copy of the level, replayed action by action (the world's own
+  ``run`` does nothing there). But it only decides: a trusted *host* session builds the level
+  fresh with the agent's declarative logic (plain data, validated here), walks the verifier's
+  held-out player paths and owns the physics, counters and event log; at each stop the logic
+  session answers with actions that the host validates and applies (``toolgym.envs.scene.logic``).
+  The checks read only the host's samples, against what the verifier's own paths imply.
 
 Everything runs under the sandbox's limits (wall clock, CPU, memory); the scene runtime bounds
 objects, triggers and simulated time. Traces from sessions are validated before use.
@@ -17,6 +20,7 @@ objects, triggers and simulated time. Traces from sessions are validated before 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import functools
@@ -24,15 +28,16 @@ import json
 import math
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-from toolgym.envs.sandbox import Limits, Session
+from toolgym.envs.sandbox import Limits, SandboxError, Session
 from toolgym.envs.scene.catalogue import ASSETS, BODIES
 from toolgym.envs.scene.families import Spec, spec_for
-from toolgym.envs.scene.runtime import MAX_COORD_M, MAX_OBJECTS, MAX_SPEED, NAME
+from toolgym.envs.scene.logic import PLAYER
+from toolgym.envs.scene.runtime import MAX_COORD_M, MAX_OBJECTS, MAX_SPEED, MAX_TRIGGERS, NAME
 from toolgym.envs.tasks import Task
 from toolgym.envs.verification import Outcome, ReferenceBuildError
 from toolgym.verifiers.report import VerifierReport
@@ -42,6 +47,7 @@ PERTURB = {"pos_m": 0.001, "hpr_deg": 0.5}  # the exact tier's placement noise
 EXACT_RUNS = 3  # perturbed runs besides the unperturbed one
 CHEAP_PATHS = 2  # logic: held-out paths played per step (all of them at the exact tier)
 VERIFY_LIMITS = Limits(wall_s=20.0, cpu_s=20.0)
+REACT_S = 5.0  # wall-clock seconds the agent's logic may take to answer one stop
 
 
 class DescriptionError(ValueError):
@@ -138,14 +144,24 @@ class TrustedSimulator:
         self.limits, self.session = limits, None
         self.lock = threading.Lock()
 
+    def _request(self, name: str, args: dict[str, Any]) -> Any:
+        if self.session is None:
+            self.session = Session("scene", self.limits)
+        return self.session.request(name, args)
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[Callable[[str, dict[str, Any]], Any]]:
+        """The session to oneself, for a run of requests (a logic task's plays): yields
+        ``request(name, args)``, which returns the sandbox's ``CallResult``."""
+        with self.lock:
+            yield self._request
+
     def simulate(
         self, description: dict[str, Any], seconds: float, perturb: dict | None = None
     ) -> dict[str, Any]:
         with self.lock:
-            if self.session is None:
-                self.session = Session("scene", self.limits)
             args = {"description": description, "seconds": seconds, "perturb": perturb}
-            result = self.session.request("simulate", args)
+            result = self._request("simulate", args)
         if not result.ok:
             message = result.error.message if result.error else "failed"
             raise DescriptionError(f"the scene could not be simulated: {message}")
@@ -172,15 +188,159 @@ def simulated_traces(
 Action = tuple[str, Any]  # ("code", script) or ("tool", call)
 
 
+def _rows(description: dict[str, Any], key: str, limit: int) -> list[dict[str, Any]]:
+    rows = description.get(key, [])
+    if (
+        not isinstance(rows, list)
+        or len(rows) > limit
+        or not all(isinstance(r, dict) for r in rows)
+    ):
+        raise DescriptionError(f"the scene's {key} must be a list of at most {limit} tables")
+    return rows
+
+
+def _text(value: Any, where: str) -> str:
+    if not isinstance(value, str) or len(value) > 40:
+        raise DescriptionError(f"{where} must be a name of up to 40 characters")
+    return value
+
+
+def _whole(value: Any, where: str, bound: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or abs(value) > bound:
+        raise DescriptionError(f"{where} must be a whole number up to {bound}")
+    return value
+
+
+def sanitize_logic(description: Any) -> dict[str, Any]:
+    """A clean copy of the declarative logic of a description that came out of a session:
+    triggers, bindings, movers and spawners (plain data, checked for shape and range;
+    the trusted session's ``World.build`` checks the rest), or :class:`DescriptionError`."""
+    if not isinstance(description, dict):
+        raise DescriptionError("the scene description is not a table")
+    triggers = [
+        {"name": _text(t.get("name"), "a trigger's name"),
+         "pos": _numbers(t.get("pos"), "a trigger's pos", 3, MAX_COORD_M),
+         "size": _numbers(t.get("size"), "a trigger's size", 3, 100)}
+        for t in _rows(description, "triggers", MAX_TRIGGERS)
+    ]  # fmt: skip
+    bindings = [
+        {**{k: _text(b.get(k, ""), f"a binding's {k}")
+            for k in ("trigger", "event", "action", "target", "only")},
+         "amount": _whole(b.get("amount", 1), "a binding's amount", 1000)}
+        for b in _rows(description, "bindings", 256)
+    ]  # fmt: skip
+    for b in bindings:
+        if b["target"] == PLAYER and b["action"] not in ("count", "spawn"):
+            raise DescriptionError(f"a binding may not {b['action']} the player")
+    movers = []
+    for m in _rows(description, "movers", 64):
+        points = m.get("points")
+        if not isinstance(points, list) or not 2 <= len(points) <= 64:
+            raise DescriptionError("a mover needs 2 to 64 waypoints")
+        if m.get("target") == PLAYER:
+            raise DescriptionError("a mover may not move the player; the verifier walks it")
+        movers.append(
+            {"target": _text(m.get("target"), "a mover's target"),
+             "points": [_numbers(p, "a mover's waypoint", 3, MAX_COORD_M) for p in points],
+             "speed": _numbers([m.get("speed")], "a mover's speed", 1, MAX_SPEED)[0],
+             "loop": bool(m.get("loop", True))}
+        )  # fmt: skip
+    spawners = [
+        {"asset": _text(s.get("asset"), "a spawner's asset"),
+         "pos": _numbers(s.get("pos"), "a spawner's pos", 3, MAX_COORD_M),
+         "interval": _numbers([s.get("interval")], "a spawner's interval", 1, 120)[0],
+         "count": _whole(s.get("count"), "a spawner's count", 200),
+         "velocity": _numbers(s.get("velocity"), "a spawner's velocity", 3, MAX_SPEED)}
+        for s in _rows(description, "spawners", 64)
+    ]  # fmt: skip
+    return {"triggers": triggers, "bindings": bindings, "movers": movers, "spawners": spawners}
+
+
+def logic_scene(spec: Spec, description: Any) -> dict[str, Any]:
+    """What the trusted host plays for a logic task: the task's level (fresh: level objects at the
+    level's places; the agent's script may only have opened or removed them, which is logic at
+    t = 0), the level's counters (never the agent's), the agent's own objects (no player: the
+    verifier walks its own) and its declarative logic. Raises :class:`DescriptionError`."""
+    objects = [o for o in sanitize(description)["objects"] if PLAYER not in (o["name"], o["asset"])]
+    scene = merged(spec, {"objects": objects})
+    agent = {o["name"]: o for o in objects}
+    kept = []
+    for o in scene["objects"]:
+        if o.get("level") and o["name"] not in agent:
+            continue
+        if o.get("level") and agent[o["name"]]["open"]:
+            o["pos"][2] += ASSETS[o["asset"]].size[2]
+            o["open"] = True
+        kept.append(o)
+    scene["objects"] = kept
+    scene.update(sanitize_logic(description))
+    return scene
+
+
+def _listening(value: Any) -> dict[str, Any]:
+    """The logic session's ``listen`` answer, checked for shape."""
+    if not isinstance(value, dict) or not isinstance(value.get("triggers"), dict):
+        raise DescriptionError("the logic session did not say what it listens to")
+    triggers = {
+        _text(k, "a trigger"): [e for e in v if e in ("enter", "exit")]
+        for k, v in value["triggers"].items()
+        if isinstance(v, list)
+    }
+    next_timer = value.get("next_timer")
+    if isinstance(next_timer, bool) or not isinstance(next_timer, int | float | None):
+        next_timer = None
+    return {"triggers": triggers, "every_frame": bool(value.get("every_frame")),
+            "next_timer": next_timer}  # fmt: skip
+
+
+def _failure(result: Any) -> str:
+    return result.error.message if result.error else "failed"
+
+
+def play_path(
+    logic: Session, host: Any, scene: dict[str, Any], listen: dict[str, Any],
+    trajectory: dict[str, Any], seconds: float, budget_s: float,
+) -> tuple[dict[str, Any] | None, str | None]:  # fmt: skip
+    """One held-out play: the trusted ``host`` (``TrustedSimulator.request`` under its lock)
+    owns the world and the player; ``logic`` (the agent's session) answers each stop with
+    actions within ``REACT_S`` s each and ``budget_s`` s in all. Returns ``(trace, None)`` or
+    ``(None, why)``."""
+    deadline = time.monotonic() + budget_s
+    args = {"description": scene, "path": trajectory["path"], "speed": trajectory["speed"],
+            "seconds": seconds, "listen": listen}  # fmt: skip
+    stop = host("host", args)
+    dt = float(scene.get("dt", 1 / 60))
+    while stop.ok and isinstance(stop.value, dict) and not stop.value.get("done"):
+        at = f"{stop.value['state']['frame'] * dt:.2f} s"
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None, f"the game logic took more than {budget_s:g} s in all (at {at})"
+        request = {"state": stop.value["state"], "phase": stop.value["phase"]}
+        answer = logic.request("react", request, timeout=min(REACT_S, left))
+        if not answer.ok:
+            return None, f"the game logic failed at {at}: {_failure(answer)}"
+        if not isinstance(answer.value, dict):
+            return None, f"the game logic answered at {at} with no actions"
+        stop = host("resume", {"answer": answer.value})
+        if not stop.ok:
+            return None, f"the game logic's actions at {at} were refused: {_failure(stop)}"
+    if not stop.ok:
+        return None, _failure(stop)
+    return sanitize_trace(stop.value["trace"]), None
+
+
 def played(
-    spec: Spec, actions: Sequence[Action], tier: str, limits: Limits | None = None
-) -> tuple[list[tuple[dict, dict]], str | None]:
-    """Replay ``actions`` on a fresh copy of the level in a fresh session, then play the held-out
-    paths (two at the cheap tier, all at the exact one), each from a snapshot of that state.
+    spec: Spec, actions: Sequence[Action], tier: str, simulator: TrustedSimulator,
+    limits: Limits | None = None,
+) -> tuple[list[tuple[dict, dict]], str | None]:  # fmt: skip
+    """Replay ``actions`` on a fresh copy of the level in a fresh logic session, then play the
+    held-out paths (two at the cheap tier, all at the exact one) on the trusted ``simulator``,
+    the logic session answering its stops from a snapshot of its replayed state each time.
     Returns ``(plays, why the game could not be played or None)``."""
     trajectories = spec.trajectories if tier == "exact" else spec.trajectories[:CHEAP_PATHS]
+    limits = limits or VERIFY_LIMITS
     plays: list[tuple[dict, dict]] = []
-    with Session("scene", limits or VERIFY_LIMITS) as session:
+    with Session("scene", limits) as session:
         loaded = session.request("load", {"description": spec.level, "frozen": True})
         if not loaded.ok:
             return [], f"the level did not load: {loaded.feedback()}"
@@ -190,18 +350,33 @@ def played(
             else:
                 ran = session.request("tool", {"call": action})
             if not ran.ok:
-                message = ran.error.message if ran.error else "failed"
-                return [], f"replaying step {k + 1} failed: {message}"
-        snapshot = session.snapshot()
-        for k, trajectory in enumerate(trajectories):
-            args = {"path": trajectory["path"], "speed": trajectory["speed"],
-                    "seconds": spec.seconds}  # fmt: skip
-            result = session.request("play", args)
-            if not result.ok:
-                message = result.error.message if result.error else "failed"
-                return [], f"the game did not run to the end on path {k + 1}: {message}"
-            plays.append((trajectory, sanitize_trace(result.value)))
-            session.rollback(snapshot)
+                return [], f"replaying step {k + 1} failed: {_failure(ran)}"
+        described, heard = session.request("describe"), session.request("listen")
+        if not described.ok or not heard.ok:
+            return (
+                [],
+                f"the game logic cannot be read: {_failure(heard if described.ok else described)}",
+            )
+        try:
+            scene, listen = logic_scene(spec, described.value), _listening(heard.value)
+        except DescriptionError as exc:
+            return [], f"the game logic cannot be used: {exc}"
+        try:
+            snapshot = session.snapshot()  # each path starts here: callbacks may keep state
+        except SandboxError as exc:
+            return [], f"the game logic could not be kept for the paths: {exc}"
+        with simulator.held() as host:
+            for k, trajectory in enumerate(trajectories):
+                try:
+                    if k:
+                        session.rollback(snapshot)
+                except SandboxError as exc:
+                    return [], f"the game logic could not be reset for path {k + 1}: {exc}"
+                trace, why = play_path(session, host, scene, listen, trajectory, spec.seconds,
+                                       limits.wall_s)  # fmt: skip
+                if why:
+                    return [], f"the game did not run to the end on path {k + 1}: {why}"
+                plays.append((trajectory, trace))
     return plays, None
 
 
@@ -232,7 +407,7 @@ def verify_candidate(
     scene = merged(spec, candidate.objects)
     try:
         if spec.kind == "logic":
-            plays, why = played(spec, candidate.actions, tier, limits)
+            plays, why = played(spec, candidate.actions, tier, simulator, limits)
             if why:
                 return failed_report(tier, why), scene
             return verify_scene(scene, spec.constraints, tier, plays=plays,
