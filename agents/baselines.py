@@ -1,4 +1,4 @@
-"""Baseline agents: random actions, and the oracle that replays the reference program.
+"""Baseline agents: random actions, and the oracle that replays the reference.
 
 Both see only the observation and the action space, except the oracle, which is handed the task
 (it exists to prove that tasks, sandbox and verifier agree: it must score ≥ 0.99 everywhere).
@@ -41,12 +41,24 @@ class RandomAgent:
 
 
 class OracleAgent:
-    """Replays the task's reference program (code mode only)."""
+    """Replays the task's reference: in code mode its program in one step; in tool mode its tool
+    calls, one per step (the observation's ``step`` says which; past the last, the last again).
+
+    In tool mode a task whose reference the registry cannot express (``task.tool_calls`` is
+    ``None``) raises ``ValueError``.
+    """
+
+    def __init__(self, action_mode: str = "code") -> None:
+        self.action_mode = action_mode
 
     def act(self, observation: dict[str, Any], task: Any = None) -> str:
         if task is None:
             raise ValueError("the oracle needs the task")
-        return task.reference
+        if self.action_mode == "code":
+            return task.reference
+        if not task.tool_calls:
+            raise ValueError(f"{task.id}: the reference has no tool calls; use code mode")
+        return task.tool_calls[min(int(observation["step"]), len(task.tool_calls) - 1)]
 
 
 AGENTS = {"random": RandomAgent, "oracle": OracleAgent}

@@ -36,7 +36,7 @@ def make_agent(name: str, env: gym.Env, seed: int) -> Any:
         raise ValueError(f"unknown agent {name!r}; known: {', '.join(AGENTS)}")
     if name == "random":
         return RandomAgent(env.unwrapped.registry, env.unwrapped.action_mode, seed)
-    return OracleAgent()
+    return OracleAgent(env.unwrapped.action_mode)
 
 
 def run_episodes(

@@ -21,6 +21,10 @@ A task file looks like::
     reference = '''
     result = cq.Workplane().box(60, 40, 6) ...
     '''
+    tool_calls = [               # optional: the reference as tool calls, for tool mode
+        { name = "add_box", arguments = { length = 60, width = 40, height = 6 } },
+        { name = "cut_hole", arguments = { diameter = 5, x = 22, y = 12 } },
+    ]
     [task.verification]          # optional; these are the defaults
     thresholds = { iou = 0.95 }
     alignment = "none"
@@ -31,6 +35,7 @@ A file that cannot be used raises :class:`TaskFileError` naming the file, the ta
 from __future__ import annotations
 
 import dataclasses
+import json
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -87,6 +92,10 @@ class Task:
     split: str
     family: str | None = None
     seed: int | None = None
+    # The reference as JSON tool calls ``{"name": ..., "arguments": {...}}``, played in order in
+    # tool mode (by the oracle, and as behaviour-cloning demonstrations); ``None`` when the
+    # domain's tool registry cannot express the reference.
+    tool_calls: tuple[str, ...] | None = None
 
     @property
     def suite(self) -> str:
@@ -193,8 +202,11 @@ def parse_task(table: Any, suite: str, domain: str, where: str) -> Task:
     name = fields.get("name", str)
     fields.where = f"{where} ({name!r})"
     fields.check_unknown(
-        {"name", "prompt", "reference", "parameters", "difficulty", "split", "verification"}
-    )
+        {
+            "name", "prompt", "reference", "parameters", "difficulty", "split", "verification",
+            "tool_calls",
+        }
+    )  # fmt: skip
     parameters = fields.get("parameters", dict, {})
     for key, value in parameters.items():
         if not isinstance(value, Scalar):
@@ -208,7 +220,28 @@ def parse_task(table: Any, suite: str, domain: str, where: str) -> Task:
         difficulty=fields.get("difficulty", int, choices=DIFFICULTIES),
         verification=parse_verification(fields.table.get("verification", {}), fields.where),
         split=fields.get("split", str, "train", SPLITS),
+        tool_calls=_tool_calls(fields),
     )
+
+
+def _tool_calls(fields: _Fields) -> tuple[str, ...] | None:
+    """``tool_calls``: a list of ``{name = ..., arguments = {...}}`` tables, as JSON texts.
+
+    Only the shape is checked here; the domain's registry checks names and arguments."""
+    calls = fields.get("tool_calls", list, None)
+    if calls is None:
+        return None
+    if not calls:
+        raise fields.fail("tool_calls", "must hold at least one call")
+    texts = []
+    for k, call in enumerate(calls):
+        ok = isinstance(call, dict) and isinstance(call.get("name"), str)
+        if not ok or not isinstance(call.get("arguments", {}), dict) or set(call) - {
+            "name", "arguments"
+        }:  # fmt: skip
+            raise fields.fail("tool_calls", f"call {k} must be {{name = ..., arguments = {{...}}}}")
+        texts.append(json.dumps({"name": call["name"], "arguments": call.get("arguments", {})}))
+    return tuple(texts)
 
 
 def load_task_file(path: str | Path) -> Suite:
