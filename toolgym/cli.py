@@ -303,8 +303,6 @@ def run(
     _check_env(env)
     if agent not in ("random", "oracle"):
         _fail(f"unknown agent {agent!r}; known: random, oracle")
-    if agent == "oracle" and action_mode != "code":
-        _fail("the oracle replays reference programs: use --action-mode code")
     if out is not None:
         _check_writable_folder(out)
     source = task or f"{suite}/{split}"
@@ -344,6 +342,86 @@ def run(
             f"renders in {escape(str(out))}: agent | target, views iso, front, right, top",
             soft_wrap=True,
         )
+
+
+@app.command()
+def train(
+    env: Annotated[str, typer.Option(help="Environment id.")] = "toolgym/CadQuery-v0",
+    suite: Annotated[str, typer.Option(help="Suite: train split to learn, test to evaluate.")] = (
+        "primitives"
+    ),
+    steps: Annotated[int, typer.Option(min=1, help="PPO environment steps (tool calls).")] = 2048,
+    bc_steps: Annotated[
+        int, typer.Option(min=0, help="Behaviour-cloning steps on oracle traces first.")
+    ] = 0,
+    out: Annotated[Path, typer.Option(help="Run folder: checkpoints, CSV, TensorBoard.")] = Path(
+        "runs/ppo"
+    ),
+    seed: Annotated[int, typer.Option(help="Seed of everything.")] = 0,
+    num_envs: Annotated[int, typer.Option(min=1, max=64, help="Parallel environments.")] = 2,
+    num_steps: Annotated[int, typer.Option(min=1, help="Steps per env per iteration.")] = 32,
+    max_steps: Annotated[int, typer.Option(min=1, max=1000, help="Calls per episode.")] = 4,
+    sampler: Annotated[
+        bool, typer.Option(help="Draw weak tasks more often (PLR-style); off: uniform.")
+    ] = True,
+    eval_episodes: Annotated[
+        int, typer.Option(min=0, help="Test-split episodes at the end (0: none).")
+    ] = 0,
+    device: Annotated[str, typer.Option(help="auto (CUDA when present), cpu or cuda.")] = "auto",
+    resume: Annotated[bool, typer.Option(help="Continue from --out's latest checkpoint.")] = True,
+) -> None:
+    """Train the bundled multimodal PPO policy on a suite in tool mode."""
+    from toolgym.agents.train import TrainConfig, Trainer
+
+    _check_env(env)
+    _or_fail(_suite, suite)
+    _check_writable_folder(out)
+    config = TrainConfig(
+        env_id=env, suite=suite, steps=steps, bc_steps=bc_steps, out=str(out), seed=seed,
+        num_envs=num_envs, num_steps=num_steps, max_steps=max_steps, sampler=sampler,
+        eval_episodes=eval_episodes, device=device,
+    )  # fmt: skip
+    config.sampling.enabled = sampler
+    try:
+        row = Trainer(config, log=console.print).train(resume=resume)
+    except (KeyError, ValueError) as exc:
+        _fail(str(exc).strip("'\""))
+    console.print(f"checkpoint: {escape(str(out / 'checkpoints' / 'latest.pt'))}")
+    if "test_score" in row:
+        console.print(f"test split: mean score {row['test_score']:.3f}")
+
+
+@app.command(name="eval")
+def evaluate(
+    checkpoint: Annotated[Path, typer.Option(help="A checkpoint written by `toolgym train`.")],
+    split: Annotated[str, typer.Option(help="train or test.")] = "test",
+    episodes: Annotated[
+        int | None, typer.Option(min=1, help="Episodes; default: every task of the split once.")
+    ] = None,
+    device: Annotated[str, typer.Option(help="auto (CUDA when present), cpu or cuda.")] = "auto",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Evaluate a trained policy (greedy calls) and print a score table."""
+    from toolgym.agents.evaluate import evaluate_checkpoint, score_table
+
+    if not checkpoint.is_file():
+        _fail(f"--checkpoint {checkpoint}: no such file")
+    if split not in ("train", "test"):
+        _fail(f"--split must be train or test, got {split!r}")
+    try:
+        report = evaluate_checkpoint(checkpoint, split, episodes, device)
+    except (KeyError, ValueError, RuntimeError) as exc:
+        _fail(str(exc).strip("'\""))
+    if as_json:
+        print(json.dumps(report))
+        return
+    console.print(score_table(report))
+
+
+def _suite(name: str) -> Any:
+    from toolgym.envs.suites import get_suite
+
+    return get_suite(name)
 
 
 def _check_env(env: str) -> None:
