@@ -28,6 +28,12 @@ demo: setup
 	@echo "  toolgym show curated/plate-four-holes --image target.png --export target.step"
 	@echo "  toolgym run --agent random --task curated/plate-four-holes --out renders/"
 	@echo "  README.md, section toolgym/CadQuery-v0      # the environment's Python API"
+	@echo
+	@echo "Last, the bundled PPO trainer learns to pick the right tool for three parts (a minute or"
+	@echo "two on two cores); watch the score rise, iteration by iteration:"
+	$(VENV)/bin/toolgym train --suite assets/cadquery/demo/first-tools.toml --steps 160 \
+		--num-steps 8 --max-steps 1 --learning-rate 0.001 --update-epochs 8 --out demo-out/train --no-resume
+	@echo "Its logs: demo-out/train/progress.csv, and TensorBoard: .venv/bin/tensorboard --logdir demo-out/train"
 
 test: setup
 	$(VENV)/bin/ruff check .

@@ -128,9 +128,9 @@ def update(
     variance = np.var(returns)
     explained = np.nan if variance == 0 else 1 - np.var(returns - values) / variance
     return {
-        "policy_loss": float(pg_loss),
-        "value_loss": float(v_loss),
-        "entropy": float(entropy_loss),
+        "policy_loss": pg_loss.item(),
+        "value_loss": v_loss.item(),
+        "entropy": entropy_loss.item(),
         "old_approx_kl": float(old_approx_kl),
         "approx_kl": float(approx_kl),
         "clipfrac": float(torch.stack(clip_fractions).mean()) if clip_fractions else 0.0,
@@ -161,5 +161,5 @@ def behaviour_cloning(
         loss.backward()
         nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
         optimizer.step()
-        losses.append(float(loss))
+        losses.append(loss.item())
     return losses

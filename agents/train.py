@@ -417,6 +417,8 @@ class _progress:
                 f"steps {row['env_steps']}  score {row['score']:.3f}  "
                 f"success {row['success_rate']:.2f}  {row['sps']:.1f} steps/s"
             )
+            # One line per iteration stays above the bar: the score's course, not just its end.
+            self.bar.console.print(f"iteration {row['iteration']:>4}  {status}")
             self.bar.update(task, advance=1, status=status)
 
         return advance

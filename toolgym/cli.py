@@ -367,6 +367,8 @@ def train(
     eval_episodes: Annotated[
         int, typer.Option(min=0, help="Test-split episodes at the end (0: none).")
     ] = 0,
+    learning_rate: Annotated[float, typer.Option(min=0.0, help="Adam's rate, annealed.")] = 3e-4,
+    update_epochs: Annotated[int, typer.Option(min=1, help="PPO epochs per iteration.")] = 4,
     device: Annotated[str, typer.Option(help="auto (CUDA when present), cpu or cuda.")] = "auto",
     resume: Annotated[bool, typer.Option(help="Continue from --out's latest checkpoint.")] = True,
 ) -> None:
@@ -382,6 +384,7 @@ def train(
         eval_episodes=eval_episodes, device=device,
     )  # fmt: skip
     config.sampling.enabled = sampler
+    config.ppo.learning_rate, config.ppo.update_epochs = learning_rate, update_epochs
     try:
         row = Trainer(config, log=console.print).train(resume=resume)
     except (KeyError, ValueError) as exc:
