@@ -89,6 +89,7 @@ def load_checkpoint(path: str | Path, device: str = "auto") -> tuple[Policy, Gra
 
     state = torch.load(path, map_location=pick_device(device), weights_only=False)
     config = TrainConfig.from_dict(state["config"])
+    torch.set_num_threads(config.threads)
     env = gym.make(config.env_id, suite=config.suite, action_mode="tool")
     registry = env.unwrapped.registry
     env.close()

@@ -144,13 +144,15 @@ class Grammar:
             slots, cursor = [count], count.stop
             for i in range(counts[1]):
                 for coord, axis in enumerate("ab"):
-                    low, high = known.get(axis, (p["min"], p["max"]))
-                    values = _grid(low, high, p["step"], self.max_bins, False)
+                    low, high, *finer = known.get(axis, (p["min"], p["max"]))
+                    step = finer[0] if finer else p["step"]
+                    values = _grid(low, high, step, self.max_bins, False)
                     slots.append(Slot(tool, param, "coord", values, cursor, i, coord))
                     cursor = slots[-1].stop
             return slots
-        low, high = known if known else (p["min"], p["max"])
-        values = _grid(low, high, p["step"], self.max_bins, p["kind"] == "integer")
+        low, high, *finer = known if known else (p["min"], p["max"])
+        step = finer[0] if finer else p["step"]
+        values = _grid(low, high, step, self.max_bins, p["kind"] == "integer")
         return [Slot(tool, param, "value", values, start)]
 
     def _tables(self) -> None:
@@ -323,8 +325,10 @@ def suite_ranges(
 ) -> dict[str, Any]:
     """Per-parameter ranges that the given reference tool calls use (defaults filled in).
 
-    Numbers: ``(low, high)``; choices: the ones used, in the registry's order; points:
-    ``{"count": (fewest, most), "a": (low, high), "b": (low, high)}`` over all their points.
+    Numbers: ``(low, high)``, or ``(low, high, step)`` when the calls use values off the
+    parameter's own step (then half or a quarter of it, the coarsest that holds them, or a
+    quarter); choices: the ones used, in the registry's order; points: ``{"count": (fewest,
+    most), "a": (low, high[, step]), "b": (...)}`` over all their points.
     Number ranges are widened by ``margin`` of their span on each side (onto the parameter's
     step, inside its bounds): the calls are a sample, and other tasks of the suite reach a
     little further.
@@ -352,7 +356,7 @@ def suite_ranges(
     return ranges
 
 
-def _widen(values: list[float], spec: Mapping[str, Any], margin: float) -> tuple[float, float]:
+def _widen(values: list[float], spec: Mapping[str, Any], margin: float) -> tuple[float, ...]:
     """``values``' range widened by ``margin`` of its span, inside the parameter's bounds, with
     both ends on multiples of its step (so the grid holds the round values tasks use)."""
     low, high = min(values), max(values)
@@ -361,4 +365,15 @@ def _widen(values: list[float], spec: Mapping[str, Any], margin: float) -> tuple
     extra_high = high + extra if spec["max"] is None else min(high + extra, spec["max"])
     low = min(low, math.ceil(extra_low / step - 1e-9) * step)
     high = max(high, math.floor(extra_high / step + 1e-9) * step)
-    return round(low, DIGITS), round(high, DIGITS)
+    if spec["step"] is None or spec["kind"] == "integer":
+        return round(low, DIGITS), round(high, DIGITS)
+    finer = next(
+        (s for s in (step, step / 2, step / 4) if all(_on_grid(v, s) for v in values)), step / 4
+    )
+    if finer == step:
+        return round(low, DIGITS), round(high, DIGITS)
+    return round(low, DIGITS), round(high, DIGITS), finer
+
+
+def _on_grid(value: float, step: float) -> bool:
+    return abs(value / step - round(value / step)) < 1e-6

@@ -75,6 +75,9 @@ class TrainConfig:
     sampler: bool = True
     asynchronous: bool = True
     device: str = "auto"
+    # Torch's CPU threads. One: on a small machine the env workers keep the cores busy, and
+    # OpenMP threads spinning against them made a PPO update 30x slower on 2 busy cores.
+    threads: int = 1
     eval_episodes: int = 0
     checkpoint_every: int = 1
     progress: bool = True
@@ -132,6 +135,7 @@ class Trainer:
         self.config, self.log = config, log
         self.out = Path(config.out)
         self.device = pick_device(config.device)
+        torch.set_num_threads(config.threads)
         self.generator = seed_everything(config.seed)  # minibatch order, demonstrations
         # Sampling calls, on the policy's device (CUDA's generator lives there).
         self.sampling_generator = torch.Generator(self.device).manual_seed(config.seed + 1)

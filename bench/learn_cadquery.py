@@ -294,6 +294,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=4096, help="PPO env steps per method")
     parser.add_argument("--bc-steps", type=int, default=1000)
+    parser.add_argument(
+        "--bc-episodes", type=int, default=None, help="oracle episodes; default: every train task"
+    )
     parser.add_argument("--family", default="u_channel", help="the multi-step family")
     parser.add_argument("--family-steps", type=int, default=2048)
     parser.add_argument("--num-envs", type=int, default=2)
@@ -303,6 +306,9 @@ def main() -> None:
     parser.add_argument("--plot", type=Path, default=HERE / "learn_cadquery.png")
     parser.add_argument("--json", type=Path, default=HERE / "learn_cadquery.json")
     args = parser.parse_args()
+    import torch
+
+    torch.set_num_threads(1)  # the trainer's own setting, for SB3 too (see TrainConfig.threads)
     runs = Path(tempfile.mkdtemp(prefix="toolgym-learn-"))
     base = dict(
         suite="primitives",
@@ -324,7 +330,7 @@ def main() -> None:
         elif method == "scratch":
             results.append(run_trainer("PPO from scratch", config, args.eval_episodes))
         elif method == "bc":
-            config.bc_steps = args.bc_steps
+            config.bc_steps, config.bc_episodes = args.bc_steps, args.bc_episodes
             results.append(run_trainer("BC + PPO", config, args.eval_episodes))
         elif method == "sb3":
             results.append(run_sb3(config, args.eval_episodes))
@@ -341,6 +347,7 @@ def main() -> None:
             **dict(base, suite=suite, steps=args.family_steps, max_steps=6),
             out=str(runs / "family"),
             bc_steps=args.bc_steps,
+            bc_episodes=args.bc_episodes,
         )
         family = run_trainer(f"BC + PPO, {args.family}", config, args.eval_episodes)
         print(f"{family['method']}: test score {family['test']['score']:.3f}", flush=True)
