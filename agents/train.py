@@ -254,12 +254,14 @@ class Trainer:
         observations: list[dict[str, np.ndarray]] = []
         tokens: list[list[int]] = []
 
+        rng = np.random.default_rng(config.seed)
+
         def oracle(obs: dict[str, Any], current: list[str]) -> list[str]:
             calls = []
             for i, task_id in enumerate(current):
                 task = by_id.get(task_id)
-                if task is None:  # a sampled task without a reference: anything valid
-                    calls.append(self.grammar.decode_json(self.grammar.sample(np.random)))
+                if task is None:  # an env past its queue, on a task without calls: not recorded
+                    calls.append(self.grammar.decode_json(self.grammar.sample(rng)))
                     continue
                 call = task.tool_calls[min(int(obs["step"][i]), len(task.tool_calls) - 1)]
                 calls.append(self.grammar.decode_json(self.grammar.encode(call)))
