@@ -25,7 +25,7 @@ import numpy as np
 @dataclasses.dataclass
 class SamplerConfig:
     enabled: bool = True
-    temperature: float = 0.3
+    temperature: float = 1.0  # on ranks: 1, 1/2, 1/3 ... (lower is peakier)
     staleness: float = 0.3  # the staleness share of the weight (PLR's rho)
     uniform: float = 0.05  # the uniform floor's share
     ema: float = 0.5  # weight of a new score in the recent score
