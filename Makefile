@@ -11,7 +11,7 @@ SYSTEM_LIBS := libEGL.so.1:libegl1 libGL.so.1:libgl1 libOpenGL.so.0:libopengl0 \
 	libXfixes.so.3:libxfixes3 libXi.so.6:libxi6 libXrender.so.1:libxrender1 libXt.so.6:libxt6 \
 	libSM.so.6:libsm6 libICE.so.6:libice6 libxkbcommon.so.0:libxkbcommon0
 
-.PHONY: setup demo test lint bench doctor system-libs clean
+.PHONY: setup demo test lint bench bench-learn doctor system-libs clean
 
 setup: system-libs $(STAMP)
 
@@ -47,6 +47,12 @@ bench: setup
 	$(PY) bench/sandbox.py
 	$(PY) bench/verifiers.py
 	$(PY) bench/cadquery_env.py
+	$(PY) bench/grammar_ceiling.py
+
+# The trainer's learning benchmark at its full budget: random, PPO, BC + PPO, SB3 side by side
+# (tens of minutes on two idle cores; figures into bench/RESULTS.md by hand).
+bench-learn: setup
+	$(PY) bench/learn_cadquery.py
 
 doctor: setup
 	$(VENV)/bin/toolgym doctor
