@@ -355,7 +355,7 @@ def main() -> None:
         json.dumps(
             {
                 "load_average_at_start": load,
-                "args": vars(args) | {"plot": str(args.plot), "json": str(args.json)},
+                "args": vars(args) | {"plot": args.plot.name, "json": args.json.name},
                 "primitives": results,
                 "family": family,
             },
