@@ -12,7 +12,7 @@ SYSTEM_LIBS := libEGL.so.1:libegl1 libGL.so.1:libgl1 libOpenGL.so.0:libopengl0 \
 	libXfixes.so.3:libxfixes3 libXi.so.6:libxi6 libXrender.so.1:libxrender1 libXt.so.6:libxt6 \
 	libSM.so.6:libsm6 libICE.so.6:libice6 libxkbcommon.so.0:libxkbcommon0
 
-.PHONY: setup demo test lint bench doctor system-libs clean
+.PHONY: setup demo test lint bench bench-learn doctor system-libs clean
 
 setup: system-libs $(STAMP)
 
@@ -29,6 +29,12 @@ demo: setup
 	@echo "  toolgym show curated/plate-four-holes --image target.png --export target.step"
 	@echo "  toolgym run --agent random --task curated/plate-four-holes --out renders/"
 	@echo "  README.md, section toolgym/CadQuery-v0      # the environment's Python API"
+	@echo
+	@echo "Last, the bundled PPO trainer learns to pick the right tool for three parts (a minute or"
+	@echo "two on two cores); watch the score rise, iteration by iteration:"
+	$(VENV)/bin/toolgym train --suite assets/cadquery/demo/first-tools.toml --steps 160 \
+		--num-steps 8 --max-steps 1 --learning-rate 0.001 --update-epochs 8 --out demo-out/train --no-resume
+	@echo "Its logs: demo-out/train/progress.csv, and TensorBoard: .venv/bin/tensorboard --logdir demo-out/train"
 
 test: setup
 	$(VENV)/bin/ruff check .
@@ -42,6 +48,12 @@ bench: setup
 	$(PY) bench/sandbox.py
 	$(PY) bench/verifiers.py
 	$(PY) bench/cadquery_env.py
+	$(PY) bench/grammar_ceiling.py
+
+# The trainer's learning benchmark at its full budget: random, PPO, BC + PPO, SB3 side by side
+# (tens of minutes on two idle cores; figures into bench/RESULTS.md by hand).
+bench-learn: setup
+	$(PY) bench/learn_cadquery.py
 
 doctor: setup
 	$(VENV)/bin/toolgym doctor

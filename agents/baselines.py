@@ -1,4 +1,4 @@
-"""Baseline agents: random actions, and the oracle that replays the reference program.
+"""Baseline agents: random actions, and the oracle that replays the reference.
 
 Both see only the observation and the action space, except the oracle, which is handed the task
 (it exists to prove that tasks, sandbox and verifier agree: it must score ≥ 0.99 everywhere).

@@ -155,8 +155,9 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
         options = options or {}
-        if "task" in options:
-            self.task = self._check_domain(get_task(options["task"]))
+        if "task" in options:  # one of this env's tasks (a suite file's too), or any known task
+            mine = {task.id: task for task in self.tasks}
+            self.task = self._check_domain(mine.get(options["task"]) or get_task(options["task"]))
         else:
             self.task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
         target = self._prepare(self.task)

@@ -40,6 +40,24 @@ class UnicodeText(spaces.Text):
         )
 
 
+def text_bytes(texts: Sequence[str], size: int, keep: str = "head") -> np.ndarray:
+    """Texts as fixed-length token ids for numeric learners: ``(len(texts), size)`` int64, each
+    text's UTF-8 bytes plus one (0 is padding). ``keep="tail"`` keeps the last ``size`` bytes of
+    a longer text (``"head"``, the first)."""
+    out = np.zeros((len(texts), size), np.int64)
+    for i, text in enumerate(texts):
+        data = text.encode("utf-8", "replace")
+        data = (
+            data[:size]
+            if keep == "head"
+            else data[len(data) - size :]
+            if len(data) > size
+            else data
+        )
+        out[i, : len(data)] = np.frombuffer(data, np.uint8).astype(np.int64) + 1
+    return out
+
+
 # AsyncVectorEnv's shared memory. Gymnasium stores a Text as indices into its charset, which holds
 # no "×" or "°", and reads it back once, as a tuple that never changes. A UnicodeText is stored as
 # code points plus one (0 marks the unused tail) and read through a live view.

@@ -21,6 +21,10 @@ A task file looks like::
     reference = '''
     result = cq.Workplane().box(60, 40, 6) ...
     '''
+    tool_calls = [               # optional: the reference as tool calls, for tool mode
+        { name = "add_box", arguments = { length = 60, width = 40, height = 6 } },
+        { name = "cut_hole", arguments = { diameter = 5, x = 22, y = 12 } },
+    ]
     [task.verification]          # optional; these are the defaults
     thresholds = { iou = 0.95 }
     alignment = "none"
@@ -93,6 +97,9 @@ class Task:
     split: str
     family: str | None = None
     seed: int | None = None
+    # The reference as JSON tool calls ``{"name": ..., "arguments": {...}}``, played in order in
+    # tool mode (by the oracle, and as behaviour-cloning demonstrations); ``None`` when the
+    # domain's tool registry cannot express the reference.
     tool_calls: tuple[str, ...] | None = None
     # A program that builds the episode's start scene (Blender); empty: start from nothing.
     start: str = ""
@@ -224,18 +231,29 @@ def parse_task(table: Any, suite: str, domain: str, where: str) -> Task:
 
 
 def _tool_calls(fields: _Fields) -> tuple[str, ...] | None:
-    """``tool_calls``: a list of JSON texts, each ``{"name": ..., "arguments": {...}}``."""
+    """``tool_calls``: a list of calls, each a ``{name = ..., arguments = {...}}`` table or the
+    same as JSON text; kept as JSON texts.
+
+    Only the shape is checked here; the domain's registry checks names and arguments."""
     calls = fields.get("tool_calls", list, None)
     if calls is None:
         return None
+    if not calls:
+        raise fields.fail("tool_calls", "must hold at least one call")
+    texts = []
     for k, call in enumerate(calls):
-        try:
-            parsed = json.loads(call) if isinstance(call, str) else None
-        except ValueError:
-            parsed = None
-        if not isinstance(parsed, dict) or not isinstance(parsed.get("name"), str):
-            raise fields.fail("tool_calls", f"item {k + 1} is not a JSON tool call: {call!r}")
-    return tuple(calls)
+        if isinstance(call, str):
+            try:
+                call = json.loads(call)
+            except ValueError:
+                call = None
+        ok = isinstance(call, dict) and isinstance(call.get("name"), str)
+        if not ok or not isinstance(call.get("arguments", {}), dict) or set(call) - {
+            "name", "arguments"
+        }:  # fmt: skip
+            raise fields.fail("tool_calls", f"call {k} must be {{name = ..., arguments = {{...}}}}")
+        texts.append(json.dumps({"name": call["name"], "arguments": call.get("arguments", {})}))
+    return tuple(texts)
 
 
 def load_task_file(path: str | Path) -> Suite:

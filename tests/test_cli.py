@@ -172,3 +172,27 @@ def test_show_prints_the_prompt_and_writes_target_image_and_part(tmp_path):
     ):
         bad = toolgym_cli("show", *args)
         assert bad.returncode == 2 and message in bad.stderr, bad.stderr
+
+
+@pytest.mark.slow
+def test_train_writes_a_checkpoint_that_eval_scores(tmp_path):
+    suite = Path(__file__).resolve().parents[1] / "assets/cadquery/demo/first-tools.toml"
+    out = tmp_path / "run"
+    trained = toolgym_cli(
+        "train", "--suite", str(suite), "--steps", "8", "--num-steps", "4", "--max-steps", "1",
+        "--out", str(out),
+    )  # fmt: skip
+    assert trained.returncode == 0, trained.stdout + trained.stderr
+    assert "iteration    1" in trained.stdout and (out / "progress.csv").is_file()
+    checkpoint = out / "checkpoints" / "latest.pt"
+    scored = toolgym_cli(
+        "eval", "--checkpoint", str(checkpoint), "--split", "train", "--episodes", "3", "--json"
+    )
+    assert scored.returncode == 0, scored.stdout + scored.stderr
+    report = json.loads(scored.stdout)
+    assert report["episodes"] == 3 and 0.0 <= report["score"] <= 1.0
+    assert {r["task"] for r in report["results"]} == {
+        "first-tools/cube", "first-tools/ball", "first-tools/rod"
+    }  # fmt: skip
+    table = toolgym_cli("eval", "--checkpoint", str(checkpoint), "--split", "test")
+    assert table.returncode == 2 and "no 'test' tasks" in table.stderr

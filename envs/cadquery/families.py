@@ -10,12 +10,14 @@ be judged on parts it never saw.
 from __future__ import annotations
 
 import dataclasses
+import json
 import zlib
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from toolgym.envs.cadquery.family_calls import FAMILY_CALLS
 from toolgym.envs.tasks import Scalar, Task, Verification
 
 Params = dict[str, Scalar]
@@ -48,6 +50,7 @@ class Family:
         stream = 2 * seed + (1 if split == "test" else 0)
         rng = np.random.default_rng([zlib.crc32(self.name.encode()), stream])
         params = self.sample(rng)
+        calls = FAMILY_CALLS.get(self.name)
         return Task(
             id=f"{suite}/{self.name}/{split}-{seed}",
             domain="cadquery",
@@ -59,6 +62,7 @@ class Family:
             split=split,
             family=self.name,
             seed=seed,
+            tool_calls=tuple(json.dumps(c) for c in calls(params)) if calls else None,
         )
 
 

@@ -59,8 +59,6 @@ def run(
     suite = suite or env_domain(env).default_suite
     if agent not in ("random", "oracle"):
         fail(f"unknown agent {agent!r}; known: random, oracle")
-    if agent == "oracle" and action_mode != "code":
-        fail("the oracle replays reference programs: use --action-mode code")
     if out is not None:
         check_writable_folder(out)
     if record is not None:

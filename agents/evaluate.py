@@ -1,0 +1,130 @@
+"""Evaluate a trained policy on a suite's split: greedy tool calls, exact final scores."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+
+from toolgym.agents.grammar import Grammar
+from toolgym.agents.policy import Policy, batch_observations, pick_device, to_torch
+from toolgym.agents.vector import make_vector_env, play_queued
+from toolgym.envs.suites import get_suite
+
+
+def evaluate_policy(
+    policy: Policy,
+    grammar: Grammar,
+    config: Any,
+    split: str = "test",
+    episodes: int | None = None,
+    greedy: bool = True,
+    record: str | Path | None = None,
+) -> dict[str, Any]:
+    """Play ``episodes`` tasks of ``config.suite``'s ``split`` (each task once, in order, cycling
+    when asked for more; ``None``: every task once), recording them into ``record`` when given
+    (see ``toolgym replay``). Returns ``score`` (mean final score),
+    ``success_rate``, ``steps`` (mean calls per episode) and per-family and per-episode rows."""
+    tasks = [t.id for t in get_suite(config.suite).split(split)]
+    if not tasks:
+        raise ValueError(f"suite {config.suite!r} has no {split!r} tasks")
+    count = episodes or len(tasks)
+    queue = [tasks[k % len(tasks)] for k in range(count)]
+    device = next(policy.parameters()).device
+    generator = torch.Generator(device).manual_seed(config.seed)
+
+    def choose(obs: dict[str, Any], current: list[str]) -> list[str]:
+        with torch.no_grad():
+            batch = to_torch(batch_observations(obs, config.policy), device)
+            tokens, *_ = policy.act(batch, generator, greedy=greedy)
+        return [grammar.decode_json(row) for row in tokens.cpu().numpy()]
+
+    kwargs = dict(config.env_kwargs(), split=split)
+    vec = make_vector_env(
+        config.env_id, tasks, min(config.num_envs, count), config.asynchronous,
+        record=str(record) if record is not None else None, **kwargs,
+    )  # fmt: skip
+    try:
+        results = play_queued(vec, queue, choose, seed=config.seed + 104_729)
+    finally:
+        vec.close()
+    return summarize(results, split)
+
+
+def summarize(results: list[tuple[str, float, bool, int]], split: str) -> dict[str, Any]:
+    """Means over ``(task, score, passed, steps)`` episodes, overall and by family."""
+    by_family: dict[str, list[tuple[float, bool, int]]] = defaultdict(list)
+    for task, score, passed, steps in results:
+        by_family[_family(task)].append((score, passed, steps))
+    rows = {
+        family: {
+            "episodes": len(rows),
+            "score": float(np.mean([r[0] for r in rows])),
+            "success_rate": float(np.mean([r[1] for r in rows])),
+            "steps": float(np.mean([r[2] for r in rows])),
+        }
+        for family, rows in sorted(by_family.items())
+    }
+    return {
+        "split": split,
+        "episodes": len(results),
+        "score": float(np.mean([r[1] for r in results])),
+        "success_rate": float(np.mean([r[2] for r in results])),
+        "steps": float(np.mean([r[3] for r in results])),
+        "families": rows,
+        "results": [{"task": t, "score": s, "passed": p, "steps": n} for t, s, p, n in results],
+    }
+
+
+def _family(task_id: str) -> str:
+    """``suite/family/split-seed`` -> ``family``; a hand-written ``suite/name`` -> ``suite``."""
+    parts = task_id.split("/")
+    return parts[1] if len(parts) == 3 else parts[0]
+
+
+def load_checkpoint(path: str | Path, device: str = "auto") -> tuple[Policy, Grammar, Any]:
+    """The policy, its grammar and the run's config from a trainer checkpoint."""
+    from toolgym.agents.train import TrainConfig
+
+    state = torch.load(path, map_location=pick_device(device), weights_only=False)
+    config = TrainConfig.from_dict(state["config"])
+    torch.set_num_threads(config.threads)
+    env = gym.make(config.env_id, suite=config.suite, action_mode="tool")
+    registry = env.unwrapped.registry
+    env.close()
+    grammar = Grammar.from_description(registry, state["grammar"])
+    policy = Policy(grammar, config.policy).to(pick_device(device))
+    policy.load_state_dict(state["policy"])
+    policy.eval()
+    return policy, grammar, config
+
+
+def evaluate_checkpoint(
+    path: str | Path,
+    split: str = "test",
+    episodes: int | None = None,
+    device: str = "auto",
+    record: str | Path | None = None,
+) -> dict[str, Any]:
+    policy, grammar, config = load_checkpoint(path, device)
+    return evaluate_policy(policy, grammar, config, split, episodes, record=record)
+
+
+def score_table(report: dict[str, Any]) -> Any:
+    """A rich table: one row per family, then the total."""
+    from rich.table import Table
+
+    table = Table(title=f"{report['split']} split: {report['episodes']} episodes")
+    for column in ("family", "episodes", "mean score", "success rate", "calls per episode"):
+        table.add_column(column, justify="left" if column == "family" else "right")
+    rows = [*report["families"].items(), ("all", report)]
+    for family, row in rows:
+        table.add_row(
+            family, str(row["episodes"]), f"{row['score']:.3f}", f"{row['success_rate']:.2f}",
+            f"{row['steps']:.1f}",
+        )  # fmt: skip
+    return table

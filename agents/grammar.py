@@ -1,0 +1,379 @@
+"""A discrete action grammar for tool calls, derived from a tool registry's ``grammar()``.
+
+A tool call is a fixed-length sequence of ``length`` tokens::
+
+    [operation] [one token per parameter slot of that operation ...] [STOP] [PAD ...]
+
+- The operation token names the tool.
+- Each parameter slot has its own contiguous range of tokens, one per *bin*: the parameter's
+  choices, or numbers on a grid inside its range. A ``points`` parameter (a polygon or profile)
+  takes one *count* slot, then two coordinate slots (``a``, ``b``) for each of up to
+  ``max_points`` points; the coordinates of points past the count are ``PAD``.
+- ``STOP`` follows the last slot; ``PAD`` fills the rest.
+
+Which token may come next depends only on the tokens before it (the operation, and a points
+parameter's count), so :meth:`Grammar.allowed` gives an autoregressive decoder its masks, and the
+tables :attr:`Grammar.slot_lo` etc. let it build them for a batch without Python loops.
+
+Bins come from the registry's ranges (capped at ``max_bins`` per parameter, on a multiple of the
+parameter's ``step``), or from a suite's own ranges (:func:`suite_ranges`): what its reference
+tool calls use, which is far narrower than what the registry allows.
+
+Numbers are in the registry's units (mm, degrees).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from toolgym.envs.tools import ToolCallError, ToolRegistry
+
+PAD, STOP = 0, 1
+DEFAULT_MAX_BINS = 256
+DEFAULT_MARGIN = 0.1  # a suite range is widened by this share of its span on each side
+DEFAULT_MAX_POINTS = 8
+DIGITS = 6  # decoded numbers are rounded to this many decimals (no 0.30000000000000004)
+
+
+@dataclasses.dataclass(frozen=True)
+class Slot:
+    """One token position of a tool: a parameter (or one coordinate of one of its points).
+
+    ``values[i]`` is what token ``start + i`` means. ``kind`` is ``"value"`` (a number, integer
+    or choice), ``"count"`` (how many points), or ``"coord"`` (coordinate ``coord`` of point
+    ``point``).
+    """
+
+    tool: str
+    param: str
+    kind: str
+    values: tuple[Any, ...]
+    start: int
+    point: int = -1
+    coord: int = -1
+
+    @property
+    def stop(self) -> int:
+        return self.start + len(self.values)
+
+
+Ranges = Mapping[
+    str, Any
+]  # "tool.param" -> (low, high) | [choices] | {"count": .., "a": .., "b": ..}
+
+
+def _grid(low: float, high: float, step: float | None, max_bins: int, integer: bool) -> tuple:
+    """Numbers from ``low`` to ``high`` inclusive on a multiple of ``step`` (widened so that there
+    are at most ``max_bins``)."""
+    low, high = float(low), float(high)
+    if high <= low:
+        return (int(low) if integer else round(low, DIGITS),)
+    step = step or (1.0 if integer else (high - low) / (max_bins - 1))
+    if (high - low) / step + 1 > max_bins:
+        step = math.ceil((high - low) / (max_bins - 1) / step - 1e-9) * step
+    count = math.floor((high - low) / step + 1e-9) + 1
+    values = [low + i * step for i in range(count)]
+    if high - values[-1] > 1e-9:
+        values.append(high)  # the range's end is always a bin
+    if integer:
+        return tuple(sorted({round(v) for v in values}))
+    return tuple(round(v, DIGITS) for v in values)
+
+
+class Grammar:
+    """Tokens for the tool calls of one registry; see the module docstring.
+
+    Args:
+        registry: the domain's tools.
+        ranges: optional per-parameter ranges (``"tool.param"`` keys), e.g. from
+            :func:`suite_ranges`; others come from the registry.
+        max_bins: most bins per numeric slot.
+        max_points: most points of a ``points`` parameter.
+        tools: the operations (by default every tool of the registry); e.g. only those a
+            suite's references use, which the trainer does by default.
+    """
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        ranges: Ranges | None = None,
+        max_bins: int = DEFAULT_MAX_BINS,
+        max_points: int = DEFAULT_MAX_POINTS,
+        tools: Sequence[str] | None = None,
+    ) -> None:
+        self.registry, self.ranges = registry, dict(ranges or {})
+        self.max_bins, self.max_points = max_bins, max_points
+        spec = registry.grammar()
+        unknown = sorted(set(tools or ()) - set(spec))
+        if unknown:
+            raise ValueError(f"unknown tool(s) {unknown}; known: {', '.join(spec)}")
+        spec = {name: info for name, info in spec.items() if tools is None or name in tools}
+        if not spec:
+            raise ValueError("a grammar needs at least one tool")
+        self.tools = None if tools is None else list(spec)
+        self.ops = tuple(spec)
+        self.op_start = 2
+        cursor = self.op_start + len(self.ops)
+        self.slots: dict[str, tuple[Slot, ...]] = {}
+        for tool, info in spec.items():
+            slots: list[Slot] = []
+            for param, p in info["params"].items():
+                for slot in self._param_slots(tool, param, p, cursor):
+                    slots.append(slot)
+                    cursor = slot.stop
+            self.slots[tool] = tuple(slots)
+        self.vocab_size = cursor
+        self.length = 2 + max(len(s) for s in self.slots.values())
+        self._tables()
+
+    def _param_slots(self, tool: str, param: str, p: dict[str, Any], start: int) -> list[Slot]:
+        known = self.ranges.get(f"{tool}.{param}")
+        if p["kind"] == "string":
+            choices = tuple(known) if known else tuple(p["choices"])
+            return [Slot(tool, param, "value", choices, start)]
+        if p["kind"] == "points":
+            known = known or {}
+            counts = known.get("count", (3, self.max_points))
+            count = Slot(tool, param, "count", tuple(range(counts[0], counts[1] + 1)), start)
+            slots, cursor = [count], count.stop
+            for i in range(counts[1]):
+                for coord, axis in enumerate("ab"):
+                    low, high, *finer = known.get(axis, (p["min"], p["max"]))
+                    step = finer[0] if finer else p["step"]
+                    values = _grid(low, high, step, self.max_bins, False)
+                    slots.append(Slot(tool, param, "coord", values, cursor, i, coord))
+                    cursor = slots[-1].stop
+            return slots
+        low, high, *finer = known if known else (p["min"], p["max"])
+        step = finer[0] if finer else p["step"]
+        values = _grid(low, high, step, self.max_bins, p["kind"] == "integer")
+        return [Slot(tool, param, "value", values, start)]
+
+    def _tables(self) -> None:
+        """Per (operation, position) token ranges, for batched masks."""
+        n, length = len(self.ops), self.length
+        self.slot_lo = np.zeros((n, length), np.int64)  # allowed: lo <= token < hi
+        self.slot_hi = np.ones((n, length), np.int64)  # PAD by default
+        self.point_of = np.full((n, length), -1, np.int64)  # the point a coordinate belongs to
+        self.count_at = np.zeros((n, length), np.int64)  # the position of that param's count
+        self.count_of_token = np.zeros(self.vocab_size, np.int64)  # count token -> count
+        self.value_of_token: list[Any] = [None] * self.vocab_size
+        for o, tool in enumerate(self.ops):
+            self.slot_lo[o, 0], self.slot_hi[o, 0] = self.op_start, self.op_start + n
+            count_position = 0
+            for k, slot in enumerate(self.slots[tool]):
+                t = k + 1
+                self.slot_lo[o, t], self.slot_hi[o, t] = slot.start, slot.stop
+                if slot.kind == "count":
+                    count_position = t
+                    self.count_of_token[slot.start : slot.stop] = slot.values
+                if slot.kind == "coord":
+                    self.point_of[o, t], self.count_at[o, t] = slot.point, count_position
+                for i, value in enumerate(slot.values):
+                    self.value_of_token[slot.start + i] = value
+            end = len(self.slots[tool]) + 1
+            self.slot_lo[o, end], self.slot_hi[o, end] = STOP, STOP + 1
+
+    # -- masks --------------------------------------------------------------------------------
+    def allowed(self, prefix: Sequence[int]) -> tuple[int, int]:
+        """The tokens allowed after ``prefix``: ``range(lo, hi)``."""
+        t = len(prefix)
+        if t >= self.length:
+            raise ValueError(f"a call has {self.length} tokens; the prefix already has {t}")
+        if t == 0:
+            return self.op_start, self.op_start + len(self.ops)
+        o = int(prefix[0]) - self.op_start
+        point = self.point_of[o, t]
+        if point >= 0 and point >= self.count_of_token[prefix[self.count_at[o, t]]]:
+            return PAD, PAD + 1
+        return int(self.slot_lo[o, t]), int(self.slot_hi[o, t])
+
+    def mask(self, prefix: Sequence[int]) -> np.ndarray:
+        """Boolean ``(vocab_size,)``: which tokens may follow ``prefix``."""
+        lo, hi = self.allowed(prefix)
+        out = np.zeros(self.vocab_size, bool)
+        out[lo:hi] = True
+        return out
+
+    def valid(self, tokens: Sequence[int]) -> bool:
+        """Whether every token of a full sequence is allowed after the ones before it."""
+        if len(tokens) != self.length:
+            return False
+        return all(
+            (lambda lo, hi: lo <= tokens[t] < hi)(*self.allowed(tokens[:t]))
+            for t in range(self.length)
+        )
+
+    def sample(self, rng: np.random.Generator) -> list[int]:
+        """Uniformly random allowed tokens, one position at a time."""
+        tokens: list[int] = []
+        while len(tokens) < self.length:
+            lo, hi = self.allowed(tokens)
+            tokens.append(int(rng.integers(lo, hi)))
+        return tokens
+
+    # -- calls ----------------------------------------------------------------------------------
+    def decode(self, tokens: Sequence[int]) -> dict[str, Any]:
+        """The tool call ``{"name": ..., "arguments": {...}}`` that ``tokens`` spell (every
+        parameter given). Raises ``ValueError`` for a sequence the grammar forbids."""
+        if not self.valid(tokens):
+            raise ValueError(f"not a valid token sequence: {list(tokens)}")
+        tool = self.ops[tokens[0] - self.op_start]
+        arguments: dict[str, Any] = {}
+        for slot, token in zip(self.slots[tool], tokens[1:], strict=False):
+            value = self.value_of_token[token] if token != PAD else None
+            if slot.kind == "value":
+                arguments[slot.param] = value
+            elif slot.kind == "count":
+                arguments[slot.param] = [[0.0, 0.0] for _ in range(value)]
+            elif value is not None:
+                arguments[slot.param][slot.point][slot.coord] = value
+        return {"name": tool, "arguments": arguments}
+
+    def decode_json(self, tokens: Sequence[int]) -> str:
+        """:meth:`decode` as the JSON text an environment takes."""
+        return json.dumps(self.decode(tokens))
+
+    def encode(self, call: Any) -> list[int]:
+        """Tokens for a call (a dict or JSON text), each value snapped to its nearest bin.
+
+        Defaults are filled in; the call's parameters are checked one by one, not against each
+        other (a polygon with no area still encodes). A points list longer than ``max_points`` is
+        cut to its first points. Raises ``ToolCallError`` for a call that names no tool or
+        has a malformed parameter."""
+        name, arguments = self._arguments(call)
+        if name not in self.ops:
+            raise ToolCallError(f"{name}: not one of this grammar's tools ({', '.join(self.ops)})")
+        tokens = [self.op_start + self.ops.index(name)]
+        count = 0
+        for slot in self.slots[name]:
+            value = arguments[slot.param]
+            if slot.kind == "count":
+                count = min(max(len(value), slot.values[0]), slot.values[-1])
+                tokens.append(slot.start + slot.values.index(count))
+            elif slot.kind == "coord":
+                if slot.point >= count:
+                    tokens.append(PAD)
+                else:
+                    tokens.append(slot.start + _nearest(slot.values, value[slot.point][slot.coord]))
+            elif isinstance(value, str):
+                tokens.append(slot.start + _nearest_choice(slot.values, value))
+            else:
+                tokens.append(slot.start + _nearest(slot.values, value))
+        tokens.append(STOP)
+        return tokens + [PAD] * (self.length - len(tokens))
+
+    def _arguments(self, call: Any) -> tuple[str, dict[str, Any]]:
+        """The tool's name and every argument, each checked alone, defaults filled in."""
+        try:
+            tool, arguments = self.registry.parse_call(call)
+            return tool.name, arguments
+        except ToolCallError:
+            if isinstance(call, str | bytes):
+                call = json.loads(call)
+            tool = self.registry.tools.get(call.get("name")) if isinstance(call, dict) else None
+            if tool is None or tool.check is None:
+                raise
+            arguments = dict(call.get("arguments", {}))
+            check = dataclasses.replace(tool, check=None)
+            return tool.name, self.registry._arguments(check, arguments)
+
+    def snap(self, call: Any) -> dict[str, Any]:
+        """``call`` as the grammar can say it: its values snapped to the bins."""
+        return self.decode(self.encode(call))
+
+    def describe(self) -> dict[str, Any]:
+        """What rebuilds this grammar with :meth:`from_description` (for checkpoints)."""
+        return {"ranges": _plain(self.ranges), "max_bins": self.max_bins,
+                "max_points": self.max_points, "tools": self.tools}  # fmt: skip
+
+    @classmethod
+    def from_description(cls, registry: ToolRegistry, description: Mapping[str, Any]) -> Grammar:
+        return cls(registry, **description)
+
+
+def _nearest(values: tuple[Any, ...], value: float) -> int:
+    return int(np.argmin(np.abs(np.asarray(values, float) - float(value))))
+
+
+def _nearest_choice(values: tuple[Any, ...], value: str) -> int:
+    return values.index(value) if value in values else 0
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def suite_tools(registry: ToolRegistry, calls: Iterable[Any]) -> list[str]:
+    """The tools the given calls use, in the registry's order."""
+    used = {registry.parse_call(call)[0].name for call in calls}
+    return [name for name in registry.tools if name in used]
+
+
+def suite_ranges(
+    registry: ToolRegistry, calls: Iterable[Any], margin: float = DEFAULT_MARGIN
+) -> dict[str, Any]:
+    """Per-parameter ranges that the given reference tool calls use (defaults filled in).
+
+    Numbers: ``(low, high)``, or ``(low, high, step)`` when the calls use values off the
+    parameter's own step (then half or a quarter of it, the coarsest that holds them, or a
+    quarter); choices: the ones used, in the registry's order; points: ``{"count": (fewest,
+    most), "a": (low, high[, step]), "b": (...)}`` over all their points.
+    Number ranges are widened by ``margin`` of their span on each side (onto the parameter's
+    step, inside its bounds): the calls are a sample, and other tasks of the suite reach a
+    little further.
+    """
+    seen: dict[str, list[Any]] = {}
+    for call in calls:
+        tool, arguments = registry.parse_call(call)
+        for name, value in arguments.items():
+            seen.setdefault(f"{tool.name}.{name}", []).append(value)
+    ranges: dict[str, Any] = {}
+    for key, values in seen.items():
+        tool, name = key.split(".", 1)
+        spec = registry.grammar()[tool]["params"][name]
+        if spec["kind"] == "string":
+            ranges[key] = [c for c in spec["choices"] if c in values]
+        elif spec["kind"] == "points":
+            points = [pt for value in values for pt in value]
+            ranges[key] = {
+                "count": (min(map(len, values)), max(map(len, values))),
+                "a": _widen([p[0] for p in points], spec, margin),
+                "b": _widen([p[1] for p in points], spec, margin),
+            }
+        else:
+            ranges[key] = _widen(values, spec, margin)
+    return ranges
+
+
+def _widen(values: list[float], spec: Mapping[str, Any], margin: float) -> tuple[float, ...]:
+    """``values``' range widened by ``margin`` of its span, inside the parameter's bounds, with
+    both ends on multiples of its step (so the grid holds the round values tasks use)."""
+    low, high = min(values), max(values)
+    extra, step = margin * (high - low), spec["step"] or 1e-9
+    extra_low = max(low - extra, spec["min"]) if spec["min"] is not None else low - extra
+    extra_high = high + extra if spec["max"] is None else min(high + extra, spec["max"])
+    low = min(low, math.ceil(extra_low / step - 1e-9) * step)
+    high = max(high, math.floor(extra_high / step + 1e-9) * step)
+    if spec["step"] is None or spec["kind"] == "integer":
+        return round(low, DIGITS), round(high, DIGITS)
+    finer = next(
+        (s for s in (step, step / 2, step / 4) if all(_on_grid(v, s) for v in values)), step / 4
+    )
+    if finer == step:
+        return round(low, DIGITS), round(high, DIGITS)
+    return round(low, DIGITS), round(high, DIGITS), finer
+
+
+def _on_grid(value: float, step: float) -> bool:
+    return abs(value / step - round(value / step)) < 1e-6

@@ -1,0 +1,134 @@
+"""Vectorised tool environments for the trainer: sandboxed workers, tasks chosen by the learner.
+
+Each worker process runs one environment (``gym.make(env_id, ...)`` in tool mode: every episode
+runs in that environment's own sandbox sessions) inside :class:`ChosenTasks`, which picks each
+episode's task: first from a queue the learner hands it (demonstrations, evaluation), then by
+the weights the learner's sampler sets (``vec.set_attr("task_weights", ...)``), from its own
+seeded generator. Episodes restart in the worker as soon as they end (Gymnasium's same-step
+autoreset), and the episode's result comes back in ``info["final_info"]``: ``episode_task``,
+``episode_score`` (the exact verifier's final score, in [0, 1]) and ``episode_passed``.
+
+This module imports no torch: the workers never load it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
+
+import toolgym  # noqa: F401 - registers the environments
+
+
+class ChosenTasks(gym.Wrapper):
+    """Picks each episode's task: the queue's next, else one drawn by ``task_weights``."""
+
+    def __init__(self, env: gym.Env, task_ids: Sequence[str]) -> None:
+        super().__init__(env)
+        self.task_ids = list(task_ids)
+        self.task_weights: Sequence[float] | None = None
+        self.task_queue: list[str] = []
+        self.rng = np.random.default_rng()
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        options = dict(options or {})
+        if "task" not in options:
+            if self.task_queue:
+                options["task"] = self.task_queue.pop(0)
+            else:
+                weights = None if self.task_weights is None else np.asarray(self.task_weights)
+                options["task"] = self.task_ids[self.rng.choice(len(self.task_ids), p=weights)]
+        return self.env.reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        if terminated or truncated:
+            final = info.get("final_report") or {}
+            info["episode_task"] = info["task"]
+            info["episode_score"] = float(final.get("score") or 0.0)
+            info["episode_passed"] = bool(final.get("passed"))
+        return observation, reward, terminated, truncated, info
+
+
+def _make(env_id: str, task_ids: Sequence[str], env_kwargs: dict[str, Any]) -> gym.Env:
+    return ChosenTasks(gym.make(env_id, action_mode="tool", **env_kwargs), task_ids)
+
+
+def make_vector_env(
+    env_id: str,
+    task_ids: Sequence[str],
+    num_envs: int,
+    asynchronous: bool = True,
+    record: str | None = None,
+    **env_kwargs: Any,
+) -> gym.vector.VectorEnv:
+    """``num_envs`` environments in tool mode (``AsyncVectorEnv`` workers, started with
+    ``forkserver`` so they never inherit the learner's threads; or in-process with
+    ``asynchronous=False``), each episode's task one of ``task_ids``. With ``record``, every
+    episode is recorded into that folder (``toolgym.envs.RecordEpisodes``)."""
+    factory = functools.partial(_make, env_id, list(task_ids), env_kwargs)
+    if record is not None:
+        from toolgym.envs.recording import recorded
+
+        factory = recorded(factory, record)
+    if asynchronous:
+        return AsyncVectorEnv(
+            [factory] * num_envs, context="forkserver", autoreset_mode=AutoresetMode.SAME_STEP
+        )
+    return SyncVectorEnv([factory] * num_envs, autoreset_mode=AutoresetMode.SAME_STEP)
+
+
+def finished_episodes(info: dict[str, Any]) -> list[tuple[int, str, float, bool]]:
+    """``(env index, task id, final score, passed)`` of the episodes that ended this step."""
+    final = info.get("final_info")
+    if not final or "_episode_score" not in final:
+        return []
+    return [
+        (i, str(final["episode_task"][i]), float(final["episode_score"][i]),
+         bool(final["episode_passed"][i]))
+        for i in np.flatnonzero(final["_episode_score"])
+    ]  # fmt: skip
+
+
+def play_queued(
+    vec: gym.vector.VectorEnv,
+    task_ids: Sequence[str],
+    choose: Callable[[dict[str, Any], Sequence[str]], list[str]],
+    seed: int,
+    on_step: Callable[[dict[str, Any], list[str], np.ndarray], None] | None = None,
+) -> list[tuple[str, float, bool, int]]:
+    """Play each of ``task_ids`` once, spread over the envs; ``choose(observations, current task
+    ids)`` gives the actions. ``on_step(observations, actions, recording)`` sees every step
+    (``recording``: which envs are playing a queued task). Returns ``(task, score, passed,
+    steps)`` per episode, in the order they finished."""
+    n = vec.num_envs
+    queues = [list(task_ids[i::n]) for i in range(n)]
+    remaining = [len(q) for q in queues]
+    vec.set_attr("task_queue", queues)
+    observations, info = vec.reset(seed=seed)
+    current = list(info["task"])
+    steps = np.zeros(n, int)
+    results = []
+    while any(r > 0 for r in remaining):
+        recording = np.array([r > 0 for r in remaining])
+        actions = choose(observations, current)
+        if on_step is not None:
+            on_step(observations, actions, recording)
+        observations, _, _, _, info = vec.step(actions)
+        steps += recording
+        for i, task, score, passed in finished_episodes(info):
+            if remaining[i] > 0:
+                results.append((task, score, passed, int(steps[i])))
+                remaining[i] -= 1
+                steps[i] = 0
+        current = list(info["task"])
+    vec.set_attr("task_queue", [[] for _ in range(n)])
+    return results

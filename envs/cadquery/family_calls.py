@@ -1,0 +1,163 @@
+"""The procedural families' references as sequences of CadQuery tool calls (tool mode).
+
+Each function turns a family's parameters into the calls ``{"name": ..., "arguments": {...}}``
+that build the same part as the family's reference program, with the tools of
+``toolgym.envs.cadquery.tools`` (lengths in mm, Z up). Families whose parts need an operation the
+tool set lacks (a loft, a sweep) have none: ``transition`` and ``bent_tube``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from toolgym.envs.tasks import Scalar
+
+Params = dict[str, Scalar]
+Call = dict[str, Any]
+
+
+def call(name: str, **arguments: Any) -> Call:
+    """One tool call; numbers rounded to 4 decimals, as the reference programs write them."""
+    clean = {k: round(v, 4) if isinstance(v, float) else v for k, v in arguments.items()}
+    return {"name": name, "arguments": clean}
+
+
+def _f(value: Scalar) -> float:
+    return float(value)  # type: ignore[arg-type]
+
+
+def primitive(p: Params) -> list[Call]:
+    at = {"x": _f(p["x"]), "y": _f(p["y"]), "z": _f(p["z"])}
+    if p["kind"] == "box":
+        size = {k: _f(p[k]) for k in ("length", "width", "height")}
+        return [call("add_box", **size, **at)]
+    if p["kind"] == "cylinder":
+        return [call("add_cylinder", diameter=_f(p["diameter"]), height=_f(p["height"]), **at)]
+    return [call("add_sphere", diameter=_f(p["diameter"]), **at)]
+
+
+def plate_holes(p: Params) -> list[Call]:
+    dx, dy = _f(p["length"]) / 2 - _f(p["inset"]), _f(p["width"]) / 2 - _f(p["inset"])
+    plate = call("add_box", length=_f(p["length"]), width=_f(p["width"]), height=_f(p["thickness"]))
+    holes = [
+        call("cut_hole", diameter=_f(p["hole"]), x=sx * dx, y=sy * dy)
+        for sx, sy in ((1, 1), (-1, 1), (1, -1), (-1, -1))
+    ]
+    return [plate, *holes]
+
+
+def u_channel(p: Params) -> list[Call]:
+    width, length, height, t = _f(p["width"]), _f(p["length"]), _f(p["height"]), _f(p["thickness"])
+    # The open inside cut a little past the top, so no skin of the block's top face is left.
+    inside = height - t + 1
+    return [
+        call("add_box", length=width, width=length, height=height, z=height / 2),
+        call("cut_box", length=width - 2 * t, width=length + 2, height=inside, z=t + inside / 2),
+    ]
+
+
+def finished_block(p: Params) -> list[Call]:
+    edges = {"vertical": "|Z", "top": ">Z", "all": "all"}[str(p["edges"])]
+    block = call("add_box", length=_f(p["length"]), width=_f(p["width"]), height=_f(p["height"]))
+    if p["operation"] == "fillet":
+        return [block, call("fillet_edges", radius=_f(p["size"]), edges=edges)]
+    return [block, call("chamfer_edges", length=_f(p["size"]), edges=edges)]
+
+
+def stepped_shaft(p: Params) -> list[Call]:
+    calls, bottom = [], 0.0
+    for i in range(1, int(p["steps"]) + 1):
+        length = _f(p[f"length{i}"])
+        calls.append(
+            call(
+                "add_cylinder", diameter=_f(p[f"diameter{i}"]), height=length, z=bottom + length / 2
+            )
+        )
+        bottom += length
+    return calls
+
+
+def l_bracket(p: Params) -> list[Call]:
+    t, length, height, width = _f(p["thickness"]), _f(p["length"]), _f(p["height"]), _f(p["width"])
+    return [
+        call("add_box", length=length, width=width, height=t, x=length / 2, z=t / 2),
+        call("add_box", length=t, width=width, height=height, x=t / 2, z=height / 2),
+        call("cut_hole", diameter=_f(p["hole"]), x=(t + length) / 2),
+        call("cut_cylinder", diameter=_f(p["hole"]), height=3 * t, x=t / 2, z=(t + height) / 2,
+             axis="X"),
+    ]  # fmt: skip
+
+
+def slotted_plate(p: Params) -> list[Call]:
+    """Each round-ended slot as a box between two holes of the slot's width."""
+    thickness, count, pitch = _f(p["thickness"]), int(p["count"]), _f(p["pitch"])
+    slot_length, slot_width = _f(p["slot_length"]), _f(p["slot_width"])
+    straight = slot_length - slot_width
+    calls = [call("add_box", length=_f(p["length"]), width=_f(p["width"]), height=thickness)]
+    for k in range(count):
+        y = (k - (count - 1) / 2) * pitch
+        calls.append(call("cut_box", length=straight, width=slot_width, height=thickness + 2, y=y))
+        calls += [call("cut_hole", diameter=slot_width, x=s * straight / 2, y=y) for s in (1, -1)]
+    return calls
+
+
+def enclosure(p: Params) -> list[Call]:
+    height = _f(p["height"])
+    return [
+        call("add_box", length=_f(p["length"]), width=_f(p["width"]), height=height, z=height / 2),
+        call("fillet_edges", radius=_f(p["radius"]), edges="|Z"),
+        call("shell", thickness=_f(p["wall"]), open_face=">Z"),
+    ]
+
+
+def v_pulley(p: Params) -> list[Call]:
+    r, b, g, w = _f(p["diameter"]) / 2, _f(p["width"]), _f(p["groove_depth"]), _f(p["groove_width"])
+    land, bore = (b - w) / 2, _f(p["bore"]) / 2
+    profile = [[bore, 0], [r, 0], [r, land], [r - g, b / 2], [r, b - land], [r, b], [bore, b]]
+    return [call("revolve_profile", points=[[round(a, 4), round(z, 4)] for a, z in profile])]
+
+
+def flange(p: Params) -> list[Call]:
+    thickness, hub_height, holes = _f(p["thickness"]), _f(p["hub_height"]), int(p["holes"])
+    radius = _f(p["pitch"]) / 2
+    calls = [
+        call("add_cylinder", diameter=_f(p["diameter"]), height=thickness, z=thickness / 2),
+        call("add_cylinder", diameter=_f(p["hub"]), height=hub_height,
+             z=thickness + hub_height / 2),
+        call("cut_hole", diameter=_f(p["bore"])),
+    ]  # fmt: skip
+    for k in range(holes):
+        angle = 2 * math.pi * k / holes
+        x, y = radius * math.cos(angle), radius * math.sin(angle)
+        calls.append(call("cut_hole", diameter=_f(p["hole"]), x=x, y=y))
+    return calls
+
+
+def pillow_block(p: Params) -> list[Call]:
+    width, base, height = _f(p["width"]), _f(p["base"]), _f(p["centre_height"])
+    half_spacing, depth = _f(p["spacing"]) / 2, _f(p["counterbore_depth"])
+    calls = [
+        call("add_box", length=_f(p["length"]), width=width, height=base, z=base / 2),
+        call("add_box", length=_f(p["housing"]), width=width, height=height, z=height / 2),
+        call("add_cylinder", diameter=_f(p["housing"]), height=width, z=height, axis="Y"),
+        call("cut_cylinder", diameter=_f(p["bore"]), height=2 * width, z=height, axis="Y"),
+    ]
+    for x in (half_spacing, -half_spacing):
+        calls.append(call("cut_hole", diameter=_f(p["screw"]), x=x))
+        # Counterbores run on 1 mm past the base's top face: no coplanar cut.
+        calls.append(
+            call("cut_cylinder", diameter=_f(p["counterbore"]), height=depth + 1, x=x,
+                 z=base - depth + (depth + 1) / 2)
+        )  # fmt: skip
+    return calls
+
+
+FAMILY_CALLS: dict[str, Callable[[Params], list[Call]]] = {
+    fn.__name__: fn
+    for fn in (
+        primitive, plate_holes, u_channel, finished_block, stepped_shaft, l_bracket,
+        slotted_plate, enclosure, v_pulley, flange, pillow_block,
+    )
+}  # fmt: skip

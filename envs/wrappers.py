@@ -1,0 +1,107 @@
+"""Standard spaces for other RL libraries: any toolgym env in tool mode, as numbers.
+
+:class:`StandardSpaces` turns
+
+- the action into a ``MultiDiscrete`` over the grammar of ``toolgym.agents.grammar`` (the same
+  one the bundled trainer uses): entry 0 picks the tool, entry ``t`` the bin of the tool's
+  ``t``-th parameter slot. Entries have one size for all tools (the largest slot at that
+  position), so some combinations mean nothing. They are **repaired**, never rejected: an index
+  past the end of the tool's slot is clipped to its last bin; entries past the tool's last slot,
+  and coordinates of points past a polygon's count, are ignored. What repair cannot fix (a
+  polygon with no area, a cut before any part exists, a fillet too large for the part) goes to
+  the environment as it is, which answers with its usual failed step: ``-error_penalty`` reward,
+  the step undone, the error in the feedback and in ``info["error"]``.
+- the text observations (``prompt``, ``feedback``) into fixed-length arrays of token ids: UTF-8
+  bytes plus one, 0 for padding (``prompt_tokens`` bytes of the prompt's head,
+  ``feedback_tokens`` of the feedback's tail, where the verifier's summary is). Images and
+  ``step`` pass through.
+
+``info["tool_call"]`` holds the JSON call that was sent. Stable-Baselines3's
+``PPO("MultiInputPolicy", env)`` runs on the result unmodified.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from toolgym.agents.grammar import PAD, STOP, Grammar
+from toolgym.envs.spaces import text_bytes
+
+
+class StandardSpaces(gym.Wrapper):
+    """``MultiDiscrete`` tool calls and token-id texts; see the module docstring.
+
+    Args:
+        env: a toolgym env made with ``action_mode="tool"``.
+        grammar: the grammar (default: the env's registry, ``max_bins`` bins per parameter).
+        prompt_tokens, feedback_tokens: lengths of the token-id arrays.
+    """
+
+    def __init__(
+        self,
+        env: gym.Env,
+        grammar: Grammar | None = None,
+        max_bins: int = 64,
+        prompt_tokens: int = 256,
+        feedback_tokens: int = 128,
+    ) -> None:
+        super().__init__(env)
+        if getattr(env.unwrapped, "action_mode", None) != "tool":
+            raise ValueError("StandardSpaces needs an env made with action_mode='tool'")
+        self.grammar = grammar or Grammar(env.unwrapped.registry, max_bins=max_bins)
+        self.prompt_tokens, self.feedback_tokens = prompt_tokens, feedback_tokens
+        sizes = [len(self.grammar.ops)] + [1] * (self.grammar.length - 1)
+        for slots in self.grammar.slots.values():
+            for k, slot in enumerate(slots):
+                sizes[k + 1] = max(sizes[k + 1], len(slot.values))
+        self.action_space = spaces.MultiDiscrete(sizes)
+        inner = env.observation_space
+        self.observation_space = spaces.Dict(
+            {
+                "image": inner["image"],
+                "target": inner["target"],
+                "prompt": spaces.Box(0, 256, (prompt_tokens,), np.int64),
+                "feedback": spaces.Box(0, 256, (feedback_tokens,), np.int64),
+                "step": inner["step"],
+            }
+        )
+
+    def tokens(self, action: np.ndarray) -> list[int]:
+        """The grammar tokens an action means, after repair (see the module docstring)."""
+        action = np.asarray(action, np.int64).reshape(-1)
+        op = int(np.clip(action[0], 0, len(self.grammar.ops) - 1))
+        tokens = [self.grammar.op_start + op]
+        count = 0
+        for k, slot in enumerate(self.grammar.slots[self.grammar.ops[op]]):
+            index = int(np.clip(action[k + 1], 0, len(slot.values) - 1))
+            if slot.kind == "coord" and slot.point >= count:
+                tokens.append(PAD)
+                continue
+            if slot.kind == "count":
+                count = slot.values[index]
+            tokens.append(slot.start + index)
+        tokens.append(STOP)
+        return tokens + [PAD] * (self.grammar.length - len(tokens))
+
+    def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "image": observation["image"],
+            "target": observation["target"],
+            "prompt": text_bytes([observation["prompt"]], self.prompt_tokens)[0],
+            "feedback": text_bytes([observation["feedback"]], self.feedback_tokens, "tail")[0],
+            "step": observation["step"],
+        }
+
+    def reset(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        observation, info = self.env.reset(**kwargs)
+        return self.observation(observation), info
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        call = self.grammar.decode_json(self.tokens(action))
+        observation, reward, terminated, truncated, info = self.env.step(call)
+        info["tool_call"] = call
+        return self.observation(observation), reward, terminated, truncated, info

@@ -1,0 +1,53 @@
+"""PPO's pieces: GAE against a hand-computed example; the weakness sampler."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from toolgym.agents.ppo import PPOConfig, annealed_lr, gae
+from toolgym.agents.sampler import SamplerConfig, WeaknessSampler
+
+
+def test_gae_matches_a_hand_computed_example():
+    # One env, three steps; the episode ends with step 1, so step 0 does not see step 2.
+    rewards = np.array([[1.0], [0.0], [1.0]])
+    values = np.array([[0.5], [0.4], [0.3]])
+    dones = np.array([[0.0], [1.0], [0.0]])
+    advantages, returns = gae(rewards, values, dones, np.array([0.2]), gamma=0.9, gae_lambda=0.8)
+    # t=2: 1 + 0.9·0.2 − 0.3 = 0.88
+    # t=1: 0 − 0.4 = −0.4 (ended: no bootstrap, no later advantage)
+    # t=0: (1 + 0.9·0.4 − 0.5) + 0.9·0.8·(−0.4) = 0.86 − 0.288 = 0.572
+    assert advantages[:, 0] == pytest.approx([0.572, -0.4, 0.88])
+    assert returns[:, 0] == pytest.approx([1.072, 0.0, 1.18])
+
+
+def test_learning_rate_anneals_linearly_to_zero():
+    config = PPOConfig(learning_rate=1e-3)
+    assert [annealed_lr(config, i, 4) for i in range(4)] == pytest.approx(
+        [1e-3, 7.5e-4, 5e-4, 2.5e-4]
+    )
+    assert annealed_lr(PPOConfig(anneal_lr=False), 3, 4) == PPOConfig().learning_rate
+
+
+def test_the_sampler_draws_weak_levels_more_often():
+    sampler = WeaknessSampler(["a", "b", "c"], SamplerConfig(staleness=0.0))
+    assert sampler.weights().tolist() == pytest.approx([1 / 3] * 3)  # unseen first, in turn
+    sampler.update("a", 1.0)
+    assert sampler.weights()[0] == 0.0
+    for level, score in (("b", 0.1), ("c", 0.6), ("a", 1.0), ("b", 0.1), ("c", 0.6)):
+        sampler.update(level, score)
+    weights = sampler.weights()
+    assert weights.sum() == pytest.approx(1.0)
+    assert weights[1] > weights[2] > weights[0] > 0  # weakest most, the solved one still drawn
+    off = WeaknessSampler(["a", "b", "c"], SamplerConfig(enabled=False))
+    off.update("a", 1.0)
+    assert off.weights().tolist() == pytest.approx([1 / 3] * 3)
+    # Staleness lifts the level played longest ago: "a" (2 episodes ago) above "c" (just now).
+    stale = WeaknessSampler(["a", "b", "c"], SamplerConfig(staleness=0.5))
+    for level, score in (("a", 1.0), ("b", 0.1), ("c", 0.6), ("a", 1.0), ("b", 0.1), ("c", 0.6)):
+        stale.update(level, score)
+    assert stale.weights()[0] > stale.weights()[2]
+    restored = WeaknessSampler(["a", "b", "c"], SamplerConfig(staleness=0.0))
+    restored.load_state_dict(sampler.state_dict())
+    assert np.array_equal(restored.weights(), weights)

@@ -1,0 +1,103 @@
+"""``toolgym train`` and ``toolgym eval``: the bundled multimodal PPO trainer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from toolgym.cli.common import app, check_writable_folder, console, env_domain, fail, or_fail
+
+
+@app.command()
+def train(
+    env: Annotated[str, typer.Option(help="Environment id.")] = "toolgym/CadQuery-v0",
+    suite: Annotated[str, typer.Option(help="Suite: train split to learn, test to evaluate.")] = (
+        "primitives"
+    ),
+    steps: Annotated[int, typer.Option(min=1, help="PPO environment steps (tool calls).")] = 2048,
+    bc_steps: Annotated[
+        int, typer.Option(min=0, help="Behaviour-cloning steps on oracle traces first.")
+    ] = 0,
+    out: Annotated[Path, typer.Option(help="Run folder: checkpoints, CSV, TensorBoard.")] = Path(
+        "runs/ppo"
+    ),
+    seed: Annotated[int, typer.Option(help="Seed of everything.")] = 0,
+    num_envs: Annotated[int, typer.Option(min=1, max=64, help="Parallel environments.")] = 2,
+    num_steps: Annotated[int, typer.Option(min=1, help="Steps per env per iteration.")] = 32,
+    max_steps: Annotated[int, typer.Option(min=1, max=1000, help="Calls per episode.")] = 4,
+    sampler: Annotated[
+        bool, typer.Option(help="Draw weak tasks more often (PLR-style); off: uniform.")
+    ] = True,
+    eval_episodes: Annotated[
+        int, typer.Option(min=0, help="Test-split episodes at the end (0: none).")
+    ] = 0,
+    learning_rate: Annotated[float, typer.Option(min=0.0, help="Adam's rate, annealed.")] = 3e-4,
+    update_epochs: Annotated[int, typer.Option(min=1, help="PPO epochs per iteration.")] = 4,
+    device: Annotated[str, typer.Option(help="auto (CUDA when present), cpu or cuda.")] = "auto",
+    resume: Annotated[bool, typer.Option(help="Continue from --out's latest checkpoint.")] = True,
+) -> None:
+    """Train the bundled multimodal PPO policy on a suite in tool mode."""
+    from toolgym.agents.train import TrainConfig, Trainer
+
+    env_domain(env)
+    or_fail(_suite, suite)
+    check_writable_folder(out)
+    config = TrainConfig(
+        env_id=env, suite=suite, steps=steps, bc_steps=bc_steps, out=str(out), seed=seed,
+        num_envs=num_envs, num_steps=num_steps, max_steps=max_steps, sampler=sampler,
+        eval_episodes=eval_episodes, device=device,
+    )  # fmt: skip
+    config.sampling.enabled = sampler
+    config.ppo.learning_rate, config.ppo.update_epochs = learning_rate, update_epochs
+    try:
+        row = Trainer(config, log=console.print).train(resume=resume)
+    except (KeyError, ValueError) as exc:
+        fail(str(exc).strip("'\""))
+    console.print(f"checkpoint: {escape(str(out / 'checkpoints' / 'latest.pt'))}")
+    if "test_score" in row:
+        console.print(f"test split: mean score {row['test_score']:.3f}")
+
+
+@app.command(name="eval")
+def evaluate(
+    checkpoint: Annotated[Path, typer.Option(help="A checkpoint written by `toolgym train`.")],
+    split: Annotated[str, typer.Option(help="train or test.")] = "test",
+    episodes: Annotated[
+        int | None, typer.Option(min=1, help="Episodes; default: every task of the split once.")
+    ] = None,
+    device: Annotated[str, typer.Option(help="auto (CUDA when present), cpu or cuda.")] = "auto",
+    record: Annotated[
+        Path | None,
+        typer.Option(help="Record every episode into this folder; see `toolgym replay`."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Evaluate a trained policy (greedy calls) and print a score table."""
+    from toolgym.agents.evaluate import evaluate_checkpoint, score_table
+
+    if not checkpoint.is_file():
+        fail(f"--checkpoint {checkpoint}: no such file")
+    if split not in ("train", "test"):
+        fail(f"--split must be train or test, got {split!r}")
+    if record is not None:
+        check_writable_folder(record, "--record", "the recording")
+    try:
+        report = evaluate_checkpoint(checkpoint, split, episodes, device, record=record)
+    except (KeyError, ValueError, RuntimeError) as exc:
+        fail(str(exc).strip("'\""))
+    if as_json:
+        print(json.dumps(report))
+        return
+    console.print(score_table(report))
+    if record:
+        console.print(f"recording in {escape(str(record))}: toolgym replay {escape(str(record))}")
+
+
+def _suite(name: str) -> Any:
+    from toolgym.envs.suites import get_suite
+
+    return get_suite(name)
