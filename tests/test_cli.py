@@ -185,12 +185,20 @@ def test_train_writes_a_checkpoint_that_eval_scores(tmp_path):
     assert trained.returncode == 0, trained.stdout + trained.stderr
     assert "iteration    1" in trained.stdout and (out / "progress.csv").is_file()
     checkpoint = out / "checkpoints" / "latest.pt"
+    recording = tmp_path / "eval-record"
     scored = toolgym_cli(
-        "eval", "--checkpoint", str(checkpoint), "--split", "train", "--episodes", "3", "--json"
-    )
+        "eval", "--checkpoint", str(checkpoint), "--split", "train", "--episodes", "3", "--json",
+        "--record", str(recording),
+    )  # fmt: skip
     assert scored.returncode == 0, scored.stdout + scored.stderr
     report = json.loads(scored.stdout)
     assert report["episodes"] == 3 and 0.0 <= report["score"] <= 1.0
+    logs = sorted(recording.rglob("episode.jsonl"))  # evaluation episodes, recorded
+    assert len(logs) >= 3, logs
+    recorded_tasks = {
+        json.loads(line).get("task") for log in logs for line in log.read_text().splitlines()
+    }
+    assert recorded_tasks >= {r["task"] for r in report["results"]}
     assert {r["task"] for r in report["results"]} == {
         "first-tools/cube", "first-tools/ball", "first-tools/rod"
     }  # fmt: skip
