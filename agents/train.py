@@ -79,6 +79,8 @@ class TrainConfig:
     # OpenMP threads spinning against them made a PPO update 30x slower on 2 busy cores.
     threads: int = 1
     eval_episodes: int = 0
+    # Record the final evaluation's episodes into ``out/eval-episodes`` (see ``toolgym replay``).
+    record_eval: bool = False
     checkpoint_every: int = 1
     progress: bool = True
     ppo: PPOConfig = dataclasses.field(default_factory=PPOConfig)
@@ -233,8 +235,9 @@ class Trainer:
         if config.eval_episodes and self.iteration >= config.iterations:
             from toolgym.agents.evaluate import evaluate_policy
 
+            record = self.out / "eval-episodes" if config.record_eval else None
             report = evaluate_policy(
-                self.policy, self.grammar, config, "test", config.eval_episodes
+                self.policy, self.grammar, config, "test", config.eval_episodes, record=record
             )
             (self.out / "eval.json").write_text(json.dumps(report, indent=2))
             row["test_score"] = report["score"]

@@ -35,6 +35,9 @@ def train(
     eval_episodes: Annotated[
         int, typer.Option(min=0, help="Test-split episodes at the end (0: none).")
     ] = 0,
+    record_eval: Annotated[
+        bool, typer.Option(help="Record the test episodes into --out/eval-episodes.")
+    ] = False,
     learning_rate: Annotated[float, typer.Option(min=0.0, help="Adam's rate, annealed.")] = 3e-4,
     update_epochs: Annotated[int, typer.Option(min=1, help="PPO epochs per iteration.")] = 4,
     device: Annotated[str, typer.Option(help="auto (CUDA when present), cpu or cuda.")] = "auto",
@@ -49,7 +52,7 @@ def train(
     config = TrainConfig(
         env_id=env, suite=suite, steps=steps, bc_steps=bc_steps, out=str(out), seed=seed,
         num_envs=num_envs, num_steps=num_steps, max_steps=max_steps, sampler=sampler,
-        eval_episodes=eval_episodes, device=device,
+        eval_episodes=eval_episodes, record_eval=record_eval, device=device,
     )  # fmt: skip
     config.sampling.enabled = sampler
     config.ppo.learning_rate, config.ppo.update_epochs = learning_rate, update_epochs
