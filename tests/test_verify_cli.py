@@ -302,3 +302,29 @@ def test_batch_refuses_an_out_that_is_not_a_results_file(tmp_path):
         )
         assert done.returncode == 2 and message in done.stderr, done.stderr
     assert notes.read_text() == "my notes\n" and other.read_text() == '{"not": "a result"}\n'
+
+
+@pytest.mark.parametrize(
+    ("suite", "solved"),
+    [("blender-placement", "two-crates"), ("scene-curated", "roll-east")],
+)
+def test_batches_verify_other_tools_tasks_as_cad_ones(tmp_path, suite, solved):
+    from toolgym.envs.suites import get_suite, get_task
+
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    task = get_task(f"{suite}/{solved}")
+    (scripts / f"{solved}.py").write_text(task.reference)
+    (scripts / "broken.py").write_text("this is not python\n")  # names no task: ignored
+    out = tmp_path / "results.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "toolgym", "verify", "--suite", suite, "--scripts", str(scripts),
+         "--out", str(out), "--jobs", "2"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr  # the other tasks have no script: not all pass
+    results = {r["task"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert set(results) == {t.id for t in get_suite(suite).tasks}
+    assert results[task.id]["passed"] and results[task.id]["score"] >= 0.99
+    others = [r for t, r in results.items() if t != task.id]
+    assert {r["error_kind"] for r in others} == {"missing_script"}
