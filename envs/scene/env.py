@@ -21,6 +21,7 @@ from toolgym.envs.scene.verification import (
     verify_candidate,
 )
 from toolgym.envs.tasks import Task
+from toolgym.envs.tools import ToolCallError
 from toolgym.verifiers.report import VerifierReport
 
 EXPORT_FORMATS = ("json", "glb")
@@ -174,7 +175,7 @@ class GameSceneEnv(ToolEnv):
             try:
                 tool, arguments = self.registry.parse_call(action)
                 self._pending = ("tool", {"name": tool.name, "arguments": arguments})
-            except Exception:
+            except ToolCallError:  # the shared loop reports it, in the tool's terms
                 self._pending = None
         return super()._act(action)
 
