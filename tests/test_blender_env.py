@@ -46,9 +46,10 @@ def oracle_score(env: gym.Env, task_id: str) -> tuple[float | None, int]:
 
 
 @pytest.mark.timeout(900)
-@pytest.mark.parametrize("mode", ["code", "tool"])
-def test_oracle_scores_at_least_099_on_a_task_of_every_kind_and_family(mode):
-    env = gym.make("toolgym/Blender-v0", action_mode=mode, max_steps=60)
+def test_oracle_tool_calls_score_at_least_099_on_a_task_of_every_kind_and_family():
+    # Code mode plays every task below; tool mode, one task per kind and family (every task
+    # with TOOLGYM_FULL_SWEEP=1: four more minutes).
+    env = gym.make("toolgym/Blender-v0", action_mode="tool", max_steps=60)
     try:
         low = [(t, s) for t in REPRESENTATIVE if ((s := oracle_score(env, t)[0]) or 0) < 0.99]
     finally:
@@ -58,8 +59,18 @@ def test_oracle_scores_at_least_099_on_a_task_of_every_kind_and_family(mode):
 
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
-@pytest.mark.skipif(not os.environ.get("TOOLGYM_FULL_SWEEP"), reason="TOOLGYM_FULL_SWEEP=1")
-@pytest.mark.parametrize("mode", ["code", "tool"])
+@pytest.mark.parametrize(
+    "mode",
+    [
+        "code",
+        pytest.param(
+            "tool",
+            marks=pytest.mark.skipif(
+                not os.environ.get("TOOLGYM_FULL_SWEEP"), reason="TOOLGYM_FULL_SWEEP=1"
+            ),
+        ),
+    ],
+)
 def test_oracle_scores_at_least_099_on_every_task(mode):
     env = gym.make("toolgym/Blender-v0", action_mode=mode, max_steps=60)
     low = []
