@@ -43,7 +43,7 @@ def evaluate_policy(
             tokens, *_ = policy.act(batch, generator, greedy=greedy)
         return [grammar.decode_json(row) for row in tokens.cpu().numpy()]
 
-    kwargs = dict(config.env_kwargs(), split=split)
+    kwargs = dict(config.env_kwargs(evaluation=True), split=split)
     vec = make_vector_env(
         config.env_id, tasks, min(config.num_envs, count), config.asynchronous,
         record=str(record) if record is not None else None, **kwargs,

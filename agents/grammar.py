@@ -13,7 +13,8 @@ A tool call is a fixed-length sequence of ``length`` tokens::
 
 Which token may come next depends only on the tokens before it (the operation, and a points
 parameter's count), so :meth:`Grammar.allowed` gives an autoregressive decoder its masks, and the
-tables :attr:`Grammar.slot_lo` etc. let it build them for a batch without Python loops.
+tables :attr:`Grammar.slot_lo` etc. let it build them for a batch without Python loops;
+:attr:`Grammar.bin_values` lets it snap a number it read to a numeric slot's token.
 
 Bins come from the registry's ranges (capped at ``max_bins`` per parameter, on a multiple of the
 parameter's ``step``), or from a suite's own ranges (:func:`suite_ranges`): what its reference
@@ -164,6 +165,11 @@ class Grammar:
         self.count_at = np.zeros((n, length), np.int64)  # the position of that param's count
         self.count_of_token = np.zeros(self.vocab_size, np.int64)  # count token -> count
         self.value_of_token: list[Any] = [None] * self.vocab_size
+        # The numbers a numeric slot's tokens stand for (NaN past them, and for other slots): a
+        # number read from the task's text snaps to a token of the slot with these.
+        numeric = [s for slots in self.slots.values() for s in slots if _is_numeric(s)]
+        width = max((len(s.values) for s in numeric), default=1)
+        self.bin_values = np.full((n, length, width), np.nan)
         for o, tool in enumerate(self.ops):
             self.slot_lo[o, 0], self.slot_hi[o, 0] = self.op_start, self.op_start + n
             count_position = 0
@@ -177,6 +183,8 @@ class Grammar:
                     self.point_of[o, t], self.count_at[o, t] = slot.point, count_position
                 for i, value in enumerate(slot.values):
                     self.value_of_token[slot.start + i] = value
+                if _is_numeric(slot):
+                    self.bin_values[o, t, : len(slot.values)] = slot.values
             end = len(self.slots[tool]) + 1
             self.slot_lo[o, end], self.slot_hi[o, end] = STOP, STOP + 1
 
@@ -296,6 +304,11 @@ class Grammar:
     @classmethod
     def from_description(cls, registry: ToolRegistry, description: Mapping[str, Any]) -> Grammar:
         return cls(registry, **description)
+
+
+def _is_numeric(slot: Slot) -> bool:
+    """A number's slot (a value or a coordinate, not a choice or a count)."""
+    return slot.kind != "count" and not isinstance(slot.values[0], str)
 
 
 def _nearest(values: tuple[Any, ...], value: float) -> int:

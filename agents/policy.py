@@ -9,11 +9,21 @@ writes one tool call as grammar tokens.
 - Fusion: image features, pooled text features and the step count, through an MLP, into one
   state vector; the value head reads it.
 - Decoder: autoregressive over the grammar's tokens (``toolgym.agents.grammar``). A GRU cell
-  starts from the state; each step's input is the previous token, so each token is conditioned on
-  the ones before it (as AlphaStar's action heads are). Each step attends over the text (so
-  numbers can be copied from the prompt) before its logits. Tokens the grammar forbids after the
-  prefix get the logit :data:`MASKED`. Log-probabilities and masked entropies are summed over the
-  call's tokens.
+  starts from the state; each step's input is the previous token and the slot being filled, so
+  each token is conditioned on the ones before it (as AlphaStar's action heads are). Each step
+  attends over the text before its logits. Tokens the grammar forbids after the prefix get the
+  logit :data:`MASKED`. Log-probabilities and masked entropies are summed over the call's tokens.
+- Copying numbers (a pointer-generator, See et al. 2017): the numbers written in the prompt are
+  read out (:func:`prompt_numbers`), each keyed by the text features where it stands and by its
+  rank. At a numeric slot the token distribution is a mixture: with probability ``1 - g``, the
+  generator's softmax over the slot's bins; with ``g``, a pointer over the prompt's numbers,
+  each snapped to the slot's nearest bin. The gate ``g`` is learnt (it starts at
+  :data:`COPY_GATE_BIAS`). A request's numbers are mostly its call's numbers, so the policy
+  learns *which* number goes where instead of reading digits into 256 bins; the generator still
+  writes the numbers the text does not hold (a half height, an offset). The pointer is
+  location-aware (as Chorowski et al. 2015's attention is): each number's offset from the one
+  copied last in this call is a learnt feature of its score, so "the next number" is one shared
+  thing to learn, not one per slot.
 
 The defaults are sized to train on a 2-core CPU.
 """
@@ -21,7 +31,8 @@ The defaults are sized to train on a 2-core CPU.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,6 +44,11 @@ from toolgym.agents.grammar import Grammar
 from toolgym.envs.spaces import text_bytes
 
 MASKED = -1e9  # the logit of a token the grammar forbids
+COPY_GATE_BIAS = 1.0  # the copy gate starts at sigmoid(1) = 0.73: requests spell their numbers
+COPY_REACH = 4  # the pointer's offsets from the number copied last, told apart up to this far
+# A number as written: an optional minus, digits, an optional decimal part; not inside a word
+# or a longer number ("M6" and "v2.1.3" hold none).
+NUMBER = re.compile(rb"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]\d)")
 
 
 @dataclasses.dataclass
@@ -42,25 +58,50 @@ class PolicyConfig:
 
     image_size: int = 64
     channels: tuple[int, int, int] = (16, 32, 32)
-    prompt_bytes: int = 192
+    prompt_bytes: int = 256
     feedback_bytes: int = 96
     embed: int = 32
     hidden: int = 128
     max_step: int = 16
+    max_numbers: int = 16  # numbers of the prompt the decoder may copy
+    copy: bool = True  # the pointer over the prompt's numbers (off: the generator alone)
 
 
 def batch_observations(observations: Mapping[str, Any], config: PolicyConfig) -> dict[str, Any]:
     """A batch of environment observations (vector-env layout) as the policy's numpy inputs:
     ``images`` uint8 ``(B, 6, H, W)`` (current, then target), ``text`` int64 bytes
-    ``(B, prompt_bytes + feedback_bytes)``, ``step`` int64 ``(B,)``."""
+    ``(B, prompt_bytes + feedback_bytes)``, ``step`` int64 ``(B,)``, and the prompt's numbers
+    (see :func:`prompt_numbers`)."""
     images = np.concatenate([observations["image"], observations["target"]], axis=-1)
-    prompt = text_bytes(list(observations["prompt"]), config.prompt_bytes)
+    prompts = list(observations["prompt"])
+    prompt = text_bytes(prompts, config.prompt_bytes)
     feedback = text_bytes(list(observations["feedback"]), config.feedback_bytes, keep="tail")
+    numbers, number_at = prompt_numbers(prompts, config.prompt_bytes, config.max_numbers)
     return {
         "images": np.ascontiguousarray(images.transpose(0, 3, 1, 2)),
         "text": np.concatenate([prompt, feedback], axis=1),
         "step": np.minimum(np.asarray(observations["step"], np.int64), config.max_step - 1),
+        "numbers": numbers,
+        "number_at": number_at,
     }
+
+
+def prompt_numbers(
+    prompts: Sequence[str], prompt_bytes: int, max_numbers: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``max_numbers`` numbers written in each prompt's first ``prompt_bytes`` UTF-8
+    bytes (the bytes the text encoder sees): ``numbers`` float32 ``(B, max_numbers)`` and
+    ``number_at`` int64 ``(B, max_numbers)``, the byte index of each number's last character in
+    the text, -1 where there is none. Numbers are as written, in the prompt's units."""
+    numbers = np.zeros((len(prompts), max_numbers), np.float32)
+    number_at = np.full((len(prompts), max_numbers), -1, np.int64)
+    for i, prompt in enumerate(prompts):
+        data = prompt.encode("utf-8", "replace")[:prompt_bytes]
+        for k, match in enumerate(NUMBER.finditer(data)):
+            if k == max_numbers:
+                break
+            numbers[i, k], number_at[i, k] = float(match.group()), match.end() - 1
+    return numbers, number_at
 
 
 def to_torch(batch: Mapping[str, np.ndarray], device: torch.device) -> dict[str, torch.Tensor]:
@@ -76,6 +117,24 @@ class GrammarMasks(nn.Module):
         for name in ("slot_lo", "slot_hi", "point_of", "count_at", "count_of_token"):
             self.register_buffer(name, torch.as_tensor(getattr(grammar, name)), persistent=False)
         self.register_buffer("tokens", torch.arange(grammar.vocab_size), persistent=False)
+        bins = torch.as_tensor(grammar.bin_values, dtype=torch.float32)
+        self.register_buffer("bin_values", bins, persistent=False)
+
+    def slot_start(self, prefix: torch.Tensor, t: int) -> torch.Tensor:
+        """``(B,)``: the first token of the slot at position ``t`` (it names the slot)."""
+        if t == 0:
+            return torch.full((prefix.shape[0],), self.op_lo, device=prefix.device)
+        return self.slot_lo[prefix[:, 0] - self.op_lo, t]
+
+    def snap(self, prefix: torch.Tensor, t: int, numbers: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """Each number ``(B, K)`` as the nearest token of the numeric slot at position ``t``:
+        ``(tokens (B, K), numeric (B,))``, where ``numeric`` says whether the slot holds
+        numbers at all (its tokens are meaningless where not)."""
+        op = prefix[:, 0] - self.op_lo
+        bins = self.bin_values[op, t]  # (B, W), NaN past the slot's bins
+        distance = (bins.unsqueeze(1) - numbers.unsqueeze(2)).abs()
+        index = torch.nan_to_num(distance, nan=float("inf")).argmin(dim=-1)
+        return self.slot_lo[op, t].unsqueeze(1) + index, ~torch.isnan(bins[:, 0])
 
     def allowed(self, prefix: torch.Tensor, t: int) -> torch.Tensor:
         """Boolean ``(B, vocab)``: which tokens may come at position ``t`` after ``prefix``
@@ -122,12 +181,25 @@ class Policy(nn.Module):
         self.value_head = nn.Linear(h, 1)
         self.token_embed = nn.Embedding(vocab, h)
         self.token_position = nn.Embedding(self.length, h)
+        self.slot_embed = nn.Embedding(vocab, h)  # by the slot's first token: which parameter
         self.cell = nn.GRUCell(h, h)
         self.query = nn.Linear(h, h)
         self.logits_head = nn.Sequential(nn.Linear(2 * h, h), nn.GELU(), nn.Linear(h, vocab))
+        # The pointer over the prompt's numbers: keys from the text where a number stands, its
+        # rank, its value and sign; a query and a gate from the decoder.
+        self.number_rank = nn.Embedding(self.config.max_numbers, h)
+        self.number_key = nn.Linear(h + 2, h)
+        self.copy_query = nn.Linear(h, h)
+        self.copy_offset = nn.Embedding(2 * COPY_REACH + 1, h)  # offset from the last copied
+        self.copy_offset_bias = nn.Embedding(2 * COPY_REACH + 1, 1)
+        self.copy_gate = nn.Linear(2 * h, 1)
         nn.init.zeros_(self.value_head.bias)
         nn.init.normal_(self.logits_head[-1].weight, std=0.01)  # near-uniform first calls
         nn.init.zeros_(self.logits_head[-1].bias)
+        nn.init.zeros_(self.copy_gate.weight)
+        nn.init.zeros_(self.copy_offset.weight)  # no prior on where the next number is
+        nn.init.zeros_(self.copy_offset_bias.weight)
+        nn.init.constant_(self.copy_gate.bias, COPY_GATE_BIAS)
 
     # -- encoders -----------------------------------------------------------------------------
     def encode(self, obs: Mapping[str, torch.Tensor]) -> tuple[torch.Tensor, ...]:
@@ -150,22 +222,58 @@ class Policy(nn.Module):
         state = self.fuse(torch.cat([seeing, pooled, self.step_embed(obs["step"])], dim=1))
         return state, features, present
 
+    def number_keys(
+        self, obs: Mapping[str, torch.Tensor], features: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(keys (B, K, h), present (B, K))`` of the prompt's numbers, for the pointer."""
+        at, numbers = obs["number_at"], obs["numbers"]
+        where = at.clamp(min=0).unsqueeze(-1).expand(-1, -1, features.shape[-1])
+        context = features.gather(1, where) + self.number_rank.weight[: at.shape[1]]
+        value = torch.stack([numbers / 100.0, (numbers < 0).float()], dim=-1)
+        return self.number_key(torch.cat([context, value], dim=-1)), at >= 0
+
     def value(self, obs: Mapping[str, torch.Tensor]) -> torch.Tensor:
         return self.value_head(self.encode(obs)[0]).squeeze(-1)
 
     # -- decoder ------------------------------------------------------------------------------
-    def _step_logits(
-        self, hidden: torch.Tensor, previous: torch.Tensor, t: int,
-        features: torch.Tensor, present: torch.Tensor,
-    ) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
-        """One decoder step: the new hidden state and the raw logits for position ``t``."""
-        position = self.token_position.weight[t]
-        hidden = self.cell(self.token_embed(previous) + position, hidden)
-        scores = torch.einsum("bh,bth->bt", self.query(hidden), features)
-        scores = scores / features.shape[-1] ** 0.5
-        scores = scores.masked_fill(~present, MASKED)
-        context = torch.einsum("bt,bth->bh", scores.softmax(dim=1), features)
-        return hidden, self.logits_head(torch.cat([hidden, context], dim=1))
+    def _step(
+        self, hidden: torch.Tensor, chosen: torch.Tensor, previous: torch.Tensor, t: int,
+        text: tuple[torch.Tensor, ...], obs: Mapping[str, torch.Tensor], last: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor, tuple[torch.Tensor, torch.Tensor] | None]:  # fmt: skip
+        """One decoder step: the new hidden state, the masked log-probabilities ``(B, vocab)``
+        of the token at position ``t`` (forbidden tokens: :data:`MASKED`), and where copying
+        ``(the numbers' tokens (B, K), the pointer (B, K))``, else ``None``. ``last`` ``(B,)``:
+        the rank of the number copied last in this call (-1: none yet)."""
+        features, present, keys, numbered = text
+        slot = self.masks.slot_start(chosen, t)
+        inputs = self.token_embed(previous) + self.token_position.weight[t] + self.slot_embed(slot)
+        hidden = self.cell(inputs, hidden)
+        scale = features.shape[-1] ** 0.5
+        scores = torch.einsum("bh,bth->bt", self.query(hidden), features) / scale
+        attention = scores.masked_fill(~present, MASKED).softmax(dim=1)
+        context = torch.einsum("bt,bth->bh", attention, features)
+        both = torch.cat([hidden, context], dim=1)
+        allowed = self.masks.allowed(chosen, t)
+        # Invalid-token masking: forbidden tokens get a large negative logit.
+        generated = self.logits_head(both).masked_fill(~allowed, MASKED).log_softmax(dim=-1)
+        if t == 0 or not self.config.copy:
+            return hidden, generated, None
+        # Pointer-generator: mix the generator with a pointer over the prompt's numbers, each
+        # snapped to this slot's nearest bin; only at a numeric slot whose tokens are allowed.
+        tokens, numeric = self.masks.snap(chosen, t, obs["numbers"])
+        # Location-aware pointer: each number's offset from the one copied last.
+        ranks = torch.arange(keys.shape[1], device=keys.device)
+        offset = (ranks - last.unsqueeze(1) - 1).clamp(-COPY_REACH, COPY_REACH) + COPY_REACH
+        located = keys + self.copy_offset(offset)
+        pointer = torch.einsum("bh,bkh->bk", self.copy_query(hidden), located) / scale
+        pointer = pointer + self.copy_offset_bias(offset).squeeze(-1)
+        pointer = pointer.masked_fill(~numbered, MASKED).softmax(dim=1)
+        copied = torch.zeros_like(generated).scatter_add(1, tokens, pointer)
+        usable = numeric & numbered.any(dim=1) & allowed.gather(1, tokens[:, :1]).squeeze(1)
+        gate = torch.sigmoid(self.copy_gate(both)).squeeze(1) * usable.float()
+        mixed = (1 - gate).unsqueeze(1) * generated.exp() + gate.unsqueeze(1) * copied
+        log_p = mixed.clamp(min=1e-30).log().masked_fill(~allowed, MASKED)
+        return hidden, log_p, (tokens, pointer.masked_fill(~(numbered & usable.unsqueeze(1)), -1))
 
     def _decode(
         self,
@@ -179,16 +287,15 @@ class Policy(nn.Module):
         Returns ``(tokens (B, L), log-prob (B,), entropy (B,), value (B,))``; log-prob and entropy
         are summed over the call's tokens, each with the grammar's mask applied."""
         state, features, present = self.encode(obs)
+        text = (features, present, *self.number_keys(obs, features))
         batch = state.shape[0]
         chosen = torch.zeros(batch, self.length, dtype=torch.long, device=state.device)
         log_prob = torch.zeros(batch, device=state.device)
         entropy = torch.zeros(batch, device=state.device)
         hidden, previous = state, torch.zeros(batch, dtype=torch.long, device=state.device)
+        last = torch.full((batch,), -1, dtype=torch.long, device=state.device)
         for t in range(self.length):
-            hidden, logits = self._step_logits(hidden, previous, t, features, present)
-            # Invalid-token masking: forbidden tokens get a large negative logit.
-            logits = logits.masked_fill(~self.masks.allowed(chosen, t), MASKED)
-            log_p = logits.log_softmax(dim=-1)
+            hidden, log_p, copy = self._step(hidden, chosen, previous, t, text, obs, last)
             if tokens is not None:
                 token = tokens[:, t]
             elif greedy:
@@ -200,6 +307,11 @@ class Policy(nn.Module):
             # Masked entropy: forbidden tokens have probability 0 and add nothing.
             entropy = entropy - (log_p.exp() * log_p).sum(dim=-1)
             previous = token
+            if copy is not None:  # the number copied: the likeliest one that spells the token
+                snapped, pointer = copy
+                hit = (snapped == token.unsqueeze(1)) & (pointer >= 0)
+                best = torch.where(hit, pointer, -1.0).argmax(dim=1)
+                last = torch.where(hit.any(dim=1), best, last)
         return chosen, log_prob, entropy, self.value_head(state).squeeze(-1)
 
     def act(

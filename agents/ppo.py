@@ -3,7 +3,9 @@
 Each detail is named where it happens (CleanRL's list, "The 37 Implementation Details of PPO"):
 GAE; the clipped surrogate objective; the clipped value loss; the entropy bonus; global gradient
 clipping; linear learning-rate annealing (in the trainer's loop, :func:`annealed_lr`);
-per-minibatch advantage normalisation; the optional approximate-KL early stop.
+per-minibatch advantage normalisation; the optional approximate-KL early stop. Two additions,
+named where they happen: the advantages' scale has a floor (``norm_adv_floor``), and behaviour
+cloning also fits the value head to the demonstrations' returns.
 
 One action is one tool call (a whole token sequence); its log-probability is the sum over its
 tokens, so the ratio and the KL are per call.
@@ -32,6 +34,11 @@ class PPOConfig:
     num_minibatches: int = 4
     update_epochs: int = 4
     norm_adv: bool = True
+    # The least standard deviation advantages are divided by, in reward units (scores are in
+    # [0, 1]). When every call of a minibatch scores alike (a cloned policy that succeeds), the
+    # plain normalisation turns the critic's small errors into unit advantages, and the updates
+    # walk the policy away from what works.
+    norm_adv_floor: float = 0.05
     clip_coef: float = 0.2
     clip_vloss: bool = True
     ent_coef: float = 0.01
@@ -73,6 +80,11 @@ def annealed_lr(config: PPOConfig, iteration: int, iterations: int) -> float:
     return config.learning_rate * (1.0 - iteration / iterations)
 
 
+def normalised(advantages: torch.Tensor, floor: float) -> torch.Tensor:
+    """Advantages less their mean, over their standard deviation or ``floor``, the larger."""
+    return (advantages - advantages.mean()) / advantages.std().clamp(min=floor)
+
+
 def update(
     policy: Policy,
     optimizer: torch.optim.Optimizer,
@@ -101,7 +113,7 @@ def update(
                 clip_fractions.append(((ratio - 1.0).abs() > config.clip_coef).float().mean())
             advantages = batch["advantages"][index]
             if config.norm_adv and len(index) > 1:  # per-minibatch advantage normalisation
-                advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+                advantages = normalised(advantages, config.norm_adv_floor)
             # Clipped surrogate objective.
             pg_loss1 = -advantages * ratio
             pg_loss2 = -advantages * torch.clamp(ratio, 1 - config.clip_coef, 1 + config.clip_coef)
@@ -148,18 +160,27 @@ def behaviour_cloning(
     batch_size: int,
     generator: torch.Generator,
     max_grad_norm: float = 0.5,
+    returns: torch.Tensor | None = None,
+    vf_coef: float = 0.5,
 ) -> list[float]:
     """Supervised warm start: ``steps`` gradient steps of the demonstrations' negative
-    log-likelihood (per call, summed over tokens). Returns the loss per step."""
+    log-likelihood (per call, summed over tokens), plus, given the demonstrations' ``returns``,
+    ``vf_coef`` times the value head's squared error on them. PPO then starts with a critic that
+    expects what the cloned policy earns: an untrained one makes every advantage of a policy
+    that already succeeds a large, noisy number, and the first updates undo the cloning.
+    Returns the negative log-likelihood per step."""
     losses = []
     size = tokens.shape[0]
     for _ in range(steps):
         index = torch.randint(size, (min(batch_size, size),), generator=generator)
-        log_prob, _, _ = policy.evaluate({k: v[index] for k, v in obs.items()}, tokens[index])
-        loss = -log_prob.mean()
+        log_prob, _, value = policy.evaluate({k: v[index] for k, v in obs.items()}, tokens[index])
+        nll = -log_prob.mean()
+        loss = nll
+        if returns is not None:
+            loss = loss + vf_coef * 0.5 * ((value - returns[index]) ** 2).mean()
         optimizer.zero_grad()
         loss.backward()
         nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
         optimizer.step()
-        losses.append(loss.item())
+        losses.append(nll.item())
     return losses

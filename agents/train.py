@@ -70,6 +70,10 @@ class TrainConfig:
     num_steps: int = 32
     max_steps: int = 4
     view_size: int = 32
+    # The tier that settles a training episode's return: "cheap" keeps the last per-step score
+    # (a CAD episode of one call costs about half as much); None, the task's (exact). Evaluation
+    # always scores at the task's tier.
+    final_tier: str | None = "cheap"
     max_bins: int = DEFAULT_MAX_BINS
     all_tools: bool = False
     sampler: bool = True
@@ -91,8 +95,13 @@ class TrainConfig:
     def iterations(self) -> int:
         return max(1, -(-self.steps // (self.num_envs * self.num_steps)))
 
-    def env_kwargs(self) -> dict[str, Any]:
-        return {"suite": self.suite, "max_steps": self.max_steps, "view_size": self.view_size}
+    def env_kwargs(self, evaluation: bool = False) -> dict[str, Any]:
+        """The env's arguments: for training, or (``evaluation``) for scoring at the task's
+        own final tier."""
+        return {
+            "suite": self.suite, "max_steps": self.max_steps, "view_size": self.view_size,
+            "final_tier": None if evaluation else self.final_tier,
+        }  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -256,6 +265,10 @@ class Trainer:
         by_id = {t.id: t for t in tasks}
         observations: list[dict[str, np.ndarray]] = []
         tokens: list[list[int]] = []
+        # Per env, its recorded steps (indices into ``tokens``), rewards and episode ends, for
+        # the returns-to-go that the value head learns alongside the calls.
+        steps_of: dict[int, list[tuple[int, float, bool]]] = {}
+        pending: dict[int, int] = {}
 
         rng = np.random.default_rng(config.seed)
 
@@ -275,10 +288,25 @@ class Trainer:
             for i in np.flatnonzero(recording):
                 observations.append({k: v[i] for k, v in batch.items()})
                 tokens.append(self.grammar.encode(calls[i]))
+                pending[int(i)] = len(tokens) - 1
+
+        def outcome(rewards: np.ndarray, dones: np.ndarray, recording: np.ndarray) -> None:
+            for i in np.flatnonzero(recording):
+                steps_of.setdefault(int(i), []).append(
+                    (pending.pop(int(i)), float(rewards[i]), bool(dones[i]))
+                )
 
         started = time.perf_counter()
-        results = play_queued(vec, [t.id for t in queue], oracle, config.seed + 7919, record)
+        results = play_queued(
+            vec, [t.id for t in queue], oracle, config.seed + 7919, record, outcome
+        )
         self.bc_env_steps = len(tokens)
+        returns = np.zeros(len(tokens), np.float32)
+        for steps in steps_of.values():  # discounted returns-to-go, episode by episode
+            following = 0.0
+            for index, reward, done in reversed(steps):
+                following = reward + config.ppo.gamma * following * (not done)
+                returns[index] = following
         score = float(np.mean([r[1] for r in results]))
         self.log(
             f"behaviour cloning: {len(results)} oracle episodes, {len(tokens)} calls, oracle "
@@ -288,11 +316,12 @@ class Trainer:
             {k: np.stack([o[k] for o in observations]) for k in observations[0]}, self.device
         )
         tokens_t = torch.as_tensor(np.array(tokens), device=self.device)
+        returns_t = torch.as_tensor(returns, device=self.device)
         for group in self.optimizer.param_groups:
             group["lr"] = config.bc_lr
         losses = behaviour_cloning(
             self.policy, self.optimizer, obs_t, tokens_t, config.bc_steps, config.bc_batch,
-            self.generator, config.ppo.max_grad_norm,
+            self.generator, config.ppo.max_grad_norm, returns_t, config.ppo.vf_coef,
         )  # fmt: skip
         for k, loss in enumerate(losses):
             writer.add_scalar("bc/nll", loss, k)

@@ -104,10 +104,12 @@ def play_queued(
     choose: Callable[[dict[str, Any], Sequence[str]], list[str]],
     seed: int,
     on_step: Callable[[dict[str, Any], list[str], np.ndarray], None] | None = None,
+    on_outcome: Callable[[np.ndarray, np.ndarray, np.ndarray], None] | None = None,
 ) -> list[tuple[str, float, bool, int]]:
     """Play each of ``task_ids`` once, spread over the envs; ``choose(observations, current task
     ids)`` gives the actions. ``on_step(observations, actions, recording)`` sees every step
-    (``recording``: which envs are playing a queued task). Returns ``(task, score, passed,
+    before it is taken (``recording``: which envs are playing a queued task), and
+    ``on_outcome(rewards, dones, recording)`` what it gave. Returns ``(task, score, passed,
     steps)`` per episode, in the order they finished."""
     n = vec.num_envs
     queues = [list(task_ids[i::n]) for i in range(n)]
@@ -122,7 +124,9 @@ def play_queued(
         actions = choose(observations, current)
         if on_step is not None:
             on_step(observations, actions, recording)
-        observations, _, _, _, info = vec.step(actions)
+        observations, rewards, terminated, truncated, info = vec.step(actions)
+        if on_outcome is not None:
+            on_outcome(rewards, terminated | truncated, recording)
         steps += recording
         for i, task, score, passed in finished_episodes(info):
             if remaining[i] > 0:

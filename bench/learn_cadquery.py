@@ -10,8 +10,12 @@ Targets (full budget, 2-core machine, ≤ 30 min): PPO from scratch ≥ 0.7 mean
 ≥ 0.9; both clearly above random and at least SB3; trainer SPS ≥ SB3's; on the multi-step family
 BC + PPO ≥ 0.6.
 
-    .venv/bin/python bench/learn_cadquery.py                      # the full budget
-    .venv/bin/python bench/learn_cadquery.py --steps 512 --bc-steps 300 --family-steps 256
+    .venv/bin/python bench/learn_cadquery.py                      # the full budget, ~20 min
+    .venv/bin/python bench/learn_cadquery.py --steps 256 --bc-steps 100 --family-steps 64
+
+A primitive is one call, so the primitives' episodes are one call long (``max_steps=1``): every
+step is a fresh task. The multi-step family (``finished_block`` by default: a block, then its
+fillet or chamfer, two calls) gets up to four calls per episode.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from toolgym.agents.evaluate import evaluate_policy, summarize
+from toolgym.agents.ppo import PPOConfig
 from toolgym.agents.train import TrainConfig, Trainer
 from toolgym.envs.cadquery.families import family as get_family
 
@@ -116,7 +121,11 @@ def run_random(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]
         tasks if eval_episodes is None else [tasks[k % len(tasks)] for k in range(eval_episodes)]
     )
     vec = make_vector_env(
-        config.env_id, tasks, config.num_envs, True, **dict(config.env_kwargs(), split="test")
+        config.env_id,
+        tasks,
+        config.num_envs,
+        True,
+        **dict(config.env_kwargs(evaluation=True), split="test"),
     )
     started, calls = time.perf_counter(), 0
 
@@ -159,7 +168,9 @@ def run_sb3(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
     def make(split: str):
         def thunk():
             inner = gym.make(
-                config.env_id, action_mode="tool", **dict(config.env_kwargs(), split=split)
+                config.env_id,
+                action_mode="tool",
+                **dict(config.env_kwargs(evaluation=split == "test"), split=split),
             )
             return StandardSpaces(inner, grammar)
 
@@ -292,14 +303,16 @@ def table(results: list[dict[str, Any]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=4096, help="PPO env steps per method")
-    parser.add_argument("--bc-steps", type=int, default=1000)
+    parser.add_argument("--steps", type=int, default=1024, help="PPO env steps per method")
+    parser.add_argument("--bc-steps", type=int, default=200)
     parser.add_argument(
         "--bc-episodes", type=int, default=None, help="oracle episodes; default: every train task"
     )
-    parser.add_argument("--family", default="u_channel", help="the multi-step family")
-    parser.add_argument("--family-steps", type=int, default=2048)
+    parser.add_argument("--family", default="finished_block", help="the multi-step family")
+    parser.add_argument("--family-steps", type=int, default=256)
     parser.add_argument("--num-envs", type=int, default=2)
+    parser.add_argument("--lr", type=float, default=PPOConfig.learning_rate, help="PPO's")
+    parser.add_argument("--ent-coef", type=float, default=PPOConfig.ent_coef, help="PPO's")
     parser.add_argument("--eval-episodes", type=int, default=None, help="default: every test task")
     parser.add_argument("--methods", nargs="+", default=["random", "scratch", "bc", "sb3"])
     parser.add_argument("--seed", type=int, default=0)
@@ -315,9 +328,10 @@ def main() -> None:
         steps=args.steps,
         num_envs=args.num_envs,
         num_steps=32,
-        max_steps=2,
+        max_steps=1,
         seed=args.seed,
         progress=False,
+        ppo=PPOConfig(learning_rate=args.lr, ent_coef=args.ent_coef),
     )
     load = os.getloadavg()[0]
     print(f"load average at start {load:.1f}, {os.cpu_count()} CPUs; runs in {runs}", flush=True)
@@ -342,9 +356,9 @@ def main() -> None:
         )
     family = None
     if args.family_steps:
-        suite = family_suite(args.family, train=40, test=10, folder=runs)
+        suite = family_suite(args.family, train=100, test=20, folder=runs)
         config = TrainConfig(
-            **dict(base, suite=suite, steps=args.family_steps, max_steps=6),
+            **dict(base, suite=suite, steps=args.family_steps, max_steps=4),
             out=str(runs / "family"),
             bc_steps=args.bc_steps,
             bc_episodes=args.bc_episodes,

@@ -107,6 +107,26 @@ def test_oracle_episode_rewards_sum_to_the_exact_score(env):
     assert "netns" in info["isolation"]
 
 
+def test_final_tier_cheap_keeps_the_per_step_score():
+    """``final_tier="cheap"`` (what the trainer uses) ends an episode on the last per-step score:
+    the return equals it, the final report says ``cheap``; the default settles at ``exact``."""
+    near_miss = "result = cq.Workplane().box(60, 40, 6)"  # the plate without its holes
+    for tier in ("cheap", None):
+        env = gym.make("toolgym/CadQuery-v0", task=PLATE_TASK, max_steps=1, final_tier=tier)
+        env.reset(seed=0)
+        _, reward, _, truncated, info = env.step(near_miss)
+        env.close()
+        assert truncated and info["final_report"]["tier"] == (tier or "exact")
+        assert reward == pytest.approx(info["final_report"]["score"])
+        if tier == "cheap":
+            assert info["final_report"]["score"] == pytest.approx(info["report"]["score"])
+            cheap = reward
+        else:
+            assert info["final_report"]["score"] != pytest.approx(cheap, abs=1e-6)
+    with pytest.raises(ValueError, match="final_tier must be None or one of"):
+        gym.make("toolgym/CadQuery-v0", task=PLATE_TASK, final_tier="fast")
+
+
 BAD_ACTIONS = {
     "non-string action": (42, "must be a string"),
     "huge script": ("x = 1\n" * 10_000, "the limit is"),

@@ -199,8 +199,17 @@ def test_train_writes_a_checkpoint_that_eval_scores(tmp_path):
         json.loads(line).get("task") for log in logs for line in log.read_text().splitlines()
     }
     assert recorded_tasks >= {r["task"] for r in report["results"]}
+    # Training settles episodes at the per-step tier; evaluation at the task's exact one.
+    assert json.loads((out / "config.json").read_text())["final_tier"] == "cheap"
+    finals = [
+        json.loads(line)["final_report"] for log in logs for line in log.read_text().splitlines()
+        if json.loads(line).get("final_report")
+    ]  # fmt: skip
+    assert len(finals) >= 3 and {f["tier"] for f in finals} == {"exact"}
     assert {r["task"] for r in report["results"]} == {
         "first-tools/cube", "first-tools/ball", "first-tools/rod"
     }  # fmt: skip
     table = toolgym_cli("eval", "--checkpoint", str(checkpoint), "--split", "test")
     assert table.returncode == 2 and "no 'test' tasks" in table.stderr
+    wrong = toolgym_cli("train", "--suite", str(suite), "--final-tier", "fast", "--out", str(out))
+    assert wrong.returncode == 2 and "--final-tier must be cheap or exact" in wrong.stderr

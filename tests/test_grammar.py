@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from toolgym.agents.grammar import PAD, STOP, Grammar, suite_ranges, suite_tools
-from toolgym.agents.policy import Policy, PolicyConfig
+from toolgym.agents.policy import Policy, PolicyConfig, prompt_numbers
 from toolgym.envs.cadquery.tools import registry
 from toolgym.envs.suites import get_suite
 from toolgym.envs.tools import Param, ToolRegistry
@@ -119,13 +119,23 @@ def test_masked_log_prob_and_entropy_match_enumeration():
     grammar = Grammar(tiny, max_points=4)
     policy = Policy(grammar, PolicyConfig(image_size=16, hidden=32, embed=8, prompt_bytes=16,
                                           feedback_bytes=8))  # fmt: skip
-    with torch.no_grad():  # sharper, uneven logits than at initialisation
+    with torch.no_grad():  # sharper, uneven logits and copy gates than at initialisation
         policy.logits_head[-1].weight.normal_(0, 1.0)
+        policy.copy_gate.weight.normal_(0, 1.0)
+        policy.copy_offset_bias.weight.normal_(0, 2.0)  # the pointer depends on what it copied
     sequences = torch.as_tensor(every_sequence(grammar))
+    # Three numbers to copy (one between two bins, one out of range) and one empty place: the
+    # pointer's share of each numeric slot lands on real tokens, and the sums still hold.
+    numbers = torch.zeros(1, policy.config.max_numbers)
+    numbers[0, :3] = torch.tensor([0.5, 0.7, -3.0])
+    number_at = torch.full((1, policy.config.max_numbers), -1)
+    number_at[0, :3] = torch.tensor([2, 5, 9])
     obs = {
         "images": torch.randint(0, 255, (1, 6, 16, 16), dtype=torch.uint8),
         "text": torch.randint(1, 257, (1, 24)),
         "step": torch.zeros(1, dtype=torch.long),
+        "numbers": numbers,
+        "number_at": number_at,
     }
     batch = {k: v.expand(len(sequences), *v.shape[1:]) for k, v in obs.items()}
     with torch.no_grad():
@@ -146,3 +156,46 @@ def test_masked_log_prob_and_entropy_match_enumeration():
     bad[0, -1] = STOP + 5
     with torch.no_grad():
         assert policy.evaluate(obs, bad)[0].item() < -1e8
+
+
+def test_prompt_numbers_are_read_where_the_encoder_sees_them():
+    prompt = "A 22 × 33.5 mm block at (-27.5, 0, 11) mm; M6 bolts, v2.1.3"
+    numbers, number_at = prompt_numbers([prompt, "none"], prompt_bytes=64, max_numbers=6)
+    assert numbers[0].tolist()[:5] == [22.0, 33.5, -27.5, 0.0, 11.0]
+    assert number_at[0].tolist() == [3, 11, 30, 33, 37, -1]  # byte of each last digit ("×": 2)
+    assert number_at[1].tolist() == [-1] * 6
+    data = prompt.encode()
+    assert [chr(data[i]) for i in number_at[0][:5]] == ["2", "5", "5", "0", "1"]
+
+
+def test_the_pointer_copies_a_prompt_number_into_its_nearest_bin():
+    grammar = Grammar(tiny, max_points=4)
+    policy = Policy(grammar, PolicyConfig(image_size=16, hidden=32, embed=8, prompt_bytes=16,
+                                          feedback_bytes=8))  # fmt: skip
+    with torch.no_grad():
+        policy.copy_gate.bias.fill_(30.0)  # copy only
+    numbers = torch.zeros(1, policy.config.max_numbers)
+    numbers[0, 0] = 0.7  # nearest bin of move.dx (0, 0.5, 1): 0.5
+    number_at = torch.full((1, policy.config.max_numbers), -1)
+    number_at[0, 0] = 4
+    obs = {
+        "images": torch.zeros((1, 6, 16, 16), dtype=torch.uint8),
+        "text": torch.randint(1, 257, (1, 24)),
+        "step": torch.zeros(1, dtype=torch.long),
+        "numbers": numbers,
+        "number_at": number_at,
+    }
+    sequences = torch.as_tensor(
+        [s for s in every_sequence(grammar) if grammar.ops[s[0] - grammar.op_start] == "move"]
+    )
+    batch = {k: v.expand(len(sequences), *v.shape[1:]) for k, v in obs.items()}
+    with torch.no_grad():
+        p = policy.evaluate(batch, sequences)[0].double().exp()
+    dx = [grammar.decode(s.tolist())["arguments"]["dx"] for s in sequences]
+    share = sum(pi for pi, d in zip(p.tolist(), dx, strict=True) if d == 0.5) / p.sum().item()
+    assert share > 0.999
+    policy.config.copy = False  # the generator alone spreads over the three bins
+    with torch.no_grad():
+        p = policy.evaluate(batch, sequences)[0].double().exp()
+    share = sum(pi for pi, d in zip(p.tolist(), dx, strict=True) if d == 0.5) / p.sum().item()
+    assert 0.2 < share < 0.5

@@ -1,11 +1,12 @@
-"""PPO's pieces: GAE against a hand-computed example; the weakness sampler."""
+"""PPO's pieces: GAE against a hand-computed example; the advantages' floor; the sampler."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
-from toolgym.agents.ppo import PPOConfig, annealed_lr, gae
+from toolgym.agents.ppo import PPOConfig, annealed_lr, gae, normalised
 from toolgym.agents.sampler import SamplerConfig, WeaknessSampler
 
 
@@ -51,3 +52,13 @@ def test_the_sampler_draws_weak_levels_more_often():
     restored = WeaknessSampler(["a", "b", "c"], SamplerConfig(staleness=0.0))
     restored.load_state_dict(sampler.state_dict())
     assert np.array_equal(restored.weights(), weights)
+
+
+def test_advantages_of_calls_that_score_alike_stay_small():
+    """The normalisation's floor: a minibatch whose calls all earned the same (critic noise of
+    0.001) keeps advantages near 0 instead of blowing the noise up to unit size."""
+    noise = torch.tensor([0.001, -0.001, 0.0005, -0.0005])
+    assert normalised(noise, 0.05).abs().max().item() < 0.03
+    assert normalised(noise, 0.0).std().item() == pytest.approx(1.0)
+    spread = torch.tensor([1.0, 0.0, 0.5, 0.2])  # real differences: the usual unit scale
+    assert normalised(spread, 0.05).std().item() == pytest.approx(1.0)

@@ -100,7 +100,7 @@ class BlenderEnv(ToolEnv):
 
     - ``suite`` (``"blender-procedural"``), ``split``, ``task``, ``action_mode``, ``max_steps``
       (8), ``view_size`` (64), ``show_target``, ``error_penalty`` (0.1), ``max_action_chars``,
-      ``limits``, ``render_mode``, ``timings_in_info``: as in ``CadQueryEnv``.
+      ``limits``, ``render_mode``, ``timings_in_info``, ``final_tier``: as in ``CadQueryEnv``.
     - ``prompt_form`` (``"described"`` or ``"image"``).
     - ``render_samples`` (16; 1 to 1,024): Cycles samples per pixel for material and lighting.
 
@@ -140,6 +140,7 @@ class BlenderEnv(ToolEnv):
         limits: Any = None,
         render_mode: str | None = None,
         timings_in_info: bool = False,
+        final_tier: str | None = None,
     ) -> None:
         if prompt_form not in PROMPT_FORMS:
             raise ValueError(f"prompt_form must be one of {PROMPT_FORMS}, got {prompt_form!r}")
@@ -151,7 +152,7 @@ class BlenderEnv(ToolEnv):
             suite=suite, split=split, task=task, action_mode=action_mode, max_steps=max_steps,
             view_size=view_size, show_target=show_target, error_penalty=error_penalty,
             max_action_chars=max_action_chars, limits=limits, render_mode=render_mode,
-            timings_in_info=timings_in_info,
+            timings_in_info=timings_in_info, final_tier=final_tier,
         )  # fmt: skip
         for t in self.tasks:
             if t.domain != "blender":

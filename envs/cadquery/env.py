@@ -63,7 +63,7 @@ class CadQueryEnv(ToolEnv):
     solid: not watertight, self-intersecting, inside-out; a part over the verifier's budget) gives
     ``-error_penalty`` and is undone. At the
     episode's end the exact verifier scores the final part and the last reward settles the
-    difference, so the return is the exact final score minus penalties.
+    difference, so the return is the exact final score minus penalties (see ``final_tier``).
 
     ## Episode end
 
@@ -87,6 +87,10 @@ class CadQueryEnv(ToolEnv):
     - ``timings_in_info`` (False): add wall-clock timings to ``info``. Off by default because they
       are the one part of ``info`` that a seed does not fix (Gymnasium's ``check_env`` compares
       infos of two runs with the same seed).
+    - ``final_tier`` (None: the task's, ``"exact"``): the tier that settles the return at the
+      episode's end. ``"cheap"`` keeps the last per-step score and skips the fresh session and
+      exact measurement, about half of a one-call episode's cost: for training on a budget.
+      Score reported results at the exact tier.
 
     ## Info
 
@@ -127,6 +131,7 @@ class CadQueryEnv(ToolEnv):
         limits: Any = None,
         render_mode: str | None = None,
         timings_in_info: bool = False,
+        final_tier: str | None = None,
     ) -> None:
         if success_iou is not None:
             check_number("success_iou", success_iou, 0.01, 1.0)
@@ -138,7 +143,7 @@ class CadQueryEnv(ToolEnv):
             suite=suite, split=split, task=task, action_mode=action_mode, max_steps=max_steps,
             view_size=view_size, show_target=show_target, error_penalty=error_penalty,
             max_action_chars=max_action_chars, limits=limits, render_mode=render_mode,
-            timings_in_info=timings_in_info,
+            timings_in_info=timings_in_info, final_tier=final_tier,
         )  # fmt: skip
         self.renderer = MeshRenderer(view_size)  # after the arguments are checked
 

@@ -97,8 +97,9 @@ class GameSceneEnv(ToolEnv):
     - ``suite`` (``"scene-curated"``), ``split``, ``task``, ``action_mode`` (``"code"``),
       ``max_steps`` (8; 1 to 1,000), ``view_size`` (64 px; 8 to 512), ``show_target`` (True),
       ``error_penalty`` (0.1; 0 to 1), ``max_action_chars`` (20,000), ``limits`` (sandbox
-      :class:`Limits`), ``render_mode``, ``timings_in_info`` (False). An argument out of range
-      raises ``ValueError``.
+      :class:`Limits`), ``render_mode``, ``timings_in_info`` (False), ``final_tier`` (None: the
+      task's; ``"cheap"`` settles the return at the per-step tier, as in ``CadQueryEnv``). An
+      argument out of range raises ``ValueError``.
 
     ## Info
 
@@ -132,6 +133,7 @@ class GameSceneEnv(ToolEnv):
         limits: Any = None,
         render_mode: str | None = None,
         timings_in_info: bool = False,
+        final_tier: str | None = None,
     ) -> None:
         self._targets: dict[str, np.ndarray] = {}
         self._actions: list[Action] = []  # the successful steps so far (logic is replayed)
@@ -140,7 +142,7 @@ class GameSceneEnv(ToolEnv):
             suite=suite, split=split, task=task, action_mode=action_mode, max_steps=max_steps,
             view_size=view_size, show_target=show_target, error_penalty=error_penalty,
             max_action_chars=max_action_chars, limits=limits, render_mode=render_mode,
-            timings_in_info=timings_in_info,
+            timings_in_info=timings_in_info, final_tier=final_tier,
         )  # fmt: skip
         from toolgym.renderers.scene_views import SceneRenderer
 

@@ -38,6 +38,9 @@ def train(
     record_eval: Annotated[
         bool, typer.Option(help="Record the test episodes into --out/eval-episodes.")
     ] = False,
+    final_tier: Annotated[
+        str, typer.Option(help="Tier settling a training episode: cheap (per-step) or exact.")
+    ] = "cheap",
     learning_rate: Annotated[float, typer.Option(min=0.0, help="Adam's rate, annealed.")] = 3e-4,
     update_epochs: Annotated[int, typer.Option(min=1, help="PPO epochs per iteration.")] = 4,
     device: Annotated[str, typer.Option(help="auto (CUDA when present), cpu or cuda.")] = "auto",
@@ -49,10 +52,13 @@ def train(
     env_domain(env)
     or_fail(_suite, suite)
     check_writable_folder(out)
+    if final_tier not in ("cheap", "exact"):
+        fail(f"--final-tier must be cheap or exact, not {final_tier!r}")
     config = TrainConfig(
         env_id=env, suite=suite, steps=steps, bc_steps=bc_steps, out=str(out), seed=seed,
         num_envs=num_envs, num_steps=num_steps, max_steps=max_steps, sampler=sampler,
         eval_episodes=eval_episodes, record_eval=record_eval, device=device,
+        final_tier=final_tier,
     )  # fmt: skip
     config.sampling.enabled = sampler
     config.ppo.learning_rate, config.ppo.update_epochs = learning_rate, update_epochs
