@@ -6,8 +6,8 @@ writes one tool call as grammar tokens.
 - Text: a byte-level encoder (embedding, positions, dilated 1-D convolutions) over the prompt's
   first ``prompt_bytes`` UTF-8 bytes and the feedback's last ``feedback_bytes`` (where the
   verifier's summary is). Nothing is downloaded; there is no vocabulary to train.
-- Fusion: image features, pooled text features and the step count, through an MLP, into one
-  state vector; the value head reads it.
+- Fusion: image features, mean- and max-pooled text features and the step count, through an MLP
+  and a LayerNorm, into one state vector; the value head reads it.
 - Decoder: autoregressive over the grammar's tokens (``toolgym.agents.grammar``). A GRU cell
   starts from the state; each step's input is the previous token and the slot being filled, so
   each token is conditioned on the ones before it (as AlphaStar's action heads are). Each step
@@ -177,7 +177,11 @@ class Policy(nn.Module):
             + [nn.Conv1d(h, h, 5, padding=2 * d, dilation=d) for d in (2, 4)]
         )
         self.step_embed = nn.Embedding(self.config.max_step, 16)
-        self.fuse = nn.Sequential(nn.Linear(2 * h + 16, h), nn.GELU(), nn.Linear(h, h), nn.Tanh())
+        # LayerNorm, not a tanh, at the end: during cloning the inputs grew until the tanh
+        # saturated and every task got the same state (the call's tool was then a coin toss).
+        self.fuse = nn.Sequential(
+            nn.Linear(3 * h + 16, h), nn.GELU(), nn.Linear(h, h), nn.LayerNorm(h)
+        )  # fmt: skip
         self.value_head = nn.Linear(h, 1)
         self.token_embed = nn.Embedding(vocab, h)
         self.token_position = nn.Embedding(self.length, h)
@@ -219,7 +223,11 @@ class Policy(nn.Module):
         features = x.transpose(1, 2)  # (B, T, h)
         weights = present.float().unsqueeze(-1)
         pooled = (features * weights).sum(1) / weights.sum(1).clamp(min=1.0)
-        state = self.fuse(torch.cat([seeing, pooled, self.step_embed(obs["step"])], dim=1))
+        # Max-pooling too: a mean over the whole text dilutes the one word that decides the call
+        # ("chamfered" or "rounded").
+        peak = features.masked_fill(~present.unsqueeze(-1), MASKED).amax(dim=1)
+        peak = torch.where(present.any(dim=1, keepdim=True), peak, torch.zeros_like(peak))
+        state = self.fuse(torch.cat([seeing, pooled, peak, self.step_embed(obs["step"])], dim=1))
         return state, features, present
 
     def number_keys(

@@ -52,9 +52,9 @@ RUN = {
     ".venv/bin/toolgym show scene-curated/dining-four --image dining.png --export dining.glb": 0,
 }
 SKIPPED = {
-    ".venv/bin/toolgym train --env toolgym/CadQuery-v0 --suite primitives --steps 4096 "
-    "--bc-steps 1000 --out runs/prims": "a training run, tens of minutes; test_trainer runs the "
-    "trainer end to end and test_cli the command",
+    ".venv/bin/toolgym train --env toolgym/CadQuery-v0 --suite primitives --steps 1024 "
+    "--bc-steps 200 --max-steps 1 --out runs/prims": "a training run, minutes; test_trainer "
+    "runs the trainer end to end and test_cli the command",
     ".venv/bin/toolgym eval --checkpoint runs/prims/checkpoints/latest.pt --split test "
     "--episodes 50": "needs the run above; test_cli evaluates a checkpoint",
     "make demo": "the set-up and the demo take minutes; test_make_demo_ends_with_what_to_look_at "

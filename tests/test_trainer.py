@@ -77,11 +77,11 @@ def test_ppo_learns_to_pick_the_right_tool(tmp_path):
 @pytest.mark.slow
 @pytest.mark.timeout(1200)
 def test_cloned_policy_copies_numbers_into_unseen_parts_and_ppo_keeps_it(tmp_path):
-    """Behaviour cloning on 60 primitives, then PPO: greedy calls build the *test* split's parts
+    """Behaviour cloning on 120 primitives, then PPO: greedy calls build the *test* split's parts
     (numbers the policy never saw, copied from their prompts), and PPO's first iterations do not
     undo the cloning (the critic learnt the demonstrations' returns; the advantages' floor)."""
     config = small_config(
-        tmp_path / "run", steps=64, num_steps=16, max_steps=1, bc_steps=150, bc_episodes=60,
+        tmp_path / "run", steps=64, num_steps=16, max_steps=1, bc_steps=200, bc_episodes=120,
         policy=dataclasses.replace(SMALL, prompt_bytes=128),
         ppo=PPOConfig(num_minibatches=2, update_epochs=4),
     )  # fmt: skip
