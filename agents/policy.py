@@ -237,7 +237,8 @@ class Policy(nn.Module):
         at, numbers = obs["number_at"], obs["numbers"]
         where = at.clamp(min=0).unsqueeze(-1).expand(-1, -1, features.shape[-1])
         context = features.gather(1, where) + self.number_rank.weight[: at.shape[1]]
-        value = torch.stack([numbers / 100.0, (numbers < 0).float()], dim=-1)
+        # Clamped: a task's text may hold any number (a part number, "1" followed by 40 zeros).
+        value = torch.stack([(numbers / 100.0).clamp(-10, 10), (numbers < 0).float()], dim=-1)
         return self.number_key(torch.cat([context, value], dim=-1)), at >= 0
 
     def value(self, obs: Mapping[str, torch.Tensor]) -> torch.Tensor:

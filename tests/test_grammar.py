@@ -194,6 +194,9 @@ def test_the_pointer_copies_a_prompt_number_into_its_nearest_bin():
     dx = [grammar.decode(s.tolist())["arguments"]["dx"] for s in sequences]
     share = sum(pi for pi, d in zip(p.tolist(), dx, strict=True) if d == 0.5) / p.sum().item()
     assert share > 0.999
+    huge = dict(batch, numbers=torch.full_like(batch["numbers"], float("inf")))  # "1" + 40 zeros
+    with torch.no_grad():
+        assert torch.isfinite(policy.evaluate(huge, sequences)[0]).all()
     policy.config.copy = False  # the generator alone spreads over the three bins
     with torch.no_grad():
         p = policy.evaluate(batch, sequences)[0].double().exp()
