@@ -3,9 +3,9 @@ writes one tool call as grammar tokens.
 
 - Vision: a small CNN over the current and the target image, stacked as 6 channels and resized
   to ``image_size`` pixels square.
-- Text: a byte-level encoder (embedding, positions, dilated 1-D convolutions) over the prompt's
-  first ``prompt_bytes`` UTF-8 bytes and the feedback's last ``feedback_bytes`` (where the
-  verifier's summary is). Nothing is downloaded; there is no vocabulary to train.
+- Text: a byte-level encoder (embedding, positions, dilated 1-D convolutions, a LayerNorm) over
+  the prompt's first ``prompt_bytes`` UTF-8 bytes and the feedback's last ``feedback_bytes``
+  (where the verifier's summary is). Nothing is downloaded; there is no vocabulary to train.
 - Fusion: image features, mean- and max-pooled text features and the step count, through an MLP
   and a LayerNorm, into one state vector; the value head reads it.
 - Decoder: autoregressive over the grammar's tokens (``toolgym.agents.grammar``). A GRU cell
@@ -18,12 +18,15 @@ writes one tool call as grammar tokens.
   rank. At a numeric slot the token distribution is a mixture: with probability ``1 - g``, the
   generator's softmax over the slot's bins; with ``g``, a pointer over the prompt's numbers,
   each snapped to the slot's nearest bin. The gate ``g`` is learnt (it starts at
-  :data:`COPY_GATE_BIAS`). A request's numbers are mostly its call's numbers, so the policy
+  ``PolicyConfig.copy_gate_bias``). A request's numbers are mostly its call's numbers, so the policy
   learns *which* number goes where instead of reading digits into 256 bins; the generator still
   writes the numbers the text does not hold (a half height, an offset). The pointer is
   location-aware (as Chorowski et al. 2015's attention is): each number's offset from the one
   copied last in this call is a learnt feature of its score, so "the next number" is one shared
-  thing to learn, not one per slot.
+  thing to learn, not one per slot. It starts with a prior for copying in order
+  (``PolicyConfig.copy_next_bias``). Sampled from an untrained policy on the primitives' 200
+  training requests, a call was exactly right once in 10,000 with a uniform pointer, and 8 times
+  in 100 with the prior: enough right calls for PPO from scratch to learn from.
 
 The defaults are sized to train on a 2-core CPU.
 """
@@ -44,7 +47,6 @@ from toolgym.agents.grammar import Grammar
 from toolgym.envs.spaces import text_bytes
 
 MASKED = -1e9  # the logit of a token the grammar forbids
-COPY_GATE_BIAS = 1.0  # the copy gate starts at sigmoid(1) = 0.73: requests spell their numbers
 COPY_REACH = 4  # the pointer's offsets from the number copied last, told apart up to this far
 # A number as written: an optional minus, digits, an optional decimal part; not inside a word
 # or a longer number ("M6" and "v2.1.3" hold none).
@@ -65,6 +67,11 @@ class PolicyConfig:
     max_step: int = 16
     max_numbers: int = 16  # numbers of the prompt the decoder may copy
     copy: bool = True  # the pointer over the prompt's numbers (off: the generator alone)
+    # The pointer's starting preference, in logits, for the number after the one copied last
+    # (0: none). Requests mostly spell a call's numbers in its parameters' order; the prior only
+    # sets where exploration starts, and training moves it.
+    copy_next_bias: float = 3.0
+    copy_gate_bias: float = 2.0  # the copy gate starts at sigmoid(2) = 0.88
 
 
 def batch_observations(observations: Mapping[str, Any], config: PolicyConfig) -> dict[str, Any]:
@@ -176,6 +183,10 @@ class Policy(nn.Module):
             [nn.Conv1d(e, h, 5, padding=2)]
             + [nn.Conv1d(h, h, 5, padding=2 * d, dilation=d) for d in (2, 4)]
         )
+        # Text features are normalised: without it, cloning a two-call family (a block, then
+        # its fillet on "vertical" or "top face" edges) left the edge choice at chance for 400
+        # steps; the copy slots' gradients grew the features until the words' were lost.
+        self.text_norm = nn.LayerNorm(h)
         self.step_embed = nn.Embedding(self.config.max_step, 16)
         # LayerNorm, not a tanh, at the end: during cloning the inputs grew until the tanh
         # saturated and every task got the same state (the call's tool was then a coin toss).
@@ -201,9 +212,10 @@ class Policy(nn.Module):
         nn.init.normal_(self.logits_head[-1].weight, std=0.01)  # near-uniform first calls
         nn.init.zeros_(self.logits_head[-1].bias)
         nn.init.zeros_(self.copy_gate.weight)
-        nn.init.zeros_(self.copy_offset.weight)  # no prior on where the next number is
-        nn.init.zeros_(self.copy_offset_bias.weight)
-        nn.init.constant_(self.copy_gate.bias, COPY_GATE_BIAS)
+        nn.init.zeros_(self.copy_offset.weight)
+        with torch.no_grad():  # a prior on copying the numbers in order (see PolicyConfig)
+            self.copy_offset_bias.weight.zero_()[COPY_REACH] = self.config.copy_next_bias
+        nn.init.constant_(self.copy_gate.bias, self.config.copy_gate_bias)
 
     # -- encoders -----------------------------------------------------------------------------
     def encode(self, obs: Mapping[str, torch.Tensor]) -> tuple[torch.Tensor, ...]:
@@ -220,7 +232,7 @@ class Policy(nn.Module):
         for k, conv in enumerate(self.text_convs):
             y = F.gelu(conv(x))
             x = y if k == 0 else x + y  # residual past the first layer
-        features = x.transpose(1, 2)  # (B, T, h)
+        features = self.text_norm(x.transpose(1, 2))  # (B, T, h)
         weights = present.float().unsqueeze(-1)
         pooled = (features * weights).sum(1) / weights.sum(1).clamp(min=1.0)
         # Max-pooling too: a mean over the whole text dilutes the one word that decides the call

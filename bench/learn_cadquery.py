@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from toolgym.agents.evaluate import evaluate_policy, summarize
+from toolgym.agents.policy import PolicyConfig
 from toolgym.agents.ppo import PPOConfig
 from toolgym.agents.train import TrainConfig, Trainer
 from toolgym.envs.cadquery.families import family as get_family
@@ -313,6 +314,10 @@ def main() -> None:
     parser.add_argument("--num-envs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=PPOConfig.learning_rate, help="PPO's")
     parser.add_argument("--ent-coef", type=float, default=PPOConfig.ent_coef, help="PPO's")
+    parser.add_argument(
+        "--copy-next-bias", type=float, default=PolicyConfig.copy_next_bias,
+        help="the pointer's prior for copying in order (0: none)",
+    )  # fmt: skip
     parser.add_argument("--eval-episodes", type=int, default=None, help="default: every test task")
     parser.add_argument("--methods", nargs="+", default=["random", "scratch", "bc", "sb3"])
     parser.add_argument("--seed", type=int, default=0)
@@ -332,6 +337,7 @@ def main() -> None:
         seed=args.seed,
         progress=False,
         ppo=PPOConfig(learning_rate=args.lr, ent_coef=args.ent_coef),
+        policy=PolicyConfig(copy_next_bias=args.copy_next_bias),
     )
     load = os.getloadavg()[0]
     print(f"load average at start {load:.1f}, {os.cpu_count()} CPUs; runs in {runs}", flush=True)

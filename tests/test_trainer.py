@@ -90,5 +90,60 @@ def test_cloned_policy_copies_numbers_into_unseen_parts_and_ppo_keeps_it(tmp_pat
     training = [float(row["score"]) for row in rows(tmp_path / "run")]
     test = evaluate_policy(trainer.policy, trainer.grammar, config, "test", 12)
     print(f"training score per iteration {training}; test {test['score']:.3f}")
-    assert min(training) >= 0.75  # sampled calls; PPO alone on this budget scores about 0.003
+    assert min(training) >= 0.75  # sampled calls
     assert test["score"] >= 0.9 and test["success_rate"] >= 0.8  # greedy calls
+
+
+def family_calls(name: str, split: str, seeds: range) -> tuple[dict[str, np.ndarray], list[str]]:
+    """The observations an oracle meets on ``seeds`` of a family (blank views, no feedback) and
+    its calls: a stand-in for played episodes where only the text decides."""
+    from toolgym.envs.cadquery.families import family
+
+    prompts, steps, calls = [], [], []
+    for seed in seeds:
+        task = family(name).task(seed, split)
+        for step, call in enumerate(task.tool_calls):
+            prompts.append(task.prompt)
+            steps.append(step)
+            calls.append(call)
+    blank = np.zeros((len(calls), 16, 16, 3), np.uint8)
+    obs = {"image": blank, "target": blank, "prompt": np.array(prompts),
+           "feedback": np.array([""] * len(calls)), "step": np.array(steps)}  # fmt: skip
+    return obs, calls
+
+
+@pytest.mark.timeout(600)
+def test_cloning_reads_the_words_that_choose_a_later_calls_arguments():
+    """``finished_block``: a block (numbers to copy), then a fillet or chamfer whose edges are
+    chosen by words ("vertical", "top face", "all twelve"). Cloned on 60 tasks, the policy writes
+    the right second call for most unseen ones: 0.85 of them, against 0.40 on the same budget
+    without the text features' LayerNorm (on the benchmark's 100 played tasks, the edges then
+    stayed at chance for 400 cloning steps)."""
+    import gymnasium as gym
+
+    from toolgym.agents.grammar import Grammar, suite_ranges, suite_tools
+    from toolgym.agents.policy import Policy, batch_observations, to_torch
+    from toolgym.agents.ppo import behaviour_cloning
+
+    torch.manual_seed(0)
+    env = gym.make("toolgym/CadQuery-v0", action_mode="tool")
+    registry = env.unwrapped.registry
+    env.close()
+    train_obs, train_calls = family_calls("finished_block", "train", range(60))
+    grammar = Grammar(registry, suite_ranges(registry, train_calls),
+                      tools=suite_tools(registry, train_calls))  # fmt: skip
+    config = dataclasses.replace(SMALL, prompt_bytes=160)
+    policy = Policy(grammar, config)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3, eps=1e-5)
+    tokens = torch.as_tensor(np.array([grammar.encode(c) for c in train_calls]))
+    obs = to_torch(batch_observations(train_obs, config), "cpu")
+    behaviour_cloning(policy, optimizer, obs, tokens, 150, 32, torch.Generator().manual_seed(0))
+    test_obs, test_calls = family_calls("finished_block", "test", range(20))
+    with torch.no_grad():
+        chosen, *_ = policy.act(to_torch(batch_observations(test_obs, config), "cpu"), greedy=True)
+    wanted = np.array([grammar.encode(c) for c in test_calls])
+    right = (chosen.numpy() == wanted).all(axis=1)
+    second = test_obs["step"] == 1
+    print(f"unseen calls right: first {right[~second].mean():.2f}, then {right[second].mean():.2f}")
+    assert right[~second].mean() >= 0.9  # the block's numbers, copied
+    assert right[second].mean() >= 0.75  # tool, size and edges; a third by chance
