@@ -141,3 +141,33 @@ def test_api_misuse_raises(cq_session):
         cq_session.run("x = 1")
     with pytest.raises(ValueError, match="unknown backend"):
         Session("maya")
+
+
+def test_exit_does_not_wait_for_a_thread_stuck_mid_spawn():
+    """A Ctrl-C'd batch verification exits while a daemon thread may hold a zygote's lock,
+    waiting up to 30 s for a spawn's reply. The exit's shutdown kills the zygote anyway."""
+    import threading
+    import time
+
+    from toolgym.envs.sandbox import get_zygote, shutdown_zygotes
+
+    zygote = get_zygote("cadquery")
+    process = zygote._proc
+    held, release = threading.Event(), threading.Event()
+
+    def stuck_in_spawn() -> None:
+        with zygote._lock:
+            held.set()
+            release.wait(60)
+
+    thread = threading.Thread(target=stuck_in_spawn, daemon=True)
+    thread.start()
+    held.wait(10)
+    started = time.monotonic()
+    shutdown_zygotes(wait_s=0.5)  # as at exit
+    waited = time.monotonic() - started
+    release.set()
+    thread.join(10)
+    assert waited < 10  # without the bound: until the lock's holder lets go
+    assert process is not None and process.wait(timeout=30) is not None  # really killed
+    assert get_zygote("cadquery")._proc is not process  # the next use starts a fresh one

@@ -134,9 +134,17 @@ class Zygote:
                 if self.log_path.stat().st_size == 0:
                     self.log_path.unlink()
 
-    def close(self) -> None:
-        with self._lock:
-            self._kill()
+    def close(self, wait_s: float | None = None) -> None:
+        """Stop the zygote. With ``wait_s``, a thread still mid-spawn after that long (at exit,
+        an abandoned daemon thread waiting up to ``SETUP_TIMEOUT_S`` for a reply) does not hold
+        it up: the process is killed without the lock, and that thread's wait then fails."""
+        if self._lock.acquire(timeout=-1 if wait_s is None else wait_s):
+            try:
+                self._kill()
+            finally:
+                self._lock.release()
+        elif (proc := self._proc) is not None and proc.poll() is None:
+            proc.kill()
 
 
 _zygotes: dict[str, Zygote] = {}
@@ -154,10 +162,11 @@ def get_zygote(backend: str) -> Zygote:
         return zygote
 
 
-def shutdown_zygotes() -> None:
+def shutdown_zygotes(wait_s: float | None = None) -> None:
+    """Stop every zygote (see :meth:`Zygote.close` for ``wait_s``)."""
     with _zygotes_lock:
         for zygote in _zygotes.values():
-            zygote.close()
+            zygote.close(wait_s)
         _zygotes.clear()
 
 
@@ -167,4 +176,6 @@ def _forget_inherited_zygotes() -> None:
 
 
 os.register_at_fork(after_in_child=_forget_inherited_zygotes)
-atexit.register(shutdown_zygotes)
+# At exit, a Ctrl-C'd batch verification may leave a daemon thread mid-spawn; exiting waits for it
+# a second at most.
+atexit.register(shutdown_zygotes, wait_s=1.0)
