@@ -191,8 +191,14 @@ def test_batch_summarises_and_resumes_after_an_interruption(tmp_path):
         not out.exists() or len(out.read_text().splitlines()) < 2
     ):
         time.sleep(0.2)
+    written = len(out.read_text().splitlines()) if out.exists() else 0
+    waited = 120 - (deadline - time.monotonic())
     running.send_signal(signal.SIGINT)  # interrupted while the slow script runs
-    _, stderr = running.communicate(timeout=20)
+    try:
+        _, stderr = running.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        running.kill()
+        pytest.fail(f"no exit 20 s after Ctrl-C, sent after {waited:.0f} s and {written} lines")
     assert running.returncode == 130 and b"rerun to resume" in stderr
     first = out.read_text().splitlines()
     assert [json.loads(line)["task"] for line in first] == ["tiny/plate", "tiny/block"]
