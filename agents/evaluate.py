@@ -6,7 +6,6 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 import torch
 
@@ -88,15 +87,12 @@ def _family(task_id: str) -> str:
 
 def load_checkpoint(path: str | Path, device: str = "auto") -> tuple[Policy, Grammar, Any]:
     """The policy, its grammar and the run's config from a trainer checkpoint."""
-    from toolgym.agents.train import TrainConfig
+    from toolgym.agents.train import TrainConfig, env_registry
 
     state = torch.load(path, map_location=pick_device(device), weights_only=False)
     config = TrainConfig.from_dict(state["config"])
     torch.set_num_threads(config.threads)
-    env = gym.make(config.env_id, suite=config.suite, action_mode="tool")
-    registry = env.unwrapped.registry
-    env.close()
-    grammar = Grammar.from_description(registry, state["grammar"])
+    grammar = Grammar.from_description(env_registry(config.env_id, config.suite), state["grammar"])
     policy = Policy(grammar, config.policy).to(pick_device(device))
     policy.load_state_dict(state["policy"])
     policy.eval()

@@ -21,7 +21,7 @@ import dataclasses
 import json
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ from toolgym.agents.ppo import PPOConfig, annealed_lr, behaviour_cloning, gae, u
 from toolgym.agents.sampler import SamplerConfig, WeaknessSampler
 from toolgym.agents.vector import finished_episodes, make_vector_env, play_queued
 from toolgym.envs.suites import get_suite
+from toolgym.envs.tools import ToolRegistry
 
 CSV_FIELDS = (
     "iteration", "env_steps", "episodes", "return", "score", "success_rate", "sps", "lr",
@@ -126,17 +127,33 @@ def seed_everything(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
 
-def build_grammar(env_id: str, suite: str, max_bins: int, all_tools: bool) -> Grammar:
-    """The grammar of the env's registry, with bins over the suite's training references'
-    ranges (and only their tools, unless ``all_tools``)."""
-    env = gym.make(env_id, suite=suite, action_mode="tool")
+def env_registry(env_id: str, suite: str | None = None) -> ToolRegistry:
+    """The tool registry of ``env_id`` in tool mode (made and closed; no session starts)."""
+    env = gym.make(env_id, action_mode="tool", **({"suite": suite} if suite else {}))
     registry = env.unwrapped.registry
     env.close()
-    calls = [c for t in get_suite(suite).split("train") for c in t.tool_calls or ()]
+    return registry
+
+
+def calls_grammar(
+    registry: ToolRegistry,
+    calls: Sequence[str],
+    max_bins: int = DEFAULT_MAX_BINS,
+    all_tools: bool = False,
+) -> Grammar:
+    """The registry's grammar with bins over ``calls``' ranges (and only their tools, unless
+    ``all_tools``); the registry's widest ranges when there are no calls."""
     if not calls:
         return Grammar(registry, max_bins=max_bins)
     tools = None if all_tools else suite_tools(registry, calls)
     return Grammar(registry, suite_ranges(registry, calls), max_bins=max_bins, tools=tools)
+
+
+def build_grammar(env_id: str, suite: str, max_bins: int, all_tools: bool) -> Grammar:
+    """The grammar of the env's registry, with bins over the suite's training references'
+    ranges (and only their tools, unless ``all_tools``)."""
+    calls = [c for t in get_suite(suite).split("train") for c in t.tool_calls or ()]
+    return calls_grammar(env_registry(env_id, suite), calls, max_bins, all_tools)
 
 
 class Trainer:

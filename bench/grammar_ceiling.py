@@ -15,7 +15,7 @@ import gymnasium as gym
 import numpy as np
 
 import toolgym  # noqa: F401 - registers the environments
-from toolgym.agents.grammar import Grammar, suite_ranges, suite_tools
+from toolgym.agents.train import calls_grammar
 from toolgym.envs.suites import get_suite
 
 
@@ -23,8 +23,7 @@ def ceiling(suite: str, split: str, max_bins: int, env_id: str = "toolgym/CadQue
     env = gym.make(env_id, suite=suite, split=split, action_mode="tool", max_steps=16)
     registry = env.unwrapped.registry
     train = [c for t in get_suite(suite).split("train") for c in t.tool_calls or ()]
-    ranges, tools = suite_ranges(registry, train), suite_tools(registry, train)
-    grammar = Grammar(registry, ranges, max_bins=max_bins, tools=tools)
+    grammar = calls_grammar(registry, train, max_bins)
     scores = []
     try:
         for task in get_suite(suite).split(split):

@@ -119,19 +119,13 @@ def test_cloning_reads_the_words_that_choose_a_later_calls_arguments():
     the right second call for most unseen ones: 0.85 of them, against 0.40 on the same budget
     without the text features' LayerNorm (on the benchmark's 100 played tasks, the edges then
     stayed at chance for 400 cloning steps)."""
-    import gymnasium as gym
-
-    from toolgym.agents.grammar import Grammar, suite_ranges, suite_tools
     from toolgym.agents.policy import Policy, batch_observations, to_torch
     from toolgym.agents.ppo import behaviour_cloning
+    from toolgym.agents.train import calls_grammar, env_registry
 
     torch.manual_seed(0)
-    env = gym.make("toolgym/CadQuery-v0", action_mode="tool")
-    registry = env.unwrapped.registry
-    env.close()
     train_obs, train_calls = family_calls("finished_block", "train", range(60))
-    grammar = Grammar(registry, suite_ranges(registry, train_calls),
-                      tools=suite_tools(registry, train_calls))  # fmt: skip
+    grammar = calls_grammar(env_registry("toolgym/CadQuery-v0"), train_calls)
     config = dataclasses.replace(SMALL, prompt_bytes=160)
     policy = Policy(grammar, config)
     optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3, eps=1e-5)
