@@ -47,6 +47,10 @@ TOLERANCES = {
     "roughness_error": 0.1,
     "metallic_error": 0.1,
     "emission_error": 0.2,
+    "transmission_error": 0.1,
+    "alpha_error": 0.1,
+    "shape_error": 0.01,  # of the scene's size: surfaces apart once the pose is fitted
+    "render_delta_e": 3.0,  # CIE76 ΔE of the renders' most different pixels
     "vertex_error": 0.005,  # of the object's diagonal
     "energy_error": 0.15,  # |ln(energy / goal energy)|
     "light_delta_e": 5.0,
@@ -56,12 +60,21 @@ TOLERANCES = {
 DEFAULT_THRESHOLDS = {
     "modelling": {"iou": 0.95, "soft_fscore": 0.9, "deviation_ratio": 0.02},
     "procedural": {"iou": 0.95, "soft_fscore": 0.9, "deviation_ratio": 0.02},
-    "placement": {"position_error": 0.01, "rotation_error_deg": 2.0, "scale_error": 0.02},
+    "placement": {
+        "position_error": 0.01,
+        "rotation_error_deg": 2.0,
+        "scale_error": 0.02,
+        "shape_error": 0.005,
+        "extra_objects": 0,
+    },
     "material": {
         "delta_e": 2.0,
         "roughness_error": 0.03,
         "metallic_error": 0.03,
         "emission_error": 0.05,
+        "transmission_error": 0.03,
+        "alpha_error": 0.03,
+        "render_delta_e": 2.0,
     },
     "shape_keys": {"vertex_error": 0.002},
     "lighting": {
@@ -72,9 +85,11 @@ DEFAULT_THRESHOLDS = {
     },
 }
 HIGHER_IS_BETTER = frozenset({"iou", "fscore", "soft_fscore", "light_type"})
-# A scene passes with every threshold met and at least this score; a geometry's score is its
-# similarity, so a pass there means near-identical surfaces (a bevel's segment count shows).
-PASS_SCORE = {"modelling": 0.99, "procedural": 0.99}
+# A scene passes with every threshold met and at least this score; a geometry's score is
+# (IoU · soft F)⁴, so a pass there means near-identical surfaces (a bevel's segment count shows)
+# and a near miss (a table without a leg, an array one short) costs a third or more.
+GEOMETRY_POWER = 4
+PASS_SCORE = {"modelling": 0.92, "procedural": 0.92}
 DEFAULT_PASS_SCORE = 0.75
 
 
@@ -90,20 +105,25 @@ def delta_e(rgb_a: Any, rgb_b: Any) -> float:
     return float(np.linalg.norm(_lab(rgb_a) - _lab(rgb_b)))
 
 
+_XYZ = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
+
+
 def _lab(rgb: Any) -> np.ndarray:
     linear = np.clip(np.asarray(rgb, dtype=np.float64)[:3], 0.0, None)
-    xyz = (
-        np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
-        @ linear
-        / np.array([0.95047, 1.0, 1.08883])
-    )
+    xyz = _XYZ @ linear / np.array([0.95047, 1.0, 1.08883])
     f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
     return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
 
 
+def shown_objects(state: dict[str, Any], kind: str = "MESH") -> dict[str, dict[str, Any]]:
+    """The objects of ``kind`` a designer sees: hidden helpers and objects in excluded
+    collections (``shown`` false) are left out."""
+    return {n: o for n, o in state["objects"].items() if o["type"] == kind and o.get("shown", True)}
+
+
 def scene_mesh(state: dict[str, Any]) -> trimesh.Trimesh:
     """Every mesh object's evaluated triangles, in world coordinates, as one mesh."""
-    parts = [o for o in state["objects"].values() if o["type"] == "MESH" and len(o["faces"])]
+    parts = [o for o in shown_objects(state).values() if len(o["faces"])]
     if not parts:
         return trimesh.Trimesh(np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64), process=False)
     offsets = np.cumsum([0] + [len(o["vertices"]) for o in parts[:-1]])
@@ -119,8 +139,8 @@ def _solid(state: dict[str, Any]) -> tuple[Any, list[str]]:
     import manifold3d
 
     solid, open_objects = manifold3d.Manifold(), []
-    for name, o in sorted(state["objects"].items()):
-        if o["type"] != "MESH" or not len(o["faces"]):
+    for name, o in sorted(shown_objects(state).items()):
+        if not len(o["faces"]):
             continue
         try:
             merged = trimesh.Trimesh(o["vertices"], o["faces"], process=True)
@@ -170,12 +190,17 @@ def verify_scene(
         check = {"scene": {"ok": False, "message": "no scene could be read"}}
         return VerifierReport({}, 0.0, False, tier, checks=check)
     try:
-        metrics, checks, score = _VERIFIERS[goal.kind](candidate, goal, tier)
+        render = None
         if images is not None and goal.images is not None and goal.kind in _IMAGE_WEIGHT:
-            loss = photometric_loss(images, goal.images)
-            metrics["photometric_loss"] = loss
+            render = {
+                "photometric_loss": photometric_loss(images, goal.images),
+                "render_delta_e": render_delta_e(images, goal.images),
+            }
+        metrics, checks, score = _VERIFIERS[goal.kind](candidate, goal, tier, render)
+        if render is not None:
+            metrics |= render
             weight = _IMAGE_WEIGHT[goal.kind]
-            score = score ** (1 - weight) * term(loss, TOLERANCES["photometric_loss"]) ** weight
+            score = score ** (1 - weight) * _render_term(render) ** weight
     except (ValueError, KeyError, TypeError) as exc:  # a malformed state: unknown, not 0
         return VerifierReport({}, None, False, tier, errors=[f"{type(exc).__name__}: {exc}"])
     met = _thresholds(metrics, goal.thresholds, checks)
@@ -188,7 +213,41 @@ def verify_scene(
     return VerifierReport(metrics, score, passed, tier, checks=checks)
 
 
-_IMAGE_WEIGHT = {"material": 0.2, "lighting": 0.3}
+_IMAGE_WEIGHT = {"material": 0.3, "lighting": 0.3}
+RENDER_WORST = 0.05  # render_delta_e averages the 5 % most different pixels
+
+
+def _srgb_lab(image: np.ndarray) -> np.ndarray:
+    srgb = np.asarray(image, dtype=np.float64)[..., :3] / 255.0
+    linear = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
+    xyz = linear @ _XYZ.T / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.stack(
+        [116 * f[..., 1] - 16, 500 * (f[..., 0] - f[..., 1]), 200 * (f[..., 1] - f[..., 2])], -1
+    )
+
+
+def render_delta_e(candidate: np.ndarray, reference: np.ndarray) -> float:
+    """How different two sets of renders look where they differ most: the mean CIE76 ΔE of the
+    :data:`RENDER_WORST` share of pixels that differ most, after 2×2 box averaging (which tames
+    path-tracing noise). A surface a tenth of the views wide that is ΔE 10 off reads about 10;
+    identical renders read 0. Images: uint8 sRGB (..., H, W, 3) of equal shapes."""
+    a, b = np.asarray(candidate), np.asarray(reference)
+    if a.shape != b.shape:
+        raise ValueError(f"renders of shapes {a.shape} and {b.shape} cannot be compared")
+    difference = np.linalg.norm(_srgb_lab(a) - _srgb_lab(b), axis=-1)
+    height, width = difference.shape[-2] // 2 * 2, difference.shape[-1] // 2 * 2
+    pooled = difference[..., :height, :width]
+    pooled = pooled.reshape(*pooled.shape[:-2], height // 2, 2, width // 2, 2).mean(axis=(-3, -1))
+    values = np.sort(pooled.reshape(-1))[::-1]
+    return float(values[: max(1, round(len(values) * RENDER_WORST))].mean())
+
+
+def _render_term(render: dict[str, float]) -> float:
+    return (
+        term(render["render_delta_e"], TOLERANCES["render_delta_e"]) ** 0.5
+        * term(render["photometric_loss"], TOLERANCES["photometric_loss"]) ** 0.5
+    )
 
 
 def _thresholds(
@@ -205,9 +264,10 @@ def _thresholds(
 
 
 Result = tuple[dict[str, float], dict[str, dict[str, Any]], float]
+Render = dict[str, float] | None
 
 
-def _geometry(candidate: dict[str, Any], goal: Goal, tier: str) -> Result:
+def _geometry(candidate: dict[str, Any], goal: Goal, tier: str, render: Render = None) -> Result:
     mesh = scene_mesh(candidate)
     checks: dict[str, dict[str, Any]] = {}
     if not len(mesh.faces):
@@ -248,12 +308,12 @@ def _geometry(candidate: dict[str, Any], goal: Goal, tier: str) -> Result:
     ):
         message = f"surfaces lie up to {measured['deviation']:.2g} m from the goal's"
         checks["surface"] = {"ok": False, "message": message}
-    score = soft**0.5 * (iou if iou is not None else soft) ** 0.5
+    score = (soft * (iou if iou is not None else soft)) ** GEOMETRY_POWER
     return metrics, checks, score
 
 
 def _mesh_objects(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {n: o for n, o in state["objects"].items() if o["type"] == "MESH"}
+    return shown_objects(state, "MESH")
 
 
 def _missing(name: str, checks: dict[str, Any]) -> None:
@@ -268,70 +328,176 @@ def _rotation_deg(a: Any, b: Any) -> float:
     return math.degrees(4 * math.asin(min(chord / 2, 1.0)))
 
 
-def _placement(candidate: dict[str, Any], goal: Goal, tier: str) -> Result:
+def pose_errors(have: np.ndarray, want: np.ndarray, size: float) -> dict[str, float]:
+    """How far a mesh's world vertices ``have`` are from the same mesh's ``want`` (same vertex
+    order): the centroid's offset over ``size``, and the rotation (deg), relative scale and
+    leftover distance over ``size`` of the linear map that fits one onto the other best.
+    Any way of getting the same world geometry (applied scale, a parent, delta transforms,
+    quaternions or Euler angles) reads 0; a mesh moved inside its object does not."""
+    from scipy.linalg import polar
+
+    have, want = np.asarray(have, np.float64), np.asarray(want, np.float64)
+    a, b = have - have.mean(axis=0), want - want.mean(axis=0)
+    gram = b.T @ b
+    ridge = 1e-9 * max(float(np.trace(gram)), 1e-12)  # flat meshes: no stretch across them
+    linear = np.linalg.solve(gram + ridge * np.eye(3), b.T @ a + ridge * np.eye(3)).T
+    rotation, stretch = polar(linear)
+    mirrored = np.linalg.det(linear) < 0
+    scale = float(np.max(np.abs(np.linalg.eigvalsh((stretch + stretch.T) / 2) - 1)))
+    turn = float(np.linalg.norm(rotation - np.eye(3))) / (2 * math.sqrt(2))
+    leftover = np.linalg.norm(a - b @ linear.T, axis=1)
+    return {
+        "position_error": float(np.linalg.norm(have.mean(axis=0) - want.mean(axis=0))) / size,
+        "rotation_error_deg": 180.0 if mirrored else math.degrees(2 * math.asin(min(turn, 1.0))),
+        "scale_error": max(scale, 1.0) if mirrored else scale,
+        "shape_error": float(leftover.mean()) / size,
+    }
+
+
+def _surface_points(o: dict[str, Any], count: int = 1024) -> np.ndarray:
+    mesh = trimesh.Trimesh(o["vertices"], o["faces"], process=False)
+    return trimesh.sample.sample_surface_even(mesh, count, seed=0)[0] if mesh.area > 0 else (
+        np.asarray(o["vertices"], np.float64)
+    )  # fmt: skip
+
+
+def surface_errors(have: dict[str, Any], want: dict[str, Any], size: float) -> dict[str, float]:
+    """For meshes without a vertex-by-vertex match: the offset of the surfaces' centroids and
+    their mean symmetric distance (both over ``size``), the extents' relative difference."""
+    from scipy.spatial import cKDTree
+
+    a, b = _surface_points(have), _surface_points(want)
+    apart = (cKDTree(b).query(a)[0].mean() + cKDTree(a).query(b)[0].mean()) / 2
+    extents = np.ptp(have["vertices"], axis=0), np.ptp(want["vertices"], axis=0)
+    relative = np.abs(extents[0] - extents[1]) / np.maximum(extents[1], 1e-3 * size)
+    return {
+        "position_error": float(np.linalg.norm(a.mean(axis=0) - b.mean(axis=0))) / size,
+        "scale_error": float(relative.max()),
+        "shape_error": float(apart) / size,
+    }
+
+
+def _placement(candidate: dict[str, Any], goal: Goal, tier: str, render: Render = None) -> Result:
+    """Per goal mesh, by name, its evaluated world geometry against the goal's; every mesh the
+    goal does not have dilutes the score (``n_goal / (n_goal + n_extra)``)."""
     checks: dict[str, dict[str, Any]] = {}
-    worst = {"position_error": 0.0, "rotation_error_deg": 0.0, "scale_error": 0.0}
+    keys = ("position_error", "rotation_error_deg", "scale_error", "shape_error")
+    worst = dict.fromkeys(keys, 0.0)
     scores = []
-    for name, want in sorted(_mesh_objects(goal.state).items()):
-        have = candidate["objects"].get(name)
+    wanted = {n: o for n, o in _mesh_objects(goal.state).items() if len(o["faces"])}
+    present = {n: o for n, o in _mesh_objects(candidate).items() if len(o["faces"])}
+    for name, want in sorted(wanted.items()):
+        have = present.get(name)
         if have is None:
             _missing(name, checks)
-            worst = dict.fromkeys(worst, math.inf)
+            worst = dict.fromkeys(keys, math.inf)
             scores.append(0.0)
             continue
-        offset = np.subtract(have["location"], want["location"])
-        errors = {
-            "position_error": float(np.linalg.norm(offset)) / goal.size,
-            "rotation_error_deg": _rotation_deg(have["rotation"], want["rotation"]),
-            "scale_error": float(
-                np.max(np.abs(np.subtract(have["scale"], want["scale"])) / np.abs(want["scale"]))
-            ),
-        }
+        same = np.shape(have["vertices"]) == np.shape(want["vertices"])
+        if same:
+            errors = pose_errors(have["vertices"], want["vertices"], goal.size)
+        else:
+            errors = surface_errors(have, want, goal.size)
         scores.append(math.prod(term(e, TOLERANCES[k]) for k, e in errors.items()))
         off = []
         if errors["position_error"] > goal.thresholds["position_error"]:
+            offset = np.mean(have["vertices"], axis=0) - np.mean(want["vertices"], axis=0)
             axis = "xyz"[int(np.argmax(np.abs(offset)))]
-            off.append(f"{np.linalg.norm(offset):.2f} m from its goal position (most along {axis})")
-        if errors["rotation_error_deg"] > goal.thresholds["rotation_error_deg"]:
+            distance = errors["position_error"] * goal.size
+            off.append(f"{distance:.2f} m from its goal position (most along {axis})")
+        if errors.get("rotation_error_deg", 0.0) > goal.thresholds["rotation_error_deg"]:
             off.append(f"rotated {errors['rotation_error_deg']:.0f}° away from its goal")
         if errors["scale_error"] > goal.thresholds["scale_error"]:
             off.append(f"scaled {errors['scale_error']:.0%} off")
+        if errors["shape_error"] > goal.thresholds["shape_error"]:
+            how = "" if same else f" ({len(have['vertices'])} vertices, the goal's has " \
+                f"{len(want['vertices'])})"  # fmt: skip
+            off.append(f"shaped differently{how}: surfaces "
+                       f"{errors['shape_error'] * goal.size:.2g} m apart")  # fmt: skip
         if off:
             checks[f"object {name}"] = {"ok": False, "message": f"{name!r} is " + ", ".join(off)}
-        worst = {k: max(v, errors[k]) for k, v in worst.items()}
-    return worst, checks, float(np.mean(scores)) if scores else 0.0
+        worst = {k: max(v, errors.get(k, 0.0)) for k, v in worst.items()}
+    extra = sorted(set(present) - set(wanted))
+    worst["extra_objects"] = float(len(extra))
+    if extra:
+        listed = ", ".join(repr(n) for n in extra[:4]) + (" …" if len(extra) > 4 else "")
+        checks["extra objects"] = {
+            "ok": False,
+            "message": f"{len(extra)} mesh object(s) the goal does not have: {listed}",
+        }
+    score = float(np.mean(scores)) if scores else 0.0
+    return worst, checks, score * len(wanted) / max(len(wanted) + len(extra), 1)
 
 
-def _material(candidate: dict[str, Any], goal: Goal, tier: str) -> Result:
+# A surface whose own glow reaches display white (emitted luminance ≥ 1 in the Standard view
+# transform) shows its emission; what it reflects hardly shows, so only the emission is compared.
+GLOW_LUMINANCE = 1.0
+_MATERIAL_TERMS = {  # metric: (surface key, label)
+    "delta_e": ("base_color", "base colour"),
+    "roughness_error": ("roughness", "roughness"),
+    "metallic_error": ("metallic", "metallic"),
+    "emission_error": ("emission", "emission"),
+    "transmission_error": ("transmission", "transmission"),
+    "alpha_error": ("alpha", "alpha"),
+}
+
+
+def _glows(surface: dict[str, Any]) -> bool:
+    return float(np.dot(surface["emission"], (0.2126, 0.7152, 0.0722))) >= GLOW_LUMINANCE
+
+
+def material_errors(have: dict[str, Any], want: dict[str, Any]) -> dict[str, float]:
+    """Differences of two surfaces (see ``toolgym.envs.blender.scene.SURFACE_KEYS``)."""
+    emitted = np.asarray(want["emission"], np.float64)
+    errors = {
+        "delta_e": delta_e(have["base_color"], want["base_color"]),
+        "roughness_error": abs(have["roughness"] - want["roughness"]),
+        "metallic_error": abs(have["metallic"] - want["metallic"]),
+        "emission_error": float(np.linalg.norm(np.subtract(have["emission"], emitted)))
+        / max(1.0, float(np.linalg.norm(emitted))),
+        "transmission_error": abs(have["transmission"] - want["transmission"]),
+        "alpha_error": abs(have["alpha"] - want["alpha"]),
+    }
+    if _glows(want) and _glows(have):
+        errors |= dict.fromkeys(("delta_e", "roughness_error", "metallic_error"), 0.0)
+    return errors
+
+
+def _material(candidate: dict[str, Any], goal: Goal, tier: str, render: Render = None) -> Result:
+    """Per goal object, its first material's surface (reduced from the node graph) against the
+    goal's; a graph that does not reduce is judged by the renders alone."""
     checks: dict[str, dict[str, Any]] = {}
-    keys = ("delta_e", "roughness_error", "metallic_error", "emission_error")
-    worst = dict.fromkeys(keys, 0.0)
+    worst = dict.fromkeys(_MATERIAL_TERMS, 0.0)
     scores = []
     for name, want in sorted(_mesh_objects(goal.state).items()):
         if not want["materials"]:
             continue
-        have = candidate["objects"].get(name)
+        have = _mesh_objects(candidate).get(name)
         if have is None or not have["materials"]:
             _missing(name, checks) if have is None else checks.__setitem__(
                 f"object {name}", {"ok": False, "message": f"{name!r} has no material"}
             )
-            worst = dict.fromkeys(keys, math.inf)
+            worst = dict.fromkeys(_MATERIAL_TERMS, math.inf)
             scores.append(0.0)
             continue
         a, b = have["materials"][0], want["materials"][0]
-        errors = {
-            "delta_e": delta_e(a["base_color"], b["base_color"]),
-            "roughness_error": abs(a["roughness"] - b["roughness"]),
-            "metallic_error": abs(a["metallic"] - b["metallic"]),
-            "emission_error": abs(a["emission_strength"] - b["emission_strength"])
-            / max(1.0, b["emission_strength"]),
-        }
+        unread = next((m for m in (a, b) if "irreducible" in m), None)
+        if unread is not None:
+            if render is None:
+                raise ValueError(f"the material of {name!r} cannot be reduced "
+                                 f"({unread['irreducible']}) and there are no renders")  # fmt: skip
+            checks[f"material {name}"] = {
+                "ok": None,
+                "message": f"{name!r}'s material {unread['name']!r} is not a constant surface "
+                f"({unread['irreducible']}): judged by the renders",
+            }
+            scores.append(_render_term(render))
+            continue
+        errors = material_errors(a, b)
         scores.append(math.prod(term(e, TOLERANCES[k]) for k, e in errors.items()))
         off = [
             f"{label} is off by {errors[k]:.2g}" + (" ΔE" if k == "delta_e" else "")
-            for k, label in zip(
-                keys, ("base colour", "roughness", "metallic", "emission"), strict=True
-            )
+            for k, (_key, label) in _MATERIAL_TERMS.items()
             if errors[k] > goal.thresholds[k]
         ]
         if off:
@@ -340,13 +506,13 @@ def _material(candidate: dict[str, Any], goal: Goal, tier: str) -> Result:
     return worst, checks, float(np.mean(scores)) if scores else 0.0
 
 
-def _shape_keys(candidate: dict[str, Any], goal: Goal, tier: str) -> Result:
+def _shape_keys(candidate: dict[str, Any], goal: Goal, tier: str, render: Render = None) -> Result:
     checks: dict[str, dict[str, Any]] = {}
     worst, scores = 0.0, []
     for name, want in sorted(_mesh_objects(goal.state).items()):
         if not want.get("shape_keys"):
             continue
-        have = candidate["objects"].get(name)
+        have = _mesh_objects(candidate).get(name)
         if have is None:
             _missing(name, checks)
             worst, scores = math.inf, [*scores, 0.0]
@@ -370,15 +536,15 @@ def _shape_keys(candidate: dict[str, Any], goal: Goal, tier: str) -> Result:
     return {"vertex_error": worst}, checks, float(np.mean(scores)) if scores else 0.0
 
 
-def _lighting(candidate: dict[str, Any], goal: Goal, tier: str) -> Result:
+def _lighting(candidate: dict[str, Any], goal: Goal, tier: str, render: Render = None) -> Result:
     checks: dict[str, dict[str, Any]] = {}
     keys = ("energy_error", "light_delta_e", "light_position_error")
     worst = {**dict.fromkeys(keys, 0.0), "light_type": 1.0}
     scores = []
-    lights = {n: o for n, o in goal.state["objects"].items() if o["type"] == "LIGHT"}
+    lights = shown_objects(goal.state, "LIGHT")
     for name, want in sorted(lights.items()):
-        have = candidate["objects"].get(name)
-        if have is None or have["type"] != "LIGHT":
+        have = shown_objects(candidate, "LIGHT").get(name)
+        if have is None:
             _missing(name, checks)
             worst = {**dict.fromkeys(keys, math.inf), "light_type": 0.0}
             scores.append(0.0)

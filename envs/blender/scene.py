@@ -23,13 +23,6 @@ MAX_TRIANGLES = 400_000  # over this the scene is refused, not measured: a verif
 MAX_OBJECTS = 256
 # Scalar modifier settings worth reporting (the rest of a modifier's RNA is UI state).
 _MODIFIER_KINDS = ("INT", "FLOAT", "BOOLEAN", "ENUM")
-_PRINCIPLED_INPUTS = {
-    "base_color": "Base Color",
-    "roughness": "Roughness",
-    "metallic": "Metallic",
-    "emission_color": "Emission Color",
-    "emission_strength": "Emission Strength",
-}
 
 
 def save(bpy: Any, workspace: str) -> bytes:
@@ -74,6 +67,15 @@ def _vector(value: Any) -> list[float]:
     return [float(v) for v in value]
 
 
+def _setting(value: Any) -> Any:
+    """A modifier setting as plain data: enum flags as a sorted list, numbers as floats."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, set | frozenset):
+        return sorted(str(v) for v in value)
+    return float(value)
+
+
 def _modifier(modifier: Any) -> dict[str, Any]:
     settings: dict[str, Any] = {}
     for prop in modifier.bl_rna.properties:
@@ -81,25 +83,222 @@ def _modifier(modifier: Any) -> dict[str, Any]:
             continue
         if getattr(prop, "is_array", False) and prop.array_length:
             continue
-        value = getattr(modifier, prop.identifier)
-        settings[prop.identifier] = value if isinstance(value, str) else float(value)
+        settings[prop.identifier] = _setting(getattr(modifier, prop.identifier))
     return {"name": modifier.name, "type": modifier.type, "settings": settings}
 
 
+# -- materials: the node graph from the active Material Output, reduced to surface parameters ----
+
+# What a surface shows, as the verifier compares it: base colour (linear RGB), roughness,
+# metallic, emitted radiance (linear RGB, colour × strength), transmission and alpha.
+SURFACE_KEYS = ("base_color", "roughness", "metallic", "emission", "transmission", "alpha")
+_BLACK = {"base_color": [0.0, 0.0, 0.0], "roughness": 1.0, "metallic": 0.0,
+          "emission": [0.0, 0.0, 0.0], "transmission": 0.0, "alpha": 1.0}  # fmt: skip
+_LUMINANCE = (0.2126, 0.7152, 0.0722)  # Blender's colour-to-value weights (linear Rec. 709)
+
+
+class Irreducible(Exception):
+    """A node graph that is not a constant surface (a texture, an unknown node): said so, and
+    left to the renders."""
+
+
+def _as_color(value: Any) -> np.ndarray:
+    array = np.asarray(value, dtype=np.float64).reshape(-1)
+    return np.repeat(array, 3) if array.size == 1 else array[:3]
+
+
+def _as_float(value: Any) -> float:
+    array = np.asarray(value, dtype=np.float64).reshape(-1)
+    return float(array[0]) if array.size == 1 else float(np.dot(array[:3], _LUMINANCE))
+
+
+def _blend(kind: str, a: np.ndarray, b: np.ndarray, factor: float, node: Any) -> np.ndarray:
+    """Blender's colour blend modes that are plain arithmetic (MixRGB and Mix nodes)."""
+    blended = {
+        "MIX": lambda: b,
+        "ADD": lambda: a + b,
+        "MULTIPLY": lambda: a * b,
+        "SUBTRACT": lambda: a - b,
+        "SCREEN": lambda: 1 - (1 - a) * (1 - b),
+        "DIFFERENCE": lambda: np.abs(a - b),
+        "DARKEN": lambda: np.minimum(a, b),
+        "LIGHTEN": lambda: np.maximum(a, b),
+    }.get(kind)
+    if blended is None:
+        raise Irreducible(f"node {node.name!r} blends by {kind}")
+    if kind in ("DARKEN", "LIGHTEN", "MIX"):
+        return (1 - factor) * a + factor * blended()
+    if kind == "SCREEN":
+        return 1 - (1 - factor + factor * (1 - b)) * (1 - a)
+    if kind == "MULTIPLY":
+        return a * (1 - factor + factor * b)
+    return a + factor * (blended() - a)
+
+
+_MATH = {
+    "ADD": lambda x, y: x + y,
+    "SUBTRACT": lambda x, y: x - y,
+    "MULTIPLY": lambda x, y: x * y,
+    "DIVIDE": lambda x, y: x / y if y else 0.0,
+    "POWER": lambda x, y: x**y if x >= 0 or float(y).is_integer() else 0.0,
+    "MINIMUM": min,
+    "MAXIMUM": max,
+}
+
+
+def _input(node: Any, name: str, depth: int) -> Any:
+    """The value reaching ``node``'s enabled input ``name`` (its identifier or name)."""
+    for socket in node.inputs:
+        if socket.enabled and name in (socket.identifier, socket.name):
+            return _socket_value(socket, depth)
+    raise Irreducible(f"node {node.name!r} has no input {name!r}")
+
+
+def _socket_value(socket: Any, depth: int = 0) -> Any:
+    """A value socket's constant value: its own default, or what links bring from RGB, Value,
+    Mix, MixRGB, Math, Invert and reroute nodes; :class:`Irreducible` for anything else."""
+    if depth > 64:
+        raise Irreducible("the node graph is too deep")
+    links = [link for link in socket.links if link.is_valid and not link.is_muted]
+    if not links:
+        value = socket.default_value
+        return float(value) if isinstance(value, int | float) else _vector(value)
+    node, output = links[0].from_node, links[0].from_socket
+    if node.mute:
+        raise Irreducible(f"node {node.name!r} is muted")
+    kind = node.type
+    if kind in ("RGB", "VALUE"):
+        value = output.default_value
+        return float(value) if isinstance(value, int | float) else _vector(value)
+    if kind == "REROUTE":
+        return _socket_value(node.inputs[0], depth + 1)
+    if kind == "MIX_RGB":
+        factor = float(np.clip(_as_float(_input(node, "Fac", depth + 1)), 0, 1))
+        a = _as_color(_input(node, "Color1", depth + 1))
+        b = _as_color(_input(node, "Color2", depth + 1))
+        mixed = _blend(node.blend_type, a, b, factor, node)
+        return _vector(np.clip(mixed, 0, 1) if node.use_clamp else mixed)
+    if kind == "MIX":
+        return _mix(node, depth)
+    if kind == "MATH":
+        operation = _MATH.get(node.operation)
+        if operation is None:
+            raise Irreducible(f"node {node.name!r} computes {node.operation}")
+        x, y = (_as_float(_socket_value(s, depth + 1)) for s in list(node.inputs)[:2])
+        value = float(operation(x, y))
+        return float(np.clip(value, 0, 1)) if node.use_clamp else value
+    if kind == "INVERT":
+        factor = _as_float(_input(node, "Fac", depth + 1))
+        color = _as_color(_input(node, "Color", depth + 1))
+        return _vector((1 - factor) * color + factor * (1 - color))
+    raise Irreducible(f"node {node.name!r} ({kind.lower()}) feeds {socket.node.name!r}")
+
+
+def _mix(node: Any, depth: int) -> Any:
+    kind = node.data_type
+    if kind not in ("FLOAT", "RGBA", "VECTOR"):
+        raise Irreducible(f"node {node.name!r} mixes {kind.lower()} values")
+    suffix = {"FLOAT": "Float", "RGBA": "Color", "VECTOR": "Vector"}[kind]
+    uniform = kind != "VECTOR" or node.factor_mode == "UNIFORM"
+    factor = _as_float(_input(node, "Factor_Float" if uniform else "Factor_Vector", depth + 1))
+    if node.clamp_factor:
+        factor = float(np.clip(factor, 0, 1))
+    a = np.asarray(_input(node, f"A_{suffix}", depth + 1), dtype=np.float64)
+    b = np.asarray(_input(node, f"B_{suffix}", depth + 1), dtype=np.float64)
+    if kind == "RGBA":
+        mixed = _blend(node.blend_type, a[:3], b[:3], factor, node)
+        return _vector(np.clip(mixed, 0, 1) if node.clamp_result else mixed)
+    mixed = (1 - factor) * a + factor * b
+    return float(mixed) if kind == "FLOAT" else _vector(mixed)
+
+
+def _surface(**values: Any) -> dict[str, Any]:
+    out = dict(_BLACK) | values
+    return {k: _vector(_as_color(v)) if k in ("base_color", "emission") else float(v)
+            for k, v in out.items()}  # fmt: skip
+
+
+def _shader(socket: Any, depth: int = 0) -> dict[str, Any]:
+    """The surface a shader socket carries: Principled, Diffuse, Glossy, Metallic, Glass,
+    Emission and Transparent BSDFs, and Mix and Add shaders of them, as :data:`SURFACE_KEYS`."""
+    if depth > 64:
+        raise Irreducible("the node graph is too deep")
+    links = [link for link in socket.links if link.is_valid and not link.is_muted]
+    if not links:
+        return _surface()  # nothing connected: Cycles renders it black
+    node = links[0].from_node
+    if node.mute:
+        raise Irreducible(f"node {node.name!r} is muted")
+    kind, deeper = node.type, depth + 1
+
+    def value(name: str) -> Any:
+        return _input(node, name, deeper)
+
+    def number(name: str) -> float:
+        return _as_float(value(name))
+
+    if kind == "REROUTE":
+        return _shader(node.inputs[0], deeper)
+    if kind == "BSDF_PRINCIPLED":
+        emission = _as_color(value("Emission Color")) * number("Emission Strength")
+        return _surface(
+            base_color=value("Base Color"), roughness=number("Roughness"),
+            metallic=number("Metallic"), emission=emission,
+            transmission=number("Transmission Weight"), alpha=number("Alpha"),
+        )  # fmt: skip
+    if kind == "BSDF_DIFFUSE":
+        return _surface(base_color=value("Color"), roughness=1.0)
+    if kind in ("BSDF_GLOSSY", "BSDF_ANISOTROPIC"):
+        return _surface(base_color=value("Color"), roughness=number("Roughness"), metallic=1.0)
+    if kind == "BSDF_METALLIC":
+        return _surface(base_color=value("Base Color"), roughness=number("Roughness"),
+                        metallic=1.0)  # fmt: skip
+    if kind == "BSDF_GLASS":
+        return _surface(base_color=value("Color"), roughness=number("Roughness"),
+                        transmission=1.0)  # fmt: skip
+    if kind == "EMISSION":
+        return _surface(base_color=0.0, emission=_as_color(value("Color")) * number("Strength"))
+    if kind == "BSDF_TRANSPARENT":
+        return _surface(base_color=0.0, alpha=0.0)
+    if kind in ("MIX_SHADER", "ADD_SHADER"):
+        shaders = [s for s in node.inputs if s.type == "SHADER"]
+        first, second = (_shader(s, deeper) for s in shaders[:2])
+        if kind == "MIX_SHADER":
+            factor = float(np.clip(number("Fac"), 0, 1))
+            weights = (1 - factor, factor)
+        else:  # light adds up; the parameters of what reflects are averaged
+            weights = (0.5, 0.5)
+        mixed = {
+            k: np.multiply(weights[0], first[k]) + np.multiply(weights[1], second[k])
+            for k in SURFACE_KEYS
+        }
+        if kind == "ADD_SHADER":
+            for k in ("base_color", "emission"):
+                mixed[k] = np.add(first[k], second[k])
+        return _surface(**mixed)
+    raise Irreducible(f"the surface comes from node {node.name!r} ({kind.lower()})")
+
+
 def _material(material: Any) -> dict[str, Any]:
+    """A material as the surface it renders (:data:`SURFACE_KEYS`), read from the node graph of
+    its active Material Output; ``irreducible`` (why) when the graph is not a constant surface
+    (then only the renders can judge it)."""
     out: dict[str, Any] = {"name": material.name}
-    node = None
-    if material.use_nodes and material.node_tree is not None:
-        node = next((n for n in material.node_tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
-    if node is None:
-        out["base_color"] = _vector(material.diffuse_color)[:3]
-        out.update(roughness=float(material.roughness), metallic=float(material.metallic))
-        out.update(emission_color=[0.0, 0.0, 0.0], emission_strength=0.0)
-        return out
-    for key, socket in _PRINCIPLED_INPUTS.items():
-        value = node.inputs[socket].default_value
-        out[key] = _vector(value)[:3] if key.endswith("color") else float(value)
-    return out
+    tree = material.node_tree
+    if tree is None:  # no nodes: the viewport colour and settings
+        return out | _surface(
+            base_color=_vector(material.diffuse_color)[:3],
+            roughness=float(material.roughness), metallic=float(material.metallic),
+        )  # fmt: skip
+    output = tree.get_output_node("CYCLES")
+    if output is None:
+        return out | _surface()  # no active output: Cycles renders it black
+    try:
+        return out | _shader(output.inputs["Surface"])
+    except Irreducible as exc:
+        return out | {"irreducible": str(exc)}
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return out | {"irreducible": f"the node graph could not be read ({exc})"}
 
 
 def _light(light: Any) -> dict[str, Any]:
@@ -115,9 +314,21 @@ def _light(light: Any) -> dict[str, Any]:
     return out
 
 
+def canonical_faces(faces: np.ndarray) -> np.ndarray:
+    """Triangles in one order whatever order Blender made them in: each starts at its smallest
+    vertex index (winding kept), rows sorted. Equal meshes then give equal arrays and pixels."""
+    faces = np.asarray(faces, dtype=np.int32).reshape(-1, 3)
+    if not len(faces):
+        return faces
+    first = np.argmin(faces, axis=1)
+    rows = np.arange(len(faces))[:, None]
+    rolled = faces[rows, (first[:, None] + np.arange(3)) % 3]
+    return np.ascontiguousarray(rolled[np.lexsort(rolled.T[::-1])])
+
+
 def evaluated_mesh(obj: Any, depsgraph: Any) -> tuple[np.ndarray, np.ndarray]:
     """``obj``'s evaluated, triangulated mesh: vertices (float64 (n, 3), m, world coordinates)
-    and faces (int32 (m, 3))."""
+    and faces (int32 (m, 3), in :func:`canonical_faces` order)."""
     evaluated = obj.evaluated_get(depsgraph)
     data = evaluated.to_mesh()
     try:
@@ -130,18 +341,85 @@ def evaluated_mesh(obj: Any, depsgraph: Any) -> tuple[np.ndarray, np.ndarray]:
         evaluated.to_mesh_clear()
     matrix = np.array(evaluated.matrix_world, dtype=np.float64)
     vertices = vertices.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3]
-    return vertices, faces.reshape(-1, 3)
+    return vertices, canonical_faces(faces)
+
+
+def shown(obj: Any, view_layer: Any) -> bool:
+    """Whether a designer sees ``obj``: in the view layer (its collections not excluded), and
+    hidden neither in the viewport nor from renders (object or collection). Hidden objects are
+    helpers (a boolean cutter, a reference): they are neither scored nor drawn."""
+    if not obj.visible_get(view_layer=view_layer) or obj.hide_render or obj.hide_viewport:
+        return False
+    return not any(c.hide_render or c.hide_viewport for c in obj.users_collection)
+
+
+# Triangles a modifier makes of its input's, at most (a bound, read before anything is
+# evaluated): a stack whose bound is far over the budget is refused without being built.
+def _modifier_growth(modifier: Any, triangles: float, edges: float) -> tuple[float, float]:
+    kind = modifier.type
+    if kind in ("SUBSURF", "MULTIRES"):
+        levels = getattr(modifier, "levels", 0) or getattr(modifier, "total_levels", 0)
+        factor = 4.0 ** min(int(levels), 12)
+        return triangles * factor * 2, edges * factor * 2
+    if kind == "ARRAY":
+        count = modifier.count if modifier.fit_type == "FIXED_COUNT" else 1
+        return triangles * max(count, 1), edges * max(count, 1)
+    if kind == "SCREW":
+        steps = max(modifier.steps, 1) * max(modifier.iterations, 1)
+        return triangles + 2 * edges * steps, edges * (steps + 1) * 3
+    if kind == "MIRROR":
+        copies = 2 ** sum(bool(a) for a in modifier.use_axis)
+        return triangles * copies, edges * copies
+    if kind == "SOLIDIFY":
+        return triangles * 2 + 2 * edges, edges * 3
+    if kind == "BEVEL":
+        segments = max(modifier.segments, 1)
+        return triangles + 2 * edges * segments * 2, edges * (segments + 2) * 2
+    if kind == "WIREFRAME":
+        return triangles + 8 * edges * 2, edges * 12
+    if kind == "REMESH":
+        cells = 4.0 ** min(modifier.octree_depth, 14) * 12
+        return cells, cells * 1.5
+    if kind == "SKIN":
+        return triangles + 12 * edges, edges * 18
+    return triangles, edges
+
+
+def triangle_bound(obj: Any) -> float:
+    """An upper estimate of ``obj``'s evaluated triangles, from its mesh data and modifier
+    settings, without evaluating anything."""
+    mesh = obj.data
+    sides = np.empty(len(mesh.polygons), dtype=np.int64)
+    mesh.polygons.foreach_get("loop_total", sides)
+    triangles, edges = float(np.sum(sides - 2)), float(len(mesh.edges))
+    for modifier in obj.modifiers:
+        if modifier.show_viewport:
+            triangles, edges = _modifier_growth(modifier, triangles, edges)
+    return triangles
+
+
+def _over_budget() -> ValueError:
+    return ValueError(f"the scene's meshes have over {MAX_TRIANGLES:,} triangles; simplify it")
 
 
 def scene_state(bpy: Any) -> dict[str, Any]:
-    """The scene as plain data: ``objects`` by name, each with ``type``, ``parent``, world
-    ``location`` (m), ``rotation`` (unit quaternion w, x, y, z), ``scale``, ``modifiers``,
-    ``materials`` (one dict per slot), ``shape_keys`` (name to value), ``light`` (lights only),
-    ``vertices`` (float64 (n, 3), m, world) and ``faces`` (int32 (m, 3)) of the evaluated mesh."""
+    """The scene as plain data: ``objects`` by name, each with ``type``, ``parent``, ``shown``
+    (see :func:`shown`), world ``location`` (m), ``rotation`` (unit quaternion w, x, y, z),
+    ``scale``, ``modifiers``, ``materials`` (one dict per slot, see :func:`_material`),
+    ``shape_keys`` (name to value), ``light`` (lights only), ``vertices`` (float64 (n, 3), m,
+    world) and ``faces`` (int32 (m, 3)) of the evaluated mesh (empty for hidden objects).
+
+    Raises ``ValueError`` with the budget's message for a scene over :data:`MAX_TRIANGLES`
+    triangles, before evaluating it when its modifier settings already say so."""
     scene = bpy.context.scene
-    objects = list(scene.objects)
+    view_layer = bpy.context.view_layer
+    objects = sorted(scene.objects, key=lambda o: o.name)
     if len(objects) > MAX_OBJECTS:
         raise ValueError(f"the scene has {len(objects)} objects; the limit is {MAX_OBJECTS}")
+    visible = {o.name: shown(o, view_layer) for o in objects}
+    bound = sum(triangle_bound(o) for o in objects if o.type == "MESH" and visible[o.name])
+    if bound > 4 * MAX_TRIANGLES:  # far over: refused before a huge stack is built
+        raise _over_budget()
     depsgraph = bpy.context.evaluated_depsgraph_get()
     triangles = 0
     out: dict[str, Any] = {}
@@ -150,6 +428,7 @@ def scene_state(bpy: Any) -> dict[str, Any]:
         entry: dict[str, Any] = {
             "type": obj.type,
             "parent": obj.parent.name if obj.parent else None,
+            "shown": visible[obj.name],
             "location": _vector(location),
             "rotation": _vector(rotation),
             "scale": _vector(scale),
@@ -161,12 +440,13 @@ def scene_state(bpy: Any) -> dict[str, Any]:
             entry["shape_keys"] = (
                 {k.name: float(k.value) for k in keys.key_blocks[1:]} if keys else {}
             )
-            vertices, faces = evaluated_mesh(obj, depsgraph)
+            if visible[obj.name]:
+                vertices, faces = evaluated_mesh(obj, depsgraph)
+            else:
+                vertices, faces = np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int32)
             triangles += len(faces)
             if triangles > MAX_TRIANGLES:
-                raise ValueError(
-                    f"the scene's meshes have over {MAX_TRIANGLES:,} triangles; simplify it"
-                )
+                raise _over_budget()
             entry["vertices"], entry["faces"] = vertices, faces
         elif obj.type == "LIGHT":
             entry["light"] = _light(obj.data)
@@ -213,6 +493,10 @@ def render_views(
     scene.view_settings.view_transform = "Standard"
     scene.render.image_settings.file_format = "PNG"
     scene.render.image_settings.color_mode = "RGB"
+    view_layer = bpy.context.view_layer
+    for obj in scene.objects:  # what the state leaves out, the renders leave out too
+        if not shown(obj, view_layer):
+            obj.hide_render = True
     images = []
     for k, view in enumerate(cameras):
         data = bpy.data.cameras.new(f"toolgym_view_{k}")

@@ -24,7 +24,7 @@ from toolgym.envs.sandbox import Limits, SandboxError, Session
 from toolgym.envs.tasks import Task
 from toolgym.envs.verification import Outcome, ReferenceBuildError
 from toolgym.renderers.mesh_views import DEFAULT_VIEWS, Framing, MeshRenderer, tile
-from toolgym.verifiers.blender import Goal, verify_scene
+from toolgym.verifiers.blender import Goal, shown_objects, verify_scene
 
 RENDER_KINDS = ("material", "lighting")  # shown and scored by Blender's own (Cycles) renders
 # The trusted process loads files an agent wrote: generous for a real scene, finite for a
@@ -186,8 +186,8 @@ def framed_bounds(state: dict[str, Any]) -> np.ndarray | None:
     when any other exists, so the objects fill the views; ``None`` for no mesh."""
     boxes = [
         np.array([np.min(o["vertices"], axis=0), np.max(o["vertices"], axis=0)])
-        for o in state["objects"].values()
-        if o["type"] == "MESH" and len(o["vertices"])
+        for o in shown_objects(state).values()
+        if len(o["vertices"])
     ]
     solid = [b for b in boxes if np.min(b[1] - b[0]) > 1e-6] or boxes
     if not solid:
@@ -199,8 +199,7 @@ def mesh_parts(state: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray, tupl
     """The scene's meshes, each ``(vertices, faces, colour)``; the colour follows the name."""
     return [
         (np.asarray(o["vertices"]), np.asarray(o["faces"]), _color(name))
-        for name, o in sorted(state["objects"].items())
-        if o["type"] == "MESH"
+        for name, o in sorted(shown_objects(state).items())
     ]
 
 
@@ -211,8 +210,8 @@ def _color(name: str) -> tuple[float, float, float]:
 def scene_glb(state: dict[str, Any]) -> bytes:
     """The scene's evaluated meshes as GLB, one node per object (m)."""
     meshes = trimesh.Scene()
-    for name, o in sorted(state["objects"].items()):
-        if o["type"] == "MESH" and len(o["faces"]):
+    for name, o in sorted(shown_objects(state).items()):
+        if len(o["faces"]):
             meshes.add_geometry(trimesh.Trimesh(o["vertices"], o["faces"]), node_name=name)
     return meshes.export(file_type="glb")
 
