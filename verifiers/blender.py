@@ -429,9 +429,6 @@ def _placement(candidate: dict[str, Any], goal: Goal, tier: str, render: Render 
     return worst, checks, score * len(wanted) / max(len(wanted) + len(extra), 1)
 
 
-# A surface whose own glow reaches display white (emitted luminance ≥ 1 in the Standard view
-# transform) shows its emission; what it reflects hardly shows, so only the emission is compared.
-GLOW_LUMINANCE = 1.0
 _MATERIAL_TERMS = {  # metric: (surface key, label)
     "delta_e": ("base_color", "base colour"),
     "roughness_error": ("roughness", "roughness"),
@@ -440,10 +437,6 @@ _MATERIAL_TERMS = {  # metric: (surface key, label)
     "transmission_error": ("transmission", "transmission"),
     "alpha_error": ("alpha", "alpha"),
 }
-
-
-def _glows(surface: dict[str, Any]) -> bool:
-    return float(np.dot(surface["emission"], (0.2126, 0.7152, 0.0722))) >= GLOW_LUMINANCE
 
 
 def material_errors(have: dict[str, Any], want: dict[str, Any]) -> dict[str, float]:
@@ -458,8 +451,6 @@ def material_errors(have: dict[str, Any], want: dict[str, Any]) -> dict[str, flo
         "transmission_error": abs(have["transmission"] - want["transmission"]),
         "alpha_error": abs(have["alpha"] - want["alpha"]),
     }
-    if _glows(want) and _glows(have):
-        errors |= dict.fromkeys(("delta_e", "roughness_error", "metallic_error"), 0.0)
     return errors
 
 

@@ -257,25 +257,33 @@ def _shader(socket: Any, depth: int = 0) -> dict[str, Any]:
         return _surface(base_color=value("Color"), roughness=number("Roughness"),
                         transmission=1.0)  # fmt: skip
     if kind == "EMISSION":
-        return _surface(base_color=0.0, emission=_as_color(value("Color")) * number("Strength"))
+        emission = _as_color(value("Color")) * number("Strength")
+        return _surface(base_color=0.0, emission=emission) | {"reflects": 0.0}
     if kind == "BSDF_TRANSPARENT":
-        return _surface(base_color=0.0, alpha=0.0)
+        return _surface(base_color=0.0, alpha=0.0) | {"reflects": 0.0}
     if kind in ("MIX_SHADER", "ADD_SHADER"):
         shaders = [s for s in node.inputs if s.type == "SHADER"]
         first, second = (_shader(s, deeper) for s in shaders[:2])
         if kind == "MIX_SHADER":
             factor = float(np.clip(number("Fac"), 0, 1))
             weights = (1 - factor, factor)
-        else:  # light adds up; the parameters of what reflects are averaged
-            weights = (0.5, 0.5)
-        mixed = {
-            k: np.multiply(weights[0], first[k]) + np.multiply(weights[1], second[k])
-            for k in SURFACE_KEYS
-        }
+        else:  # light adds up
+            weights = (1.0, 1.0)
+        # Colours and light mix by the factor; what shapes a reflection (roughness, metallic,
+        # transmission) by how much each side reflects (an Emission shader reflects nothing).
+        reflects = [
+            w * s.get("reflects", 1.0) for w, s in zip(weights, (first, second), strict=True)
+        ]
+        total = sum(reflects)
+        mixed = {}
+        for k in SURFACE_KEYS:
+            if k in ("roughness", "metallic", "transmission") and total > 0:
+                mixed[k] = (reflects[0] * first[k] + reflects[1] * second[k]) / total
+            else:
+                mixed[k] = np.multiply(weights[0], first[k]) + np.multiply(weights[1], second[k])
         if kind == "ADD_SHADER":
-            for k in ("base_color", "emission"):
-                mixed[k] = np.add(first[k], second[k])
-        return _surface(**mixed)
+            mixed["alpha"] = max(first["alpha"], second["alpha"])
+        return _surface(**mixed) | {"reflects": min(total, 1.0)}
     raise Irreducible(f"the surface comes from node {node.name!r} ({kind.lower()})")
 
 
@@ -294,7 +302,8 @@ def _material(material: Any) -> dict[str, Any]:
     if output is None:
         return out | _surface()  # no active output: Cycles renders it black
     try:
-        return out | _shader(output.inputs["Surface"])
+        surface = _shader(output.inputs["Surface"])
+        return out | {k: surface[k] for k in SURFACE_KEYS}
     except Irreducible as exc:
         return out | {"irreducible": str(exc)}
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
