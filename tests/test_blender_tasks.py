@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+import trimesh
 
 from toolgym.envs.blender.families import FAMILIES
 from toolgym.envs.blender.tools import registry
@@ -112,8 +113,9 @@ def _obj(kind="MESH", location=(0, 0, 0), rotation=(1, 0, 0, 0), scale=(1, 1, 1)
     base = {"type": kind, "parent": None, "modifiers": [], "materials": []}
     base |= {"location": list(location), "rotation": list(rotation), "scale": list(scale)}
     if kind == "MESH":
-        box = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)], float)
-        base |= {"vertices": box + location, "faces": np.zeros((0, 3), np.int32), "shape_keys": {}}
+        box = trimesh.creation.box((1, 1, 1))
+        base |= {"vertices": box.vertices + 0.5 + location, "faces": box.faces.astype(np.int32),
+                 "shape_keys": {}}  # fmt: skip
     return base | extra
 
 
@@ -130,7 +132,7 @@ def test_placement_feedback_names_the_object_and_the_error():
 
 def test_material_and_lighting_feedback_say_what_is_off():
     material = {"name": "m", "base_color": [0.8, 0.1, 0.1], "roughness": 0.2, "metallic": 0.0,
-                "emission_color": [0, 0, 0], "emission_strength": 0.0}  # fmt: skip
+                "emission": [0, 0, 0], "transmission": 0.0, "alpha": 1.0}  # fmt: skip
     goal = Goal("material", _state(Ball=_obj(materials=[material])), {})
     blue = material | {"base_color": [0.1, 0.1, 0.8], "roughness": 0.6}
     report = verify_scene(_state(Ball=_obj(materials=[blue])), goal)
