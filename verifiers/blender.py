@@ -9,13 +9,22 @@ what is off (which object, which parameter, by how much).
 Each parameter's error ``e`` counts through ``1 / (1 + (e / tolerance)²)``: 1 when exact, 0.5 at
 the tolerance, falling smoothly, so a step towards the goal always pays. Kinds:
 
+Only shown objects count (``shown`` in the state: not in an excluded collection, not hidden in
+the viewport or from renders), as a designer sees the scene.
+
 - ``modelling`` and ``procedural``: the union of the scene's meshes against the goal's: exact
   volumetric IoU (manifold3d; objects that are not closed are left out of it, and the report says
-  so) and surface metrics (``toolgym.verifiers.geometry``). Score IoU^½ × soft F^½.
-- ``placement``: per goal object, matched by name: position error over the goal scene's size,
-  rotation angle (deg), relative scale error. Score: the mean over objects of the product.
-- ``material``: per goal object's first material: base colour as CIE76 ΔE in Lab, roughness,
-  metallic, emission strength; with renders, the photometric loss scores a fifth.
+  so) and surface metrics (``toolgym.verifiers.geometry``). Score (IoU × soft F)⁴: a near miss
+  (a missing leg, an array one short) costs a third or more, a pass needs ≥ 0.92.
+- ``placement``: per goal mesh, matched by name, its evaluated world vertices against the goal's
+  (:func:`pose_errors`: centroid offset over the scene's size, rotation (deg), relative scale and
+  leftover of the best linear fit; :func:`surface_errors` when the vertex counts differ), so
+  applied scale, parents, delta transforms and quaternions read as equal. Score: the mean over
+  goal objects of the product, times ``n_goal / (n_goal + n_extra)`` for meshes it lacks.
+- ``material``: per goal object's first material, the surface its node graph reduces to
+  (base colour as CIE76 ΔE in Lab, roughness, metallic, emitted light, transmission, alpha);
+  the renders score 30 % (:func:`render_delta_e` and the photometric loss), and all of it when
+  a graph does not reduce (a texture), which the report says.
 - ``shape_keys``: the evaluated mesh's mean vertex error over the object's diagonal.
 - ``lighting``: per goal light, by name: type, energy (log ratio), colour ΔE, position error over
   the scene size; with renders (Cycles), the photometric loss scores 30 %.
