@@ -84,11 +84,12 @@ class BlenderEnv(ToolEnv):
     ## Rewards
 
     The change in the verifier's score (in [0, 1], see ``toolgym.verifiers.blender``) since the
-    last step: mesh IoU and surface F-score (modelling, procedural), per-object transform error
-    (placement), Lab ΔE and parameter distance plus the renders' photometric loss (material),
-    vertex error (shape keys), light parameters plus renders (lighting). A failed step
-    (exception, crash, timeout, invalid tool call, a scene the trusted process cannot read) gives
-    ``-error_penalty`` and is undone. The return is the final score minus penalties.
+    last step: mesh IoU and surface F-score (modelling, procedural), per-object world-geometry
+    error and extra meshes (placement), the node graph's surface (Lab ΔE, parameters) plus the
+    renders (material), vertex error (shape keys), light parameters plus renders (lighting).
+    A failed step (exception, crash, timeout, invalid tool call, a scene the trusted process
+    cannot read) gives ``-error_penalty`` and is undone. The return is the final score minus
+    penalties.
 
     ## Episode end
 
