@@ -241,3 +241,39 @@ def test_the_same_reset_gives_the_same_pixels_in_two_fresh_processes():
         assert run.returncode == 0, run.stderr[-2000:]
     first, second = (json.loads(r.stdout.strip().splitlines()[-1]) for r in runs)
     assert first == second and len(first) == 2
+
+
+# -- one framing per task, on a ground grid of known size ----------------------------------------
+
+
+def test_views_share_a_framing_from_a_ladder_and_show_size_on_a_grid():
+    from toolgym.envs.blender.verification import GRID_COLOR, ground_grid, task_framing
+    from toolgym.renderers.mesh_views import MeshRenderer
+
+    def cube(size: float) -> np.ndarray:
+        return np.array([[-size / 2, -size / 2, 0], [size / 2, size / 2, size]], float)
+
+    small, big = task_framing(cube(1.1)), task_framing(cube(1.3))
+    assert small == big and small.half_width == 1.5  # the same rung: a bigger part draws bigger
+    assert task_framing(cube(1.1), cube(1.1) + np.array([2.0, 0, 0])).half_width > small.half_width
+    renderer = MeshRenderer(64)
+    try:
+        covered = []
+        for size in (1.1, 1.3):
+            box = trimesh_box(size)
+            grid = (*ground_grid(small, 64), GRID_COLOR)
+            views = renderer.render_parts([grid, (box.vertices, box.faces, (0.2, 0.4, 0.9))], small)
+            covered.append(int((views[3, ..., 2] > 150).sum() - (views[3, ..., 0] > 150).sum()))
+            grey = (np.ptp(views[3].astype(int), axis=-1) == 0) & (views[3, ..., 0] < 250)
+            assert grey.sum() > 100  # the grid's lines
+    finally:
+        renderer.close()
+    assert covered[1] > 1.25 * covered[0] > 0  # (1.3 / 1.1)² ≈ 1.4 times the top view's area
+
+
+def trimesh_box(size: float):
+    import trimesh
+
+    box = trimesh.creation.box((size, size, size))
+    box.apply_translation((0, 0, size / 2))
+    return box

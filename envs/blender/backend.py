@@ -170,8 +170,10 @@ def extract_request(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any
         size, samples = int(args.get("size", 64)), int(args.get("samples", 16))
         path = os.path.join(workspace, ".views.npy")
 
+        grid = args.get("grid")
+
         def work() -> None:
-            np.save(path, scene.render_views(bpy, workspace, cameras, size, samples))
+            np.save(path, scene.render_views(bpy, workspace, cameras, size, samples, grid))
 
         started = time.perf_counter()
         in_fork(work, "Cycles render", float(args.get("render_timeout", RENDER_TIMEOUT_S)))

@@ -65,7 +65,10 @@ class BlenderEnv(ToolEnv):
     ## Observation space
 
     A ``Dict``: ``image`` and ``target``, uint8 ``(2·view_size, 2·view_size, 3)`` tiles of four
-    fixed orthographic views (iso, front, right, top), framed on the goal scene; ``prompt``
+    fixed orthographic views (iso, front, right, top) in one framing per task shared by both
+    (centred on a 0.5 m grid, the smallest width of a fixed ladder that shows the start and
+    goal scenes: see ``verification.task_framing``), over a ground grid of 1 m squares (0.25 m
+    in frames under 2 m wide) that gives the scale; ``prompt``
     (``prompt_form="described"``: the task with its numbers; ``"image"``: no numbers, as in
     BlenderGym, so only the target images say what to do); ``feedback`` (the script's output
     and errors and a verifier summary that names what is off); ``step``.

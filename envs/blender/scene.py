@@ -473,11 +473,36 @@ def _look_at(location: list[float], target: list[float]) -> tuple[float, float, 
     return tuple(direction.to_track_quat("-Z", "Y").to_euler())
 
 
+def _add_grid(bpy: Any, scene: Any, grid: dict[str, Any]) -> None:
+    """The ground grid (``vertices``, ``faces``), drawn as dark lines that cast no shadow."""
+    mesh = bpy.data.meshes.new("toolgym_grid")
+    faces = np.asarray(grid["faces"]).tolist()
+    mesh.from_pydata(np.asarray(grid["vertices"], dtype=np.float64).tolist(), [], faces)
+    material = bpy.data.materials.new("toolgym_grid")
+    tree = material.node_tree
+    if tree is None:
+        material.use_nodes = True
+        tree = material.node_tree
+    bsdf = next(n for n in tree.nodes if n.type == "BSDF_PRINCIPLED")
+    bsdf.inputs["Base Color"].default_value = (0.02, 0.02, 0.02, 1.0)
+    bsdf.inputs["Roughness"].default_value = 1.0
+    mesh.materials.append(material)
+    lines = bpy.data.objects.new("toolgym_grid", mesh)
+    lines.visible_shadow = False
+    scene.collection.objects.link(lines)
+
+
 def render_views(
-    bpy: Any, workspace: str, cameras: list[dict[str, Any]], size: int, samples: int
+    bpy: Any,
+    workspace: str,
+    cameras: list[dict[str, Any]],
+    size: int,
+    samples: int,
+    grid: dict[str, Any] | None = None,
 ) -> np.ndarray:
     """Cycles (CPU, ``samples`` per pixel, seed 0, no denoising) renders of the scene from
-    ``cameras`` (each ``location``, ``target``, ``ortho_scale`` in m). Returns uint8 RGB
+    ``cameras`` (each ``location``, ``target``, ``ortho_scale`` in m), with the ground ``grid``
+    (``vertices``, ``faces``) when given. Returns uint8 RGB
     (V, size, size, 3). The scene's own cameras and world are replaced by fixed ones, so only
     the objects, materials and lights differ between two scenes' renders."""
     from PIL import Image
@@ -506,6 +531,8 @@ def render_views(
     for obj in scene.objects:  # what the state leaves out, the renders leave out too
         if not shown(obj, view_layer):
             obj.hide_render = True
+    if grid is not None:
+        _add_grid(bpy, scene, grid)
     images = []
     for k, view in enumerate(cameras):
         data = bpy.data.cameras.new(f"toolgym_view_{k}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import math
 import time
 import zlib
 from typing import Any
@@ -96,6 +97,8 @@ class SceneReader:
             directions = [list(v.direction) for v in DEFAULT_VIEWS]
             cameras = scene_data.fixed_cameras(list(framing.center), framing.half_width, directions)
             args |= {"cameras": cameras, "size": self.view_size, "samples": self.samples}
+            vertices, faces = ground_grid(framing, self.view_size)
+            args["grid"] = {"vertices": vertices, "faces": faces}
         if self.session is None:
             self.session = Session("blender", TRUSTED_LIMITS)
         started = time.perf_counter()
@@ -139,16 +142,19 @@ class SceneReader:
             return tile(scene.images)
         if self.renderer is None:
             self.renderer = MeshRenderer(self.view_size)
-        return tile(self.renderer.render_parts(mesh_parts(scene.state), framing))
+        grid = (*ground_grid(framing, self.view_size), GRID_COLOR)
+        return tile(self.renderer.render_parts([grid, *mesh_parts(scene.state)], framing))
 
     def target(self, task: Task, limits: Limits | None = None) -> Target:
-        """Build ``task``'s goal: run its start and reference programs, save, read."""
-        blend = reference_blend(task, limits)
+        """Build ``task``'s goal: run its start and reference programs, save, read; frame the
+        views on the start and goal scenes together (:func:`task_framing`)."""
+        start, blend = scene_blends(task, limits)
         scene, why = self.read(blend)
-        if scene is None:
-            raise ReferenceBuildError(f"{task.id}: {why}")
+        first, why_start = self.read(start)
+        if scene is None or first is None:
+            raise ReferenceBuildError(f"{task.id}: {why or why_start}")
         goal = Goal(kind_of(task), scene.state, dict(task.verification.thresholds))
-        framing = Framing.around(framed_bounds(goal.state))
+        framing = task_framing(framed_bounds(goal.state), framed_bounds(first.state))
         if goal.kind in RENDER_KINDS:
             rendered, why = self.read(blend, framing)
             if rendered is None:
@@ -168,17 +174,74 @@ class SceneReader:
             self.renderer = None
 
 
-def reference_blend(task: Task, limits: Limits | None = None) -> bytes:
-    """The goal scene as ``.blend`` bytes: the task's start, then its reference, in a session."""
+def scene_blends(task: Task, limits: Limits | None = None) -> tuple[bytes, bytes]:
+    """The start and the goal scenes as ``.blend`` bytes: the task's start, saved, then its
+    reference, saved, in one session."""
+    saved = []
     with Session("blender", limits) as session:
         for what, code in (("start", task.start), ("reference", task.reference)):
             ran = session.run(code, filename=f"<{what} {task.id}>")
             if not ran.ok:
                 raise ReferenceBuildError(f"{task.id}: the {what} program failed: {ran.feedback()}")
-        saved = session.request("save")
-    if not saved.ok or not isinstance(saved.value, bytes):
-        raise ReferenceBuildError(f"{task.id}: the goal could not be saved: {saved.feedback()}")
-    return saved.value
+            saved.append(session.request("save"))
+    for what, result in zip(("start", "goal"), saved, strict=True):
+        if not result.ok or not isinstance(result.value, bytes):
+            message = result.feedback()
+            raise ReferenceBuildError(f"{task.id}: the {what} could not be saved: {message}")
+    return saved[0].value, saved[1].value
+
+
+def reference_blend(task: Task, limits: Limits | None = None) -> bytes:
+    """The goal scene as ``.blend`` bytes: the task's start, then its reference, in a session."""
+    return scene_blends(task, limits)[1]
+
+
+# Views: one framing per task, from a fixed ladder of widths, on a grid of known size.
+FRAME_HALF_WIDTHS = (0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0)  # m; views: 2×
+FRAME_CENTER_STEP = 0.5  # m: the views' centre lies on this grid
+GRID_COLOR = (0.80, 0.80, 0.80)
+GRID_HEIGHT = 0.001  # m above the floor (z = 0): over a floor plane, under what stands on it
+
+
+def task_framing(*bounds: np.ndarray | None) -> Framing:
+    """One framing for every view of a task, current and target alike: centred on a
+    :data:`FRAME_CENTER_STEP` grid, the smallest width of :data:`FRAME_HALF_WIDTHS` that shows
+    all ``bounds`` (the start and the goal scenes). A part's own size only picks a rung of
+    the ladder, so within a rung a bigger part draws bigger, and the ground grid (1 m, or
+    0.25 m in frames under 2 m wide) tells the scale."""
+    boxes = [np.asarray(b, dtype=np.float64) for b in bounds if b is not None]
+    if not boxes:
+        return Framing((0.0, 0.0, 0.0), FRAME_HALF_WIDTHS[1])
+    low = np.min([b[0] for b in boxes], axis=0)
+    high = np.max([b[1] for b in boxes], axis=0)
+    center = np.round((low + high) / 2 / FRAME_CENTER_STEP) * FRAME_CENTER_STEP
+    reach = float(np.linalg.norm(np.maximum(np.abs(high - center), np.abs(low - center))))
+    half_width = next((w for w in FRAME_HALF_WIDTHS if w >= reach * 1.1), FRAME_HALF_WIDTHS[-1])
+    return Framing(tuple(float(c) for c in center), half_width)
+
+
+def grid_step(framing: Framing) -> float:
+    """The ground grid's spacing (m) in ``framing``'s views."""
+    return 0.25 if framing.half_width < 1.0 else 1.0
+
+
+def ground_grid(framing: Framing, view_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Lines on the floor (z = :data:`GRID_HEIGHT`) every :func:`grid_step` m, a pixel wide,
+    covering the views: vertices (float64 (n, 3), m) and faces (int32 (m, 3))."""
+    step, reach = grid_step(framing), 2.5 * framing.half_width
+    width = 2 * framing.half_width / view_size
+    cx, cy = framing.center[0], framing.center[1]
+    lines = np.arange(math.floor((cx - reach) / step), math.ceil((cx + reach) / step) + 1) * step
+    rows = np.arange(math.floor((cy - reach) / step), math.ceil((cy + reach) / step) + 1) * step
+    quads = [((x - width / 2, cy - reach), (x + width / 2, cy + reach)) for x in lines]
+    quads += [((cx - reach, y - width / 2), (cx + reach, y + width / 2)) for y in rows]
+    vertices, faces = [], []
+    for (x0, y0), (x1, y1) in quads:
+        k = len(vertices)
+        vertices += [(x0, y0, GRID_HEIGHT), (x1, y0, GRID_HEIGHT), (x1, y1, GRID_HEIGHT),
+                     (x0, y1, GRID_HEIGHT)]  # fmt: skip
+        faces += [(k, k + 1, k + 2), (k, k + 2, k + 3)]
+    return np.asarray(vertices, dtype=np.float64), np.asarray(faces, dtype=np.int32)
 
 
 def framed_bounds(state: dict[str, Any]) -> np.ndarray | None:
