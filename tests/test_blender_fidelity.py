@@ -217,7 +217,7 @@ def test_a_huge_modifier_stack_gets_the_budget_message_not_a_signal(env):
 HASHES = """
 import hashlib, json, gymnasium as gym, toolgym
 out = {}
-for task in ("blender-modelling/mug", "blender-material/gold"):
+for task in ("blender-placement/scaled-pair",):
     env = gym.make("toolgym/Blender-v0", task=task)
     obs, _ = env.reset(seed=0)
     _, _, _, _, info = env.step(env.unwrapped.task.reference)
@@ -240,7 +240,7 @@ def test_the_same_reset_gives_the_same_pixels_in_two_fresh_processes():
     for run in runs:
         assert run.returncode == 0, run.stderr[-2000:]
     first, second = (json.loads(r.stdout.strip().splitlines()[-1]) for r in runs)
-    assert first == second and len(first) == 2
+    assert first == second and len(first) == 1
 
 
 # -- one framing per task, on a ground grid of known size ----------------------------------------
