@@ -14,7 +14,7 @@ import pytest
 import toolgym  # noqa: F401 - registers the environment
 from toolgym.envs.blender.verification import SceneReader
 from toolgym.envs.sandbox import Session
-from toolgym.verifiers.blender import _srgb_lab, pose_errors, render_delta_e
+from toolgym.verifiers.blender import Goal, _srgb_lab, pose_errors, render_delta_e, verify_scene
 
 SOLVE_CRATES = """
 tools.set_location('Crate', 1.5, 0.5, 0.5); tools.set_rotation('Crate', 0, 0, 30)
@@ -75,6 +75,25 @@ def test_material_node_graphs_are_read_through_links(env):
     report = report_of(env, task, env.unwrapped.task.reference + noise)
     assert "is not a constant surface" in messages(report) and "Noise Texture" in messages(report)
     assert not report["passed"] and report["score"] < 0.5, report
+
+
+def test_the_material_on_most_faces_is_the_one_compared():
+    import trimesh
+
+    box = trimesh.creation.box()
+    red = {"name": "Red", "base_color": [0.8, 0.05, 0.05], "roughness": 0.2, "metallic": 0.0,
+           "emission": [0, 0, 0], "transmission": 0.0, "alpha": 1.0}  # fmt: skip
+    grey = red | {"name": "Grey", "base_color": [0.5, 0.5, 0.5]}
+
+    def state(*materials):
+        ball = {"type": "MESH", "vertices": box.vertices, "faces": box.faces, "shape_keys": {},
+                "materials": list(materials), "modifiers": []}  # fmt: skip
+        return {"objects": {"Ball": ball}}
+
+    goal = Goal("material", state(red | {"share": 1.0}), {})
+    # An unused grey first slot, the red material on every face: red is what renders.
+    assert verify_scene(state(grey | {"share": 0.0}, red | {"share": 1.0}), goal).passed
+    assert not verify_scene(state(grey | {"share": 0.9}, red | {"share": 0.1}), goal).passed
 
 
 def test_render_delta_e_sees_a_delta_e_10_surface():

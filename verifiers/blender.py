@@ -21,10 +21,10 @@ the viewport or from renders), as a designer sees the scene.
   leftover of the best linear fit; :func:`surface_errors` when the vertex counts differ), so
   applied scale, parents, delta transforms and quaternions read as equal. Score: the mean over
   goal objects of the product, times ``n_goal / (n_goal + n_extra)`` for meshes it lacks.
-- ``material``: per goal object's first material, the surface its node graph reduces to
-  (base colour as CIE76 ΔE in Lab, roughness, metallic, emitted light, transmission, alpha);
-  the renders score 30 % (:func:`render_delta_e` and the photometric loss), and all of it when
-  a graph does not reduce (a texture), which the report says.
+- ``material``: per goal object, the surface that the node graph of the material on most of
+  its faces reduces to (base colour as CIE76 ΔE in Lab, roughness, metallic, emitted light,
+  transmission, alpha); the renders score 30 % (:func:`render_delta_e` and the photometric
+  loss), and all of it when a graph does not reduce (a texture), which the report says.
 - ``shape_keys``: the evaluated mesh's mean vertex error over the object's diagonal.
 - ``lighting``: per goal light, by name: type, energy (log ratio), colour ΔE, position error over
   the scene size; with renders (Cycles), the photometric loss scores 30 %.
@@ -463,9 +463,15 @@ def material_errors(have: dict[str, Any], want: dict[str, Any]) -> dict[str, flo
     return errors
 
 
+def _main_material(o: dict[str, Any]) -> dict[str, Any]:
+    """The material on most of an object's faces (the first, on ties)."""
+    shares = [m.get("share", 1.0) for m in o["materials"]]
+    return o["materials"][int(np.argmax(shares))]
+
+
 def _material(candidate: dict[str, Any], goal: Goal, tier: str, render: Render = None) -> Result:
-    """Per goal object, its first material's surface (reduced from the node graph) against the
-    goal's; a graph that does not reduce is judged by the renders alone."""
+    """Per goal object, the surface (reduced from the node graph) of the material on most of
+    its faces against the goal's; a graph that does not reduce is judged by the renders alone."""
     checks: dict[str, dict[str, Any]] = {}
     worst = dict.fromkeys(_MATERIAL_TERMS, 0.0)
     scores = []
@@ -480,7 +486,7 @@ def _material(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
             worst = dict.fromkeys(_MATERIAL_TERMS, math.inf)
             scores.append(0.0)
             continue
-        a, b = have["materials"][0], want["materials"][0]
+        a, b = _main_material(have), _main_material(want)
         unread = next((m for m in (a, b) if "irreducible" in m), None)
         if unread is not None:
             if render is None:

@@ -310,6 +310,23 @@ def _material(material: Any) -> dict[str, Any]:
         return out | {"irreducible": f"the node graph could not be read ({exc})"}
 
 
+def _materials(obj: Any) -> list[dict[str, Any]]:
+    """``obj``'s materials in slot order (empty slots left out), each with ``share``: the
+    fraction of its mesh's faces that use it (1 for objects without faces)."""
+    slots = list(obj.material_slots)
+    shares = np.ones(len(slots))
+    if obj.type == "MESH" and len(obj.data.polygons) and slots:
+        indices = np.empty(len(obj.data.polygons), dtype=np.int64)
+        obj.data.polygons.foreach_get("material_index", indices)
+        counts = np.bincount(np.clip(indices, 0, len(slots) - 1), minlength=len(slots))
+        shares = counts / counts.sum()
+    return [
+        _material(slot.material) | {"share": float(share)}
+        for slot, share in zip(slots, shares, strict=True)
+        if slot.material
+    ]
+
+
 def _light(light: Any) -> dict[str, Any]:
     out = {
         "type": light.type,
@@ -442,7 +459,7 @@ def scene_state(bpy: Any) -> dict[str, Any]:
             "rotation": _vector(rotation),
             "scale": _vector(scale),
             "modifiers": [_modifier(m) for m in obj.modifiers],
-            "materials": [_material(s.material) for s in obj.material_slots if s.material],
+            "materials": _materials(obj),
         }
         if obj.type == "MESH":
             keys = obj.data.shape_keys
