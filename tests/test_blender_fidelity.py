@@ -202,6 +202,28 @@ bpy.context.scene.collection.objects.link(cutter); cutter.hide_set(True); cutter
     assert "10 mesh object(s) the goal does not have: 'Extra0'" in messages(report)
 
 
+INSTANCED_LEGS = """
+tools.add_primitive(kind='cube', name='Top', size=1.0, z=0.72)
+tools.set_scale(name='Top', x=1.2, y=0.8, z=0.06)
+legs = bpy.data.collections.new('Legs'); bpy.context.scene.collection.children.link(legs)
+for k, (x, y) in enumerate([(0.52, 0.32), (-0.52, 0.32), (-0.52, -0.32), (0.52, -0.32)], 1):
+    tools.add_primitive(kind='cylinder', name=f'Leg{k}', size=0.08, depth=0.69, x=x, y=y, z=0.345)
+    bpy.context.scene.collection.objects.unlink(bpy.data.objects[f'Leg{k}'])
+    legs.objects.link(bpy.data.objects[f'Leg{k}'])
+bpy.context.view_layer.layer_collection.children['Legs'].exclude = True
+empty = bpy.data.objects.new('LegSet', None); empty.instance_type = 'COLLECTION'
+empty.instance_collection = legs; bpy.context.scene.collection.objects.link(empty)
+"""
+
+
+def test_excluded_collections_do_not_count_but_what_instances_them_does(env):
+    report = report_of(env, "blender-modelling/table", INSTANCED_LEGS)
+    assert report["passed"] and report["score"] >= 0.99, report
+    unused = INSTANCED_LEGS.replace("empty.instance_type = 'COLLECTION'", "")
+    report = report_of(env, "blender-modelling/table", unused)  # only the top is shown
+    assert not report["passed"] and report["score"] < 0.5, report["score"]
+
+
 # -- near misses cost clearly more than 5 % -------------------------------------------------------
 
 

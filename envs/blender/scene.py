@@ -477,7 +477,53 @@ def scene_state(bpy: Any) -> dict[str, Any]:
         elif obj.type == "LIGHT":
             entry["light"] = _light(obj.data)
         out[obj.name] = entry
+    for name, entry in _instances(depsgraph, visible):
+        triangles += len(entry["faces"])
+        if triangles > MAX_TRIANGLES:
+            raise _over_budget()
+        out[name] = entry
     return {"objects": out}
+
+
+def _instances(depsgraph: Any, visible: dict[str, bool]) -> list[tuple[str, dict[str, Any]]]:
+    """Meshes that shown objects instance (a collection instance, geometry-node or particle
+    instances), as objects of their own named ``instancer/object#k`` in world coordinates:
+    geometry the scene shows though no object of it holds."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    counts: dict[str, int] = {}
+    for instance in depsgraph.object_instances:
+        if not instance.is_instance or instance.object.type != "MESH":
+            continue
+        parent = instance.parent
+        if parent is None or not visible.get(parent.original.name, False):
+            continue
+        data = instance.object.to_mesh()
+        try:
+            data.calc_loop_triangles()
+            vertices = np.empty(len(data.vertices) * 3, dtype=np.float64)
+            data.vertices.foreach_get("co", vertices)
+            faces = np.empty(len(data.loop_triangles) * 3, dtype=np.int32)
+            data.loop_triangles.foreach_get("vertices", faces)
+        finally:
+            instance.object.to_mesh_clear()
+        matrix = np.array(instance.matrix_world, dtype=np.float64)
+        location, rotation, scale = instance.matrix_world.decompose()
+        label = f"{parent.original.name}/{instance.object.name}"
+        counts[label] = counts.get(label, 0) + 1
+        found.append((
+            f"{label}#{counts[label]}",
+            {
+                "type": "MESH", "parent": parent.original.name, "shown": True,
+                "location": _vector(location), "rotation": _vector(rotation),
+                "scale": _vector(scale), "modifiers": [], "materials": [], "shape_keys": {},
+                "vertices": vertices.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3],
+                "faces": canonical_faces(faces), "instanced": True,
+            },
+        ))  # fmt: skip
+        if len(found) > MAX_OBJECTS:
+            raise ValueError(f"the scene instances over {MAX_OBJECTS} meshes; the limit is "
+                             f"{MAX_OBJECTS}")  # fmt: skip
+    return found
 
 
 # -- Cycles renders from fixed cameras ------------------------------------------------------------
