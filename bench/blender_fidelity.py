@@ -267,6 +267,24 @@ for k in range(3):
 bpy.context.view_layer.layer_collection.children['Old'].exclude = True
 """,
     ),
+    (
+        "modelling",
+        "blender-modelling/table",
+        "legs as a collection instance",
+        True,
+        """
+tools.add_primitive(kind='cube', name='Top', size=1.0, z=0.72)
+tools.set_scale(name='Top', x=1.2, y=0.8, z=0.06)
+legs = bpy.data.collections.new('Legs'); bpy.context.scene.collection.children.link(legs)
+for k, (x, y) in enumerate([(0.52, 0.32), (-0.52, 0.32), (-0.52, -0.32), (0.52, -0.32)], 1):
+    tools.add_primitive(kind='cylinder', name=f'Leg{k}', size=0.08, depth=0.69, x=x, y=y, z=0.345)
+    bpy.context.scene.collection.objects.unlink(bpy.data.objects[f'Leg{k}'])
+    legs.objects.link(bpy.data.objects[f'Leg{k}'])
+bpy.context.view_layer.layer_collection.children['Legs'].exclude = True
+empty = bpy.data.objects.new('LegSet', None); empty.instance_type = 'COLLECTION'
+empty.instance_collection = legs; bpy.context.scene.collection.objects.link(empty)
+""",
+    ),
     ("procedural", "blender-procedural-curated/long-wall", "the reference", True, None),
     (
         "procedural",
