@@ -5,7 +5,7 @@
 of the request body that returns one. A reply is an assistant message (a dict with ``content``
 and/or ``tool_calls``), a :class:`Reply` (a status, a raw body, a delay: what a failing server
 does), or a transcript's assistant messages replayed in turn. ``requests`` keeps every body
-received. Tests use it as a fake model; it never loads one.
+received (``headers``: their headers). Tests use it as a fake model; it never loads one.
 """
 
 from __future__ import annotations
@@ -72,6 +72,7 @@ class ScriptedEndpoint:
     def __init__(self, script: Script) -> None:
         self.script = script
         self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []  # each request's headers, lower-case names
         self._lock = threading.Lock()
         endpoint = self
 
@@ -86,7 +87,7 @@ class ScriptedEndpoint:
                 except ValueError:
                     self._send(Reply(400, {"error": {"message": "the body is not JSON"}}))
                     return
-                self._send(endpoint._answer(body))
+                self._send(endpoint._answer(body, {k.lower(): v for k, v in self.headers.items()}))
 
             def _send(self, reply: Reply) -> None:
                 if reply.delay_s:
@@ -113,9 +114,10 @@ class ScriptedEndpoint:
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
 
-    def _answer(self, body: dict[str, Any]) -> Reply:
+    def _answer(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
         with self._lock:
             self.requests.append(body)
+            self.headers.append(headers)
             count = len(self.requests)
         if callable(self.script):
             answer = self.script(body)
