@@ -523,19 +523,19 @@ def _ws_message(
                 body = ResetRequest(**data)
             result = protocol.reset(body)
             return {"type": "observation", "data": result}, result["session_id"], False
+        if kind not in ("step", "finish", "state"):
+            raise ServerError(
+                400, f"unknown message type {kind!r}; known: reset, step, state, finish, close",
+                "malformed_request",
+            )  # fmt: skip
         if session_id is None:
             raise ServerError(409, "send a reset first", "not_reset")
         if kind == "step":
             result = protocol.step(StepRequest(**data, session_id=session_id))
         elif kind == "finish":
             result = protocol.finish(SessionRequest(session_id=session_id))
-        elif kind == "state":
-            return {"type": "state", "data": protocol.state(session_id)}, session_id, False
         else:
-            raise ServerError(
-                400, f"unknown message type {kind!r}; known: reset, step, state, finish, close",
-                "malformed_request",
-            )  # fmt: skip
+            return {"type": "state", "data": protocol.state(session_id)}, session_id, False
         return {"type": "observation", "data": result}, session_id, False
     except ServerError as exc:
         error = {"message": exc.message, "code": exc.code, "status": exc.status}
