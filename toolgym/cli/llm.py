@@ -13,6 +13,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from toolgym.cli.common import (
+    app,
+    check_writable_file,
     check_writable_folder,
     console,
     err_console,
@@ -126,3 +128,25 @@ def run_openai(
             f"recording in {escape(str(record))}: toolgym replay {escape(str(record))}",
             soft_wrap=True,
         )
+
+
+@app.command()
+def sft(
+    run: Annotated[Path, typer.Argument(help="A recording (`toolgym run ... --record RUN`).")],
+    out: Annotated[Path, typer.Option(help="The JSON-lines file to write.")] = Path("sft.jsonl"),
+    min_score: Annotated[
+        float, typer.Option(min=0, max=1, help="Keep episodes scoring at least this.")
+    ] = 0.99,
+    image_size: Annotated[
+        int, typer.Option(min=0, max=2048, help="Pictures' longer side in pixels (0: none).")
+    ] = 0,
+) -> None:
+    """Write recorded episodes as chat-format SFT data: messages and tools, one line each."""
+    from toolgym.agents.sft import write_sft
+
+    check_writable_file(out)
+    try:
+        count = write_sft(run, out, min_score=min_score, image_size=image_size)
+    except (FileNotFoundError, ValueError) as exc:
+        fail(str(exc))
+    console.print(f"{count} conversations in {escape(str(out))} (episodes scoring ≥ {min_score:g})")
