@@ -22,6 +22,7 @@ from toolgym.agents.llm import PICTURE, RUN_CODE
 from toolgym.agents.openai_runner import run_chat_episodes
 from toolgym.cli import app
 from toolgym.envs.episode_log import read_run
+from toolgym.envs.replay import verify_episode
 
 ENV = "toolgym/CadQuery-v0"
 PRIMITIVES = {"suite": "primitives", "max_steps": 4}
@@ -148,6 +149,7 @@ def test_malformed_tool_calls_are_failed_steps_and_no_call_ends_the_episode(tmp_
     assert recorded.steps[-1]["final_report"]["score"] == pytest.approx(episode.score)
     last_turn = recorded.steps[-1]["agent"]["turns"][-1]
     assert last_turn["messages"][-1]["content"].endswith("cut by the recorder]")
+    assert verify_episode(recorded) is None  # `toolgym replay --verify`: the finish too
 
 
 def test_code_mode_rejects_what_is_not_a_script_and_stops_at_the_turn_limit(tmp_path):

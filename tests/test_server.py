@@ -16,6 +16,7 @@ import sys
 
 import httpx
 import pytest
+from gymnasium.utils.env_checker import check_env
 from scripted_models import OracleModel
 from typer.testing import CliRunner
 from websockets.exceptions import InvalidStatus
@@ -169,6 +170,14 @@ def test_the_websocket_plays_an_episode_and_survives_bad_messages(server):
         assert httpx.get(server.url + "/health").json()["sessions"] == 1
         assert send({"type": "close"})["type"] == "closed"
     wait_until(lambda: httpx.get(server.url + "/health").json()["sessions"] == 0, 30, "close")
+
+
+def test_a_remote_env_passes_gymnasiums_env_checker(server):
+    env = RemoteEnv(server.url, token=TOKEN, suite="primitives", max_steps=2)
+    try:
+        check_env(env, skip_render_check=True)
+    finally:
+        env.close()
 
 
 def test_the_model_runner_plays_a_remote_env(server):
