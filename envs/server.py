@@ -52,6 +52,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import toolgym
 from toolgym.envs.recording import _dumps
@@ -141,9 +142,7 @@ class Sessions:
         except (ValueError, TypeError, KeyError) as exc:
             with self._lock:
                 self._sessions.pop(session_id, None)
-            raise ServerError(
-                400, f"{env_id}: {str(exc).strip(chr(39))}", "bad_env_kwargs"
-            ) from None
+            raise ServerError(400, f"{env_id}: {_message(exc)}", "bad_env_kwargs") from None
         except BaseException:
             with self._lock:
                 self._sessions.pop(session_id, None)
@@ -316,8 +315,7 @@ class Protocol:
                 try:
                     observation, info = session.env.reset(seed=body.seed, options=body.options)
                 except (ValueError, KeyError, TypeError) as exc:  # an unknown task, say
-                    message = str(exc).strip("'\"")
-                    raise ServerError(400, f"reset: {message}", "bad_reset") from None
+                    raise ServerError(400, f"reset: {_message(exc)}", "bad_reset") from None
                 session.episode_id = body.episode_id or uuid.uuid4().hex
                 session.steps, session.done, session.reset = 0, False, True
                 result = {
@@ -430,6 +428,14 @@ def create_app(
     @app.exception_handler(ServerError)
     async def refused(request: Request, exc: ServerError) -> JSONResponse:
         return _error(exc.status, exc.message, exc.code)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "no_route", 405: "method_not_allowed"}.get(exc.status_code, "bad_request")
+        message = str(exc.detail)
+        if message == "There was an error parsing the body":  # nested too deep for the parser
+            message = "the body could not be parsed as JSON"
+        return _error(exc.status_code, message, code)
 
     @app.exception_handler(RequestValidationError)
     async def malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -552,9 +558,19 @@ def _ws_message(
     return {"type": "error", "data": error}, session_id, False
 
 
+def _message(exc: Exception) -> str:
+    """An exception's message (a ``KeyError``'s without the quotes its ``str`` adds)."""
+    if isinstance(exc, KeyError) and exc.args and isinstance(exc.args[0], str):
+        return exc.args[0]
+    return str(exc)
+
+
 def _validation_message(errors: Any) -> str:
     parts = []
     for error in list(errors)[:3]:
+        if error.get("type") == "json_invalid":
+            why = (error.get("ctx") or {}).get("error", "invalid")
+            return f"the body is not valid JSON: {why} at character {error['loc'][-1]}"
         where = ".".join(str(p) for p in error.get("loc", ()) if p != "body") or "body"
         parts.append(f"{where}: {error.get('msg', 'invalid')}")
     return "; ".join(parts) or "malformed request"

@@ -112,6 +112,11 @@ def test_bad_json_oversized_bodies_and_order_errors(server):
     as_json = {**AUTH, "content-type": "application/json"}
     reply = post(server, "/step", content=b'{"session_id": ', headers=as_json)
     assert reply.status_code == 422 and reply.json()["code"] == "malformed_request"
+    assert reply.json()["error"].startswith("the body is not valid JSON: ")
+    reply = post(server, "/step", content=b"[" * 50_000, headers=as_json)  # too deep to parse
+    assert reply.json() == {"error": "the body could not be parsed as JSON", "code": "bad_request"}
+    reply = post(server, "/teleport", {})
+    assert reply.status_code == 404 and reply.json()["code"] == "no_route"
     big = {"session_id": "a", "action": "x" * LIMIT}
     reply = post(server, "/step", big)
     assert reply.status_code == 413 and reply.json()["error"] == f"the body is over {LIMIT} bytes"
