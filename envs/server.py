@@ -488,7 +488,11 @@ def create_app(
         session_id: str | None = None
         try:
             while True:
-                text = await websocket.receive_text()
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                raw = message.get("text") or message.get("bytes") or b""
+                text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
                 reply, session_id, close = await run_in_threadpool(
                     _ws_message, protocol, text, session_id, max_request_bytes
                 )

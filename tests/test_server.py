@@ -157,10 +157,11 @@ def test_the_websocket_plays_an_episode_and_survives_bad_messages(server):
     with connect(server.url.replace("http", "ws") + "/ws", additional_headers=AUTH) as ws:
 
         def send(message):
-            ws.send(message if isinstance(message, str) else json.dumps(message))
+            ws.send(message if isinstance(message, str | bytes) else json.dumps(message))
             return json.loads(ws.recv(timeout=120))
 
         assert send("{not json")["data"]["code"] == "malformed_request"
+        assert send(b"\xff\x00binary")["data"]["code"] == "malformed_request"
         assert send({"type": "step", "data": {"action": "x"}})["data"]["code"] == "not_reset"
         assert "unknown message type 'jump'" in send({"type": "jump"})["data"]["message"]
         assert send("x" * (LIMIT + 100))["data"]["status"] == 413
