@@ -23,6 +23,7 @@ from toolgym.agents.openai_runner import run_chat_episodes
 from toolgym.cli import app
 from toolgym.envs.episode_log import read_run
 from toolgym.envs.replay import verify_episode
+from toolgym.renderers.replay_html import episode_page
 
 ENV = "toolgym/CadQuery-v0"
 PRIMITIVES = {"suite": "primitives", "max_steps": 4}
@@ -150,6 +151,9 @@ def test_malformed_tool_calls_are_failed_steps_and_no_call_ends_the_episode(tmp_
     last_turn = recorded.steps[-1]["agent"]["turns"][-1]
     assert last_turn["messages"][-1]["content"].endswith("cut by the recorder]")
     assert verify_episode(recorded) is None  # `toolgym replay --verify`: the finish too
+    page = episode_page(recorded)  # `toolgym replay`: each step says what the model did
+    assert page.count("<h2>Model</h2>") == 4 and "ended: no tool call" in page
+    assert "tokens in," in page and "word word" in page
 
 
 def test_code_mode_rejects_what_is_not_a_script_and_stops_at_the_turn_limit(tmp_path):
