@@ -66,6 +66,8 @@ def run(
 
     suite = suite or env_domain(env).default_suite
     if agent == "openai":
+        if out is not None:
+            fail("--out is for the random and oracle agents; record a model's run with --record")
         return run_openai(
             env, base_url, model, api_key_env, episodes=episodes, suite=suite, split=split,
             task=task, action_mode=action_mode, max_steps=max_steps, seed=seed, wall_s=wall_s,
