@@ -17,7 +17,7 @@ import gymnasium as gym
 import httpx
 from gymnasium import spaces
 
-from toolgym.envs.server import DEFAULT_ENV, decode_observation
+from toolgym.envs.env_sessions import DEFAULT_ENV, decode_observation
 from toolgym.envs.spaces import UnicodeText
 
 
