@@ -64,6 +64,8 @@ class StepRequest(_Body):
     session_id: str = Field(max_length=64)
     action: str | dict[str, Any]
     request_id: str | None = Field(default=None, max_length=255)
+    # OpenEnv's clients send it; the sandbox's limits are the server's, so it changes nothing.
+    timeout_s: float | None = Field(default=None, gt=0)
 
 
 class SessionRequest(_Body):

@@ -17,7 +17,8 @@ One sandboxed env per session id. HTTP, JSON bodies (OpenEnv's ``/reset``, ``/st
 Pictures travel as ``{"png": "<base64>", "shape": [H, W, 3]}``; ``info`` as plain JSON. The
 WebSocket ``/ws`` holds one session for the connection: messages
 ``{"type": "reset" | "step" | "state" | "finish" | "close", "data": {...}}`` (``data`` as the HTTP
-bodies, without ``session_id``), answers ``{"type": "observation" | "state" | "error", "data"}``.
+bodies, without ``session_id``; a step's ``data`` may also be the action itself, as in
+OpenEnv), answers ``{"type": "observation" | "state" | "error", "data"}``.
 
 Limits: at most ``max_sessions`` at once (503 beyond), a session idle for ``idle_s`` is closed
 (its id then answers 404 saying it expired), bodies and WebSocket messages over
@@ -220,6 +221,8 @@ def _ws_message(
         if session_id is None:
             raise ServerError(409, "send a reset first", "not_reset")
         if kind == "step":
+            if "action" not in data:  # OpenEnv's shape: the data is the action
+                data = {"action": data}
             result = protocol.step(StepRequest(**data, session_id=session_id))
         elif kind == "finish":
             result = protocol.finish(SessionRequest(session_id=session_id))

@@ -169,7 +169,7 @@ def test_the_websocket_plays_an_episode_and_survives_bad_messages(server):
         reset = send({"type": "reset", "data": {"env_kwargs": PRIMITIVES, "options": options}})
         assert reset["type"] == "observation" and reset["data"]["info"]["task"] == task.id
         assert reset["data"]["tools"][0]["type"] == "function"
-        step = send({"type": "step", "data": {"action": json.loads(task.tool_calls[0])}})
+        step = send({"type": "step", "data": json.loads(task.tool_calls[0])})  # OpenEnv's shape
         assert step["data"]["terminated"] and step["data"]["reward"] == pytest.approx(1, abs=1e-6)
         state = send({"type": "state"})
         assert state["data"]["step_count"] == 1 and state["data"]["done"]
