@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -96,7 +97,7 @@ def tiny_model_and_tokenizer():
     torch.manual_seed(0)
     config = LlamaConfig(
         vocab_size=len(vocab), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=1024,
+        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=4096,
         pad_token_id=vocab["<pad>"], eos_token_id=vocab["<eos>"], bos_token_id=vocab["<eos>"],
     )  # fmt: skip
     return LlamaForCausalLM(config), tokenizer
@@ -149,3 +150,44 @@ def test_a_grpo_run_gets_toolgyms_rewards(tmp_path, monkeypatch):
 
 def get_suite_call(task_id: str) -> str:
     return next(t for t in get_suite("primitives").split("train") if t.id == task_id).tool_calls[0]
+
+
+def test_grpo_with_the_environment_factory_plays_an_episode_per_rollout(tmp_path, monkeypatch):
+    """TRL's multi-turn path: a chat template that renders tool calls (one TRL ships), an
+    environment per rollout reset with its row's task, and its exact score as the reward. The
+    tiny model writes no call, so each episode ends at once and scores the empty part: 0."""
+    trl = pytest.importorskip("trl")
+    from trl import GRPOConfig, GRPOTrainer
+    from trl.chat_template_utils import add_response_schema
+
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
+    model, tokenizer = tiny_model_and_tokenizer()
+    template = Path(trl.__file__).parent / "chat_templates" / "qwen2_5.jinja"
+    tokenizer.chat_template = template.read_text()
+    tokenizer = add_response_schema(tokenizer)
+    data = grpo_dataset("primitives", action_mode="code", max_steps=2).select(range(1))
+    made = []
+
+    def factory():
+        made.append(environment(suite="primitives", max_steps=2)())
+        return made[-1]
+
+    args = GRPOConfig(
+        output_dir=str(tmp_path), per_device_train_batch_size=2, num_generations=2,
+        max_completion_length=8, max_steps=1, logging_steps=1, report_to="none", use_cpu=True,
+        save_strategy="no", seed=0,
+    )  # fmt: skip
+    trainer = GRPOTrainer(
+        model=model, args=args, train_dataset=data, processing_class=tokenizer,
+        environment_factory=factory,
+    )  # fmt: skip
+    try:
+        trainer.train()
+    finally:
+        for env in made:
+            env.env.close()
+    (logged,) = [h for h in trainer.state.log_history if "reward" in h]
+    assert logged["rewards/ToolgymEnvironment/mean"] == 0.0
+    played = [env for env in made if env.report]
+    assert len(played) == 2 and all(env.report["score"] == 0.0 for env in played)
+    assert {env.env.unwrapped.task.id for env in played} == {data[0]["task"]}
