@@ -223,6 +223,20 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             info["sandbox_wall_s"] = outcome.wall_s if outcome is not None else 0.0
         return self._observation(feedback), float(reward), terminated, truncated, info
 
+    def finish(self) -> tuple[float, dict[str, Any]]:
+        """End the episode now, as an agent that says it is done does (a language model that
+        stops calling tools): the final tier scores the last good part, as at any episode end.
+
+        Returns ``(reward, info)``: the reward that settles the score, so the return is the final
+        score minus penalties, and ``info`` with ``final_report``. ``step`` then raises until
+        ``reset``."""
+        if self.session is None or self.task is None:
+            raise RuntimeError("call reset() before finish()")
+        if self._done:
+            raise RuntimeError("the episode is over; call reset()")
+        info: dict[str, Any] = {"task": self.task.id, "isolation": self.session.layers}
+        return float(self._finish(info)), info
+
     def render(self) -> np.ndarray | None:
         """The agent's part beside the target (rgb_array)."""
         if self.render_mode != "rgb_array" or self.task is None:

@@ -112,12 +112,14 @@ class RecordEpisodes(gym.Wrapper):
         self._written: set[str] = set()  # image files already in this episode's folder
         self._episode_bytes = 0
         self._capped = False
+        self._annotations: dict[str, Any] = {}
 
     # -- gymnasium API --------------------------------------------------------------------------
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         observation, info = self.env.reset(seed=seed, options=options)
+        self._annotations = {}
         started = time.perf_counter()
         with self._never_raising():
             self._start_episode(observation, info, seed, options)
@@ -135,7 +137,39 @@ class RecordEpisodes(gym.Wrapper):
                 line["duration_s"] = step_s
                 self._write_line(line)
             self.recording_s += time.perf_counter() - started
+        self._annotations = {}
         return observation, reward, terminated, truncated, info
+
+    def annotate(self, **fields: Any) -> None:
+        """Add ``fields`` to the next step's line: an agent's own account of the step (a
+        language model's messages, token counts and latency under ``agent``, say)."""
+        self._annotations.update(fields)
+
+    def finish(self) -> tuple[float, dict[str, Any]]:
+        """End the episode now (:meth:`~toolgym.envs.base.ToolEnv.finish`) and record it as a
+        last line with ``"finish": true``, no action, the settling reward and ``final_report``.
+        Returns what the env's ``finish`` returns."""
+        reward, info = self.env.unwrapped.finish()
+        if self.episode_dir is not None:
+            with self._never_raising():
+                line = self._annotations | {
+                    "kind": "step",
+                    "finish": True,
+                    "step": getattr(self.env.unwrapped, "_steps", None),
+                    "time": time.time(),
+                    "task": info.get("task"),
+                    "action": None,
+                    "reward": float(reward),
+                    "final_report": info.get("final_report"),
+                    "error": info.get("error"),
+                    "terminated": False,
+                    "truncated": True,
+                }
+                self._annotations = {}
+                line.update(self._artifact("artifact") if self.artifacts != "none" else {})
+                self._write_line(line)
+        self._annotations = {}
+        return reward, info
 
     @contextlib.contextmanager
     def _never_raising(self) -> Iterator[None]:
@@ -246,6 +280,8 @@ class RecordEpisodes(gym.Wrapper):
         for key in ("timings", "sandbox_wall_s"):
             if key in info:
                 line[key] = info[key]
+        line.update(self._annotations)
+        self._annotations = {}
         line.update(self._views(observation))
         done = terminated or truncated
         if self.artifacts == "every" or (done and self.artifacts == "final"):

@@ -58,6 +58,15 @@ def verify_episode(episode: RecordedEpisode) -> Divergence | None:
         if found:
             return found
         for number, line in enumerate(episode.steps, start=1):
+            if line.get("finish"):  # the agent ended the episode: the final tier settles it
+                reward, info = env.unwrapped.finish()
+                report = info.get("final_report") or {}
+                now = {"reward": reward, "score": report.get("score")}
+                recorded = (line.get("final_report") or {}).get("score")
+                found = _compare(episode, number, {**line, "score": recorded}, now)
+                if found:
+                    return found
+                continue
             action = line.get("action")
             if isinstance(action, str) and action.endswith(CUT_MARK):
                 return Divergence(episode.name, number, "action", "cut by the recorder", None)

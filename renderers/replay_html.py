@@ -196,6 +196,8 @@ def _step_section(
     ]
     if error:
         parts.append(f"<p class='bad'>error: {e(str(error))}</p>")
+    if isinstance(line.get("agent"), dict):
+        parts.append(_agent_section(line["agent"]))
     views = line.get("images") if isinstance(line.get("images"), dict) else {}
     figures = []
     for key, caption in (("image", "agent's part"), ("target", "target")):
@@ -226,6 +228,33 @@ def _step_section(
         what = line.get("artifact") or f"none ({line.get('artifact_error')})"
         parts.append(f"<p class='muted'>artifact: {e(str(what))}</p>")
     parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _agent_section(agent: dict[str, Any], chars: int = 4000) -> str:
+    """A language model's turns that led to the step (``agents/openai_runner.py``): tokens,
+    latency, attempts, and what it wrote besides its calls."""
+    e = html.escape
+    parts = ["<h2>Model</h2>"]
+    if agent.get("stop"):
+        error = f": {agent['error']}" if agent.get("error") else ""
+        parts.append(f"<p class='muted'>ended: {e(str(agent['stop']) + str(error))}</p>")
+    for turn in agent.get("turns") or []:
+        if not isinstance(turn, dict):
+            continue
+        facts = [
+            f"turn {turn.get('turn')}",
+            f"{turn.get('prompt_tokens')} tokens in, {turn.get('completion_tokens')} out",
+            f"{_fmt(turn.get('latency_s'))} s",
+            f"{turn.get('attempts')} attempt(s)",
+            str(turn.get("finish_reason")),
+        ]
+        parts.append(f"<p class='muted'>{e(' · '.join(facts))}</p>")
+        replies = [m for m in turn.get("messages") or [] if isinstance(m, dict)]
+        text = next((m.get("content") for m in reversed(replies) if m.get("role") == "assistant"),
+                    None)  # fmt: skip
+        if isinstance(text, str) and text.strip():
+            parts.append(f"<pre>{e(text[:chars])}{'…' if len(text) > chars else ''}</pre>")
     return "\n".join(parts)
 
 

@@ -50,8 +50,17 @@ RUN = {
     ".venv/bin/toolgym run --env toolgym/GameScene-v0 --agent oracle --task "
     "scene-curated/roll-east --json": 0,
     ".venv/bin/toolgym show scene-curated/dining-four --image dining.png --export dining.glb": 0,
+    ".venv/bin/toolgym run --agent oracle --suite primitives --episodes 4 --action-mode tool "
+    "--max-steps 2 --record runs/oracle": 0,
+    ".venv/bin/toolgym sft runs/oracle --out warm-start.jsonl": 0,
 }
 SKIPPED = {
+    ".venv/bin/toolgym run --agent openai --base-url http://127.0.0.1:8000/v1 --model my-model "
+    "--api-key-env OPENAI_API_KEY --suite primitives --episodes 8 --jobs 4 --record runs/model": (
+        "needs a model behind an endpoint; test_llm_runner runs the command against a scripted one"
+    ),
+    ".venv/bin/toolgym serve --host 127.0.0.1 --port 8100 --token-env TOOLGYM_TOKEN": "serves "
+    "until stopped; test_server starts it with a token and checks /health, /envs and a wrong one",
     ".venv/bin/toolgym train --env toolgym/CadQuery-v0 --suite primitives --steps 1024 "
     "--bc-steps 200 --max-steps 1 --out runs/prims": "a training run, minutes; test_trainer "
     "runs the trainer end to end and test_cli the command",
@@ -205,7 +214,18 @@ def _replay_verified(folder: Path, done: subprocess.CompletedProcess[str]) -> No
     assert done.stdout.count("3 steps reproduce") == 2
 
 
+def _warm_start(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    chats = [json.loads(line) for line in (folder / "warm-start.jsonl").read_text().splitlines()]
+    assert len(chats) == 4 and "4 conversations" in done.stdout
+    for chat in chats:
+        assert chat["score"] >= 0.99 and chat["messages"][2]["tool_calls"]
+        assert [t["function"]["name"] for t in chat["tools"]][:3] == [
+            "add_box", "add_cylinder", "add_sphere"
+        ]  # fmt: skip
+
+
 CHECKS = {
+    ".venv/bin/toolgym sft runs/oracle --out warm-start.jsonl": _warm_start,
     ".venv/bin/toolgym run --env toolgym/Blender-v0 --agent oracle --suite blender-placement": (
         _blender_oracle
     ),

@@ -20,12 +20,15 @@ from toolgym.cli.common import (
     fail,
     limits_for,
 )
+from toolgym.cli.llm import ApiKeyEnv, BaseUrl, ImageSize, Jobs, ModelName, run_openai
 
 
 @app.command()
 def run(
     env: Annotated[str, typer.Option(help="Environment id.")] = "toolgym/CadQuery-v0",
-    agent: Annotated[str, typer.Option(help="random or oracle.")] = "oracle",
+    agent: Annotated[
+        str, typer.Option(help="random, oracle, or openai (a model behind --base-url).")
+    ] = "oracle",
     episodes: Annotated[
         int | None, typer.Option(min=1, help="Episodes; default: every task once.")
     ] = None,
@@ -50,6 +53,11 @@ def run(
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON line per episode instead of a table.")
     ] = False,
+    base_url: BaseUrl = None,
+    model: ModelName = None,
+    api_key_env: ApiKeyEnv = None,
+    jobs: Jobs = 1,
+    image_size: ImageSize = 256,
 ) -> None:
     """Run an agent for episodes and print a table: task, steps, score, time."""
     from rich.progress import Progress
@@ -57,8 +65,16 @@ def run(
     from toolgym.agents.runner import run_episodes
 
     suite = suite or env_domain(env).default_suite
+    if agent == "openai":
+        if out is not None:
+            fail("--out is for the random and oracle agents; record a model's run with --record")
+        return run_openai(
+            env, base_url, model, api_key_env, episodes=episodes, suite=suite, split=split,
+            task=task, action_mode=action_mode, max_steps=max_steps, seed=seed, wall_s=wall_s,
+            record=record, as_json=as_json, jobs=jobs, image_size=image_size,
+        )  # fmt: skip
     if agent not in ("random", "oracle"):
-        fail(f"unknown agent {agent!r}; known: random, oracle")
+        fail(f"unknown agent {agent!r}; known: random, oracle, openai")
     if out is not None:
         check_writable_folder(out)
     if record is not None:

@@ -1,0 +1,193 @@
+"""Adapters for language-model trainers: SFT data from recordings, TRL's GRPO (`agents/sft.py`,
+`agents/grpo.py`). The GRPO run uses a tiny model built from a config here: nothing downloaded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from toolgym.agents.grpo import EpisodeReward, actions_of, environment, grpo_dataset
+from toolgym.agents.llm import RUN_CODE
+from toolgym.agents.runner import run_episodes
+from toolgym.agents.sft import sft_records
+from toolgym.cli import app
+from toolgym.envs.suites import get_suite
+
+TOOL = {"suite": "primitives", "action_mode": "tool", "max_steps": 2}
+ENV = "toolgym/CadQuery-v0"
+
+
+@pytest.fixture(scope="module")
+def oracle_recording(tmp_path_factory):
+    record = tmp_path_factory.mktemp("oracle")
+    episodes = list(
+        run_episodes("toolgym/CadQuery-v0", "oracle", episodes=2, record=record, **TOOL)
+    )
+    assert all(e.passed for e in episodes)
+    return record
+
+
+def test_oracle_episodes_become_a_warm_start_chat_set(oracle_recording, tmp_path):
+    (chat, _) = records = list(sft_records(oracle_recording, image_size=24))
+    assert len(records) == 2 and chat["score"] == pytest.approx(1.0, abs=1e-9)
+    roles = [m["role"] for m in chat["messages"]]
+    assert roles == ["system", "user", "assistant", "tool"]  # passed at once: no views after
+    task = next(t for t in get_suite("primitives").split("train") if t.id == chat["task"])
+    call = chat["messages"][2]["tool_calls"][0]["function"]
+    arguments = json.loads(call["arguments"])
+    assert json.loads(task.tool_calls[0]) == {"name": call["name"], "arguments": arguments}
+    assert chat["messages"][3]["content"].startswith("verifier: score 1.000 (pass)")
+    assert chat["messages"][1]["content"][-1]["image_url"]["url"].startswith("data:image/png")
+    assert {t["function"]["name"] for t in chat["tools"]} >= {"add_box", "add_sphere"}
+    out = tmp_path / "sft.jsonl"
+    done = CliRunner().invoke(app, ["sft", str(oracle_recording), "--out", str(out)])
+    assert done.exit_code == 0 and "2 conversations" in done.output, done.output
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert "image_url" not in json.dumps(lines)  # text only by default
+    done = CliRunner().invoke(app, ["sft", str(tmp_path / "nothing"), "--out", str(out)])
+    assert done.exit_code == 2 and "no such folder" in done.output
+
+
+def test_the_reward_is_each_completions_exact_episode_score():
+    task = get_suite("primitives").split("train")[0]
+    reward = EpisodeReward(**TOOL)
+    try:
+        oracle = "Here:\n" + task.tool_calls[0] + "\n"
+        wrong = '{"name": "add_box", "arguments": {"length": 5, "width": 5, "height": 5}}'
+        scores = reward(["p"] * 3, [oracle, wrong, "no call at all"], [task.id] * 3)
+    finally:
+        reward.close()
+    assert scores[0] == pytest.approx(1.0, abs=1e-9)
+    assert 0 <= scores[1] < 0.5 and scores[2] == 0.0
+    assert actions_of("```python\nresult = 1\n```", "code") == ["result = 1\n"]
+
+
+def test_the_trl_environment_plays_run_code_and_owns_the_reward():
+    task = get_suite("primitives").split("train")[0]
+    env = environment(suite="primitives", max_steps=2)()
+    try:
+        assert env.reset(task=task.id, prompt="ignored") == ""
+        assert RUN_CODE in dir(env) and env.run_code("x = 1").startswith("error: ")
+        assert env.get_reward() == 0.0  # nothing built; the episode ends here
+        env.reset(task=task.id)
+        assert "score 1.000 (pass)" in env.run_code(task.reference)
+        assert env.get_reward() == pytest.approx(1.0, abs=1e-9)
+        assert env.run_code("x = 2") == "error: the episode is over"
+    finally:
+        env.env.close()
+
+
+def tiny_model_and_tokenizer():
+    """A byte-level tokenizer and a one-layer Llama made here from a config (no hub)."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
+    vocab |= {"<pad>": len(vocab), "<eos>": len(vocab) + 1}
+    bytes_ = Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    bytes_.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bytes_.decoder = decoders.ByteLevel()
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=bytes_, pad_token="<pad>", eos_token="<eos>", padding_side="left"
+    )
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=len(vocab), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=4096,
+        pad_token_id=vocab["<pad>"], eos_token_id=vocab["<eos>"], bos_token_id=vocab["<eos>"],
+    )  # fmt: skip
+    return LlamaForCausalLM(config), tokenizer
+
+
+def test_a_grpo_run_gets_toolgyms_rewards(tmp_path, monkeypatch):
+    """A few GRPO steps with TRL: one completion of each group is the oracle's call, one a
+    wrong box; the rewards the trainer logs are the exact scores toolgym gave, and they move
+    the model (a non-zero gradient)."""
+    pytest.importorskip("trl")
+    from trl import GRPOConfig, GRPOTrainer
+
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
+    model, tokenizer = tiny_model_and_tokenizer()
+    data = grpo_dataset("primitives", conversational=False, action_mode="tool", max_steps=1)
+    data = data.select(range(2))
+    calls = {row["prompt"]: get_suite_call(row["task"]) for row in data}
+    wrong = '{"name": "add_box", "arguments": {"length": 5, "width": 5, "height": 5}}'
+
+    def rollout(prompts, trainer):
+        texts = [calls[p] if k % 2 == 0 else wrong for k, p in enumerate(prompts)]
+        prompt_ids = [tokenizer(p)["input_ids"] for p in prompts]
+        completion_ids = [tokenizer(t)["input_ids"] + [tokenizer.eos_token_id] for t in texts]
+        return {"prompt_ids": prompt_ids, "completion_ids": completion_ids,
+                "logprobs": [[0.0] * len(ids) for ids in completion_ids]}  # fmt: skip
+
+    reward = EpisodeReward(**{**TOOL, "max_steps": 1})
+    args = GRPOConfig(
+        output_dir=str(tmp_path), per_device_train_batch_size=2, num_generations=2,
+        max_completion_length=128, max_steps=2, logging_steps=1, report_to="none", use_cpu=True,
+        save_strategy="no", learning_rate=1e-3, seed=0,
+    )  # fmt: skip
+    trainer = GRPOTrainer(
+        model=model, reward_funcs=[reward], args=args, train_dataset=data,
+        processing_class=tokenizer, rollout_func=rollout,
+    )  # fmt: skip
+    try:
+        trainer.train()
+    finally:
+        reward.close()
+    logged = [h for h in trainer.state.log_history if "reward" in h]
+    assert len(logged) == 2 and len(reward.scores) == 4
+    assert sorted(reward.scores)[-2:] == pytest.approx([1.0, 1.0], abs=1e-9)
+    assert max(reward.scores[:2] + reward.scores[2:]) > min(reward.scores)
+    for step, history in enumerate(logged):
+        given = reward.scores[2 * step : 2 * step + 2]
+        assert history["rewards/toolgym_score/mean"] == pytest.approx(sum(given) / 2, abs=1e-6)
+        assert history["reward_std"] > 0 and history["grad_norm"] > 0
+
+
+def get_suite_call(task_id: str) -> str:
+    return next(t for t in get_suite("primitives").split("train") if t.id == task_id).tool_calls[0]
+
+
+def test_grpo_with_the_environment_factory_plays_an_episode_per_rollout(tmp_path, monkeypatch):
+    """TRL's multi-turn path: a chat template that renders tool calls (one TRL ships), an
+    environment per rollout reset with its row's task, and its exact score as the reward. The
+    tiny model writes no call, so each episode ends at once and scores the empty part: 0."""
+    trl = pytest.importorskip("trl")
+    from trl import GRPOConfig, GRPOTrainer
+    from trl.chat_template_utils import add_response_schema
+
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
+    model, tokenizer = tiny_model_and_tokenizer()
+    template = Path(trl.__file__).parent / "chat_templates" / "qwen2_5.jinja"
+    tokenizer.chat_template = template.read_text()
+    tokenizer = add_response_schema(tokenizer)
+    data = grpo_dataset("primitives", action_mode="code", max_steps=2).select(range(1))
+    made = []
+
+    def factory():
+        made.append(environment(suite="primitives", max_steps=2)())
+        return made[-1]
+
+    args = GRPOConfig(
+        output_dir=str(tmp_path), per_device_train_batch_size=2, num_generations=2,
+        max_completion_length=8, max_steps=1, logging_steps=1, report_to="none", use_cpu=True,
+        save_strategy="no", seed=0,
+    )  # fmt: skip
+    trainer = GRPOTrainer(
+        model=model, args=args, train_dataset=data, processing_class=tokenizer,
+        environment_factory=factory,
+    )  # fmt: skip
+    try:
+        trainer.train()
+    finally:
+        for env in made:
+            env.env.close()
+    (logged,) = [h for h in trainer.state.log_history if "reward" in h]
+    assert logged["rewards/ToolgymEnvironment/mean"] == 0.0
+    played = [env for env in made if env.report]
+    assert len(played) == 2 and all(env.report["score"] == 0.0 for env in played)
+    assert {env.env.unwrapped.task.id for env in played} == {data[0]["task"]}
