@@ -928,9 +928,10 @@ def verify_scene(
     the exact tier's perturbed runs) and earn nothing while an ``initial`` check fails (a set-up
     that starts wrong). Returns a report whose ``checks`` hold one entry per constraint (per
     trajectory for logic), ``{"ok", "message", "weight", "shaping"}``. ``notes``: what the
-    caller did not take over from the agent, in words: ``refused`` (properties the task fixes:
-    a failed ``placement`` check of weight 1) and ``ignored`` (changes to the level: an
-    ``ignored`` entry with ``ok`` None and weight 0, outside the score)."""
+    caller did not take over from the agent, in words: ``refused`` (properties the task fixes,
+    actions logic may not take: a failed ``refused`` check of weight 1) and ``ignored``
+    (changes to the level: an ``ignored`` entry with ``ok`` None and weight 0, outside the
+    score)."""
     scene = Scene(description)
     dt = float(description.get("dt", 1 / 60))
     checks: dict[str, dict[str, Any]] = {}
@@ -976,7 +977,7 @@ def verify_scene(
             raise ValueError(f"unknown constraint kind {kind!r}")
     if notes.get("refused"):
         refused = list(notes["refused"])
-        add("placement", 1.0, (False, 0.0, "refused: " + "; ".join(refused[:3])
+        add("refused", 1.0, (False, 0.0, "refused: " + "; ".join(refused[:3])
                                + (f" (and {len(refused) - 3} more)" if len(refused) > 3 else "")))
     if notes.get("ignored"):
         checks["ignored"] = {"ok": None, "message": "ignored: " + "; ".join(notes["ignored"]),

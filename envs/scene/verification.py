@@ -488,9 +488,9 @@ def verify_candidate(
             plays, why = played(spec, candidate.actions, tier, simulator, limits)
             if why:
                 return failed_report(tier, why), scene
-            notes["ignored"] += sorted(
-                {f"the logic's {r} was skipped (it may not act on the verifier's player)"
-                 for _, trace in plays for r in trace.get("refused", ())}
+            notes["refused"] += sorted(
+                {f"the logic's binding to {r} was skipped (logic may not act on the verifier's "
+                 "player)" for _, trace in plays for r in trace.get("refused", ())}
             )  # fmt: skip
             return verify_scene(scene, spec.constraints, tier, plays=plays,
                                 seconds=spec.seconds, notes=notes), scene  # fmt: skip
