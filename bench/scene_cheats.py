@@ -215,8 +215,10 @@ def run_borderline() -> tuple[int, int]:
         verdict = None if found is None else bool(found["ok"])
         agreed += verdict == expected
         message = found["message"] if found else outcome.error
-        print(f"| {what} | `{check}` | {'holds' if expected else 'fails'} | "
-              f"{'-' if verdict is None else ('holds' if verdict else 'fails')} | {message} |")
+        print(
+            f"| {what} | `{check}` | {'holds' if expected else 'fails'} | "
+            f"{'-' if verdict is None else ('holds' if verdict else 'fails')} | {message} |"
+        )
     return agreed, len(BORDERLINE)
 
 

@@ -977,8 +977,17 @@ def verify_scene(
             raise ValueError(f"unknown constraint kind {kind!r}")
     if notes.get("refused"):
         refused = list(notes["refused"])
-        add("refused", 1.0, (False, 0.0, "refused: " + "; ".join(refused[:3])
-                               + (f" (and {len(refused) - 3} more)" if len(refused) > 3 else "")))
+        add(
+            "refused",
+            1.0,
+            (
+                False,
+                0.0,
+                "refused: "
+                + "; ".join(refused[:3])
+                + (f" (and {len(refused) - 3} more)" if len(refused) > 3 else ""),
+            ),
+        )
     if notes.get("ignored"):
         checks["ignored"] = {"ok": None, "message": "ignored: " + "; ".join(notes["ignored"]),
                              "weight": 0.0, "shaping": 0.0}  # fmt: skip

@@ -496,7 +496,10 @@ class World:
 
     # -- the player ----------------------------------------------------------------------------
     def player_path(
-        self, waypoints: Iterable[Sequence[float]], speed: float = 1.5, name: str = "player",
+        self,
+        waypoints: Iterable[Sequence[float]],
+        speed: float = 1.5,
+        name: str = "player",
         waits: Sequence[float] = (),
     ) -> SceneObject:
         """A kinematic player (spawned if missing) that walks through ``waypoints`` at ``speed``
