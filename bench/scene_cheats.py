@@ -185,8 +185,8 @@ BORDERLINE: list[tuple[str, str, str, str, bool]] = [
 ]  # fmt: skip
 
 
-def run_cheats() -> tuple[int, int]:
-    contained = 0
+def run_cheats() -> tuple[int, int, int]:
+    contained = passes = 0
     print("| cheat | task | score | passed | contained | what the report says |")
     print("|---|---|---|---|---|---|")
     for what, task_id, script, words in CHEATS:
@@ -198,11 +198,11 @@ def run_cheats() -> tuple[int, int]:
             said = " ".join(str(c["message"]) for c in report.checks.values() if not c["ok"])
             score, passed = report.score, report.passed
         ok = not passed and words.lower() in said.lower()
-        contained += ok
+        contained, passes = contained + ok, passes + passed
         short = said if len(said) < 110 else said[:107] + "..."
         print(f"| {what} | `{task_id.split('/')[1]}` | {score:.3f} | {passed} | "
               f"{'yes' if ok else 'NO'} | {short} |")  # fmt: skip
-    return contained, len(CHEATS)
+    return contained, passes, len(CHEATS)
 
 
 def run_borderline() -> tuple[int, int]:
@@ -212,9 +212,10 @@ def run_borderline() -> tuple[int, int]:
     for what, task_id, script, check, expected in BORDERLINE:
         outcome = verify_script(get_task(task_id), script)
         found = (outcome.report.checks if outcome.report else {}).get(check)
-        verdict = None if found is None else bool(found["ok"])
+        # A verifier without that check holds the layout (nothing rejects it).
+        verdict = None if outcome.report is None else bool(found["ok"]) if found else True
         agreed += verdict == expected
-        message = found["message"] if found else outcome.error
+        message = found["message"] if found else outcome.error or "(no such check)"
         print(
             f"| {what} | `{check}` | {'holds' if expected else 'fails'} | "
             f"{'-' if verdict is None else ('holds' if verdict else 'fails')} | {message} |"
@@ -268,8 +269,8 @@ def main() -> None:
     parser.add_argument("--only", choices=("cheats", "borderline", "memory"), default=None)
     args = parser.parse_args()
     if args.only in (None, "cheats"):
-        contained, tried = run_cheats()
-        print(f"\ncheats contained: {contained} / {tried}\n")
+        contained, passes, tried = run_cheats()
+        print(f"\ncheats contained: {contained} / {tried}; passed: {passes} / {tried}\n")
     if args.only in (None, "borderline"):
         agreed, tried = run_borderline()
         print(f"\nborderline layouts agreed with: {agreed} / {tried}\n")

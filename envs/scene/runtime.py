@@ -14,6 +14,11 @@ Scripts in a scene session get ``world``, a :class:`World`::
 Conventions: metres, kilograms, seconds, degrees; Z-up; positions are the centre of an object's
 bounding box and ``hpr`` its heading, pitch and roll (Panda3D's). See ``catalogue`` for assets.
 
+Physics: gravity 9.81 m/s² along -Z; the ground is an infinite static plane at z = 0 with
+friction 0.8 (as a crate's); objects take their friction and restitution from the catalogue
+unless given. Deactivation (Bullet's sleeping) is off for dynamic bodies: a body at rest keeps
+being simulated, so a state never depends on how long something has been still.
+
 Determinism: a fixed frame of ``dt`` seconds (1/60) split into ``substeps`` Bullet steps (2),
 callbacks in a fixed order (registration order; triggers, overlaps and objects by name), and a
 seeded ``world.rng`` for scripts. The same scene gives bit-identical states in any process.
@@ -57,6 +62,7 @@ MAX_RUN_S = 120.0
 MAX_COORD_M = 1000.0
 MAX_SPEED = 100.0  # m/s for velocities, movers and the player
 MAX_EVENTS = 10_000
+GROUND_FRICTION = 0.8  # the ground plane's (see the module docstring)
 ACTIONS = ("open", "close", "toggle", "destroy", "count", "spawn")
 EVENTS = ("enter", "exit")
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
@@ -217,7 +223,7 @@ class World:
         self.bullet.set_gravity(Vec3(0, 0, -9.81))
         ground = BulletRigidBodyNode("ground")
         ground.add_shape(BulletPlaneShape(Vec3(0, 0, 1), 0))
-        ground.set_friction(0.8)
+        ground.set_friction(GROUND_FRICTION)
         self.root.attach_new_node(ground)
         self.bullet.attach(ground)
         self.objects: dict[str, SceneObject] = {}
