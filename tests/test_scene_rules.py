@@ -10,9 +10,14 @@ from toolgym.verifiers.scene import (
     DOOR_DELAY_S,
     ON_CONTACT_M,
     OVERLAP_M,
+    RESTING_MOVE_M,
+    STAND_MOVE_M,
     SUPPORT_M,
     UPRIGHT_DEG,
+    WALL_DEG,
+    WALL_SLACK_M,
     Scene,
+    check_against_wall,
     check_aligned,
     check_door,
     check_facing,
@@ -20,6 +25,7 @@ from toolgym.verifiers.scene import (
     check_no_overlap,
     check_on,
     check_resting,
+    check_stands,
     verify_scene,
 )
 
@@ -230,4 +236,42 @@ def test_the_door_may_lag_the_player_by_at_most_its_delay(opened_at, ok):
     constraint = {"door": "door_1", "zone": [0, 0, 0.9, 1.0, 1.0, 1.8]}
     plays = [door_play(opened_at)]
     ((_, (met, _, message)),) = check_door(scene(door), plays, constraint, DT, 6.0)
+    assert met is ok, message
+
+
+def moved_by(o: dict, distance: float) -> dict:
+    end = [o["pos"][0] + distance, o["pos"][1], o["pos"][2], 1, 0, 0, 0]
+    return {"times": [0.0, 2.0], "samples": {o["name"]: [o["pos"] + [1, 0, 0, 0], end]}}
+
+
+@pytest.mark.parametrize(
+    ("distance", "ok"), [(RESTING_MOVE_M - MM, True), (RESTING_MOVE_M + MM, False)]
+)
+def test_resting_allows_a_few_cm_of_settling(distance, ok):
+    crate = obj("crate_1", "crate", (0, 0, 0.25))
+    assert check_resting(scene(crate), moved_by(crate, distance), {})[0] is ok
+
+
+@pytest.mark.parametrize(
+    ("distance", "ok"), [(STAND_MOVE_M - MM, True), (STAND_MOVE_M + MM, False)]
+)
+def test_a_stack_stands_while_each_crate_stays_within_5_cm(distance, ok):
+    crate = obj("crate_1", "crate", (0, 0, 0.25))
+    constraint = {"asset": "crate", "n": 1, "x": 0, "y": 0, "overhang": 0.0}
+    assert check_stands(scene(crate), moved_by(crate, distance), constraint)[0] is ok
+
+
+ROOM = {"width": 6.0, "depth": 6.0, "door_x": 0.0}
+SHELF_Y = 3.0 - 0.2  # its back against the north wall's face
+
+
+@pytest.mark.parametrize(
+    ("dy", "heading", "ok"),
+    [(0.0, 180.0, True), (WALL_SLACK_M - MM, 180.0, True), (WALL_SLACK_M + MM, 180.0, False),
+     (-0.09, 180.0 + WALL_DEG - 1, True), (-0.09, 180.0 + WALL_DEG + 1, False)],
+)  # fmt: skip
+def test_against_the_wall_within_its_slack_and_facing_the_room(dy, heading, ok):
+    shelf = obj("shelf_1", "shelf", (0, SHELF_Y + dy, 0.9), (heading, 0, 0))
+    constraint = {"asset": "shelf", "wall": "north", "gap": 0.1}
+    met, _, message = check_against_wall(Scene({"room": ROOM, "objects": [shelf]}), constraint)
     assert met is ok, message

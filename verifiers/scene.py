@@ -33,6 +33,10 @@ ON_CONTACT_M = 0.005  # ``on``: the gap (or sinking) between an object's bottom 
 SUPPORT_M = 0.005  # an object's bottom this close to the floor or a top below it is supported
 UPRIGHT_DEG = 5.0  # tilt (pitch and roll) up to this is upright
 ALIGN_DEG = 10.0  # ``aligned``: how far a heading may turn from the one the prompt states
+RESTING_MOVE_M = 0.03  # ``resting``: a placed object may settle this far while simulated
+STAND_MOVE_M = 0.05  # ``stands``: a stacked crate may move this far in the whole run
+WALL_SLACK_M = 0.02  # ``against_wall``: how far an object may reach into the wall's face
+WALL_DEG = 10.0  # ``against_wall``: how far its front may turn from facing into the room
 DOOR_DELAY_S = 0.1  # a door must be open this long after the player first overlaps the zone
 # (and may open 1.5 frames early: the trigger and the verifier's player may differ by a frame)
 PLAYER_HALF = (0.25, 0.25, 0.9)
@@ -322,11 +326,14 @@ def check_against_wall(scene: Scene, c: Mapping[str, Any]) -> Check:
         half = np.asarray(ASSETS[o["asset"]].size[:2]) / 2
         reach = float(np.asarray(o["pos"][:2]) @ normal + np.sum(np.abs(rot.T @ normal) * half))
         gap = inner - reach
-        if not -0.02 <= gap <= c["gap"]:
+        if not -WALL_SLACK_M <= gap <= c["gap"]:
             bad.append(
                 f"{o['name']} is {gap:.2f} m from the {c['wall']} wall (at most {c['gap']:g})"
             )
-        elif c.get("facing", True) and (away := angle_deg(forward(o), np.append(-normal, 0))) > 10:
+        elif (
+            c.get("facing", True)
+            and (away := angle_deg(forward(o), np.append(-normal, 0))) > WALL_DEG
+        ):
             bad.append(f"{o['name']} faces {away:.0f}° away from the room")
     if not bad:
         return True, 1.0, f"every {c['asset']} stands against the {c['wall']} wall"
@@ -516,7 +523,7 @@ def check_resting(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) 
             bad.append(f"{o['name']} vanished")
             continue
         moved = float(np.linalg.norm(np.asarray(rows[-1][:3]) - np.asarray(rows[0][:3])))
-        if moved > 0.03:
+        if moved > RESTING_MOVE_M:
             bad.append(
                 f"{o['name']} moved {moved:.2f} m in {trace['times'][-1]:.1f} s (unsupported)"
             )
@@ -555,7 +562,7 @@ def check_stands(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) -
         moved = (
             float(np.linalg.norm(np.asarray(rows[-1][:3]) - np.asarray(o["pos"]))) if rows else 9
         )
-        if moved > 0.05:
+        if moved > STAND_MOVE_M:
             fallen.append((moved, o["name"]))
     if not fallen:
         return True, 1.0, f"the stack of {len(crates)} stands"

@@ -41,7 +41,7 @@ from toolgym.envs.scene.runtime import MAX_COORD_M, MAX_OBJECTS, MAX_SPEED, MAX_
 from toolgym.envs.tasks import Task
 from toolgym.envs.verification import Outcome, ReferenceBuildError
 from toolgym.verifiers.report import VerifierReport
-from toolgym.verifiers.scene import verify_scene
+from toolgym.verifiers.scene import Scene, check_initial, verify_scene
 
 PERTURB = {"pos_m": 0.001, "hpr_deg": 0.5}  # the exact tier's placement noise
 EXACT_RUNS = 3  # perturbed runs besides the unperturbed one
@@ -148,7 +148,7 @@ def changes(spec: Spec, agent: dict[str, Any]) -> tuple[list[str], list[str]]:
             if spec.kind != "logic":  # logic may remove level objects at t = 0
                 ignored.append(f"{name} was removed (the level keeps it)")
             continue
-        if spec.kind != "logic" and (_far(a["pos"], o["pos"]) or _far(a["hpr"], o["hpr"])):
+        if not a["open"] and (_far(a["pos"], o["pos"]) or _far(a["hpr"], o["hpr"])):
             ignored.append(f"{name} is not where the level has it (it starts at the level's place)")
         if a["asset"] != o["asset"] or a["body"] != o["body"]:
             ignored.append(f"{name}'s body or asset was changed (the level keeps its own)")
@@ -494,7 +494,11 @@ def verify_candidate(
             )  # fmt: skip
             return verify_scene(scene, spec.constraints, tier, plays=plays,
                                 seconds=spec.seconds, notes=notes), scene  # fmt: skip
-        traces = simulated_traces(spec, scene, tier, simulator)
+        # A set-up that starts wrong earns nothing from its outcome: it is not simulated.
+        started = all(
+            check_initial(Scene(scene), c)[0] for c in spec.constraints if c["kind"] == "initial"
+        )
+        traces = simulated_traces(spec, scene, tier, simulator) if started else []
     except DescriptionError as exc:
         return failed_report(tier, str(exc)), scene
     return verify_scene(scene, spec.constraints, tier, traces=traces, notes=notes), scene
