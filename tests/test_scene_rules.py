@@ -120,8 +120,10 @@ FACING = {"asset": "chair", "other": "table", "tol_deg": 30}
 
 @pytest.mark.parametrize(
     ("hpr", "ok"),
-    [((-90 + 29, 0, 0), True), ((-90 + 31, 0, 0), False), ((-90, 29, 0), True),
-     ((-90, 31, 0), False), ((-90, 0, 31), False), ((-90, 90, 0), False)],
+    [((-90 + 29, 0, 0), True), ((-90 + 31, 0, 0), False),
+     ((-90, UPRIGHT_DEG - 1, 0), True), ((-90, UPRIGHT_DEG + 1, 0), False),
+     ((-90, 0, UPRIGHT_DEG - 1), True), ((-90, 0, UPRIGHT_DEG + 1), False),
+     ((-90, 90, 0), False)],
 )  # fmt: skip
 def test_facing_uses_the_full_orientation(hpr, ok):
     chair = obj("chair_1", "chair", (-1.15, 0, 0.45), hpr)  # at the table's west end

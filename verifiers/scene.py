@@ -272,7 +272,7 @@ def check_next_to(scene: Scene, c: Mapping[str, Any]) -> Check:
 def check_facing(scene: Scene, c: Mapping[str, Any]) -> Check:
     """The object's front (full orientation: a chair on its back faces the sky) within
     ``tol_deg`` of the horizontal direction to the nearest ``other``, and the object upright
-    within ``tol_deg``."""
+    within ``UPRIGHT_DEG``."""
 
     def test(o: dict, others: list) -> tuple[bool, str]:
         here = np.asarray(o["pos"][:2])
@@ -282,7 +282,7 @@ def check_facing(scene: Scene, c: Mapping[str, Any]) -> Check:
         if away > c["tol_deg"]:
             return False, f"{o['name']} faces {away:.0f}° away from {other['name']}"
         tilt = tilt_deg(o)
-        return tilt <= c["tol_deg"], f"{o['name']} is tipped {tilt:.0f}° (it must stand upright)"
+        return tilt <= UPRIGHT_DEG, f"{o['name']} is tipped {tilt:.0f}° (it must stand upright)"
 
     return _each(scene, c, test)
 
