@@ -146,7 +146,7 @@ BORDERLINE: list[tuple[str, str, str, str, bool]] = [
         for dz, ok in ((0.003, True), (0.008, False), (-0.003, True), (-0.01, False))
     ),
     *(
-        (f"a chair at the table's end turned {off}° from it", DINING,
+        (f"a chair at the table's end turned {off}° from it, pitched {pitch}°", DINING,
          TABLE + f"world.spawn('chair', (-1.15, 0.5, 0.45), (-90 + {off}, {pitch}, 0))\n",
          "facing:chair", ok)
         for off, pitch, ok in ((25, 0, True), (35, 0, False), (0, 20, False))

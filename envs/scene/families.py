@@ -122,8 +122,9 @@ _CHAIR_SLOTS = (  # offset from the table's centre and heading facing it, in ord
 # "its long side along X": the table's heading is 0 or 180°, within the verifier's ALIGN_DEG.
 _ALONG_X = {"kind": "aligned", "asset": "table", "heading": 0.0, "period": 180.0,
             "what": "its long side along X", "weight": 1.0}  # fmt: skip
-# A physics set-up must start as described (upright, supported, apart) before it counts.
-_INITIAL = {"kind": "initial", "weight": 1.0}
+# A physics set-up must start as described (upright, supported, apart) before its outcome
+# counts: a gate (weight 0), so that doing nothing earns nothing for starting right.
+_INITIAL = {"kind": "initial", "weight": 0.0}
 
 
 def _common_layout(w: float, d: float, door_x: float, target: str) -> list[dict[str, Any]]:
