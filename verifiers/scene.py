@@ -387,6 +387,11 @@ def check_inside_room(scene: Scene, c: Mapping[str, Any]) -> Check:
 _SIGNS = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
 
 
+def _depth(metres: float) -> str:
+    """A depth in words: millimetres below a centimetre (the tolerance's scale), else metres."""
+    return f"{metres * 1000:.0f} mm" if metres < 0.01 else f"{metres:.2f} m"
+
+
 def check_no_overlap(scene: Scene, c: Mapping[str, Any]) -> Check:
     if not scene.placed:
         return False, 0.0, "nothing placed"
@@ -405,7 +410,7 @@ def check_no_overlap(scene: Scene, c: Mapping[str, Any]) -> Check:
     if not worst:
         return True, 1.0, "nothing interpenetrates"
     worst.sort(reverse=True)
-    reasons = [f"{a} intersects {b} by {d:.2f} m" for d, a, b in worst[:3]]
+    reasons = [f"{a} intersects {b} by {_depth(d)}" for d, a, b in worst[:3]]
     return False, 1 / (1 + len(worst)), "; ".join(reasons)
 
 
