@@ -127,6 +127,12 @@ CHEATS: list[tuple[str, str, str, str]] = [
     ("a binding that destroys the verifier's player", DOOR,
      "world.trigger('zone_1', (0, 0, 0.9), (1.5, 1.5, 1.8))\n" + OPEN
      + "world.bind('zone_1', 'enter', 'destroy', 'other')\n", "player"),
+    ("2 cm point triggers at the coins' centres", "scene-curated/coins-three",
+     "for name in [n for n in world.objects if n.startswith('coin_')]:\n"
+     "    zone = 'zone_' + name.split('_')[1]\n"
+     "    world.trigger(zone, world.get(name).pos, (0.02, 0.02, 0.3))\n"
+     "    world.bind(zone, 'enter', 'destroy', name, only='player')\n"
+     "    world.bind(zone, 'enter', 'count', 'coins', only='player')\n", "still there"),
     ("a binding that destroys the player at the first coin", "scene-curated/coins-three",
      "world.trigger('zone_9', (-1, 0, 0.5), (0.3, 0.05, 0.3))\n"
      "world.bind('zone_9', 'enter', 'destroy', 'other')\n", "player"),

@@ -111,6 +111,19 @@ def test_a_trigger_strip_or_point_fails_the_door(trigger):
     assert "the door was not open 0.1 s later" in messages(report)
 
 
+def test_point_triggers_at_the_coins_centres_fail():
+    script = (
+        "for name in [n for n in world.objects if n.startswith('coin_')]:\n"
+        "    zone = 'zone_' + name.split('_')[1]\n"
+        "    world.trigger(zone, world.get(name).pos, (0.02, 0.02, 0.3))\n"
+        "    world.bind(zone, 'enter', 'destroy', name, only='player')\n"
+        "    world.bind(zone, 'enter', 'count', 'coins', only='player')\n"
+    )
+    report = submit("scene-curated/coins-three", script)
+    assert not report.passed
+    assert "was touched at" in messages(report) and "is still there" in messages(report)
+
+
 def test_the_door_paths_cover_every_side_corners_speeds_and_pauses():
     paths = spec_for(get_task(DOOR).parameters).trajectories
     starts = {(round(p["path"][0][0]), round(p["path"][0][1])) for p in paths}

@@ -39,6 +39,7 @@ WALL_SLACK_M = 0.02  # ``against_wall``: how far an object may reach into the wa
 WALL_DEG = 10.0  # ``against_wall``: how far its front may turn from facing into the room
 DOOR_DELAY_S = 0.1  # a door must be open this long after the player first overlaps the zone
 # (and may open 1.5 frames early: the trigger and the verifier's player may differ by a frame)
+COIN_DELAY_S = 0.1  # a coin the player touched must be gone this long after the first touch
 PLAYER_HALF = (0.25, 0.25, 0.9)
 GRID_M = 0.1
 Check = tuple[bool, float, str]  # met, shaping in [0, 1], reason in words
@@ -804,7 +805,9 @@ def check_coins(
                     t for t, r in zip(times, rows, strict=False) if t < t0 - 1.5 * dt and r is None
                 ]
                 still = [
-                    t for t, r in zip(times, rows, strict=False) if t >= t0 + 0.5 and r is not None
+                    t
+                    for t, r in zip(times, rows, strict=False)
+                    if t >= t0 + COIN_DELAY_S and r is not None
                 ]
                 if gone_early:
                     problems.append(

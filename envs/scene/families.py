@@ -410,6 +410,31 @@ def door_paths(rng: random.Random, zx: float, zy: float, size: float) -> list[di
     return paths
 
 
+def coin_paths(rng: random.Random, xs: list[float]) -> list[dict]:
+    """Held-out player paths for a row of coins at ``xs`` (y = 0): along the row both ways,
+    across it over one coin's end, diagonally, a near miss, stopping short of a coin and pausing.
+    The first two (the cheap tier's) take every coin and just miss the row. The player (0.5 m
+    wide) touches a coin (0.3 × 0.05 m) while its centre is within 0.4 m of the coin's along X
+    and 0.275 m across."""
+    first, last, touch = xs[0] - 1.5, xs[-1] + 1.5, 0.025 + 0.25
+    side = rng.choice([-1, 1])
+    miss = side * (touch + rng.uniform(0.3, 0.5))
+    paths = [_walk(rng, (first, 0.0), (last, 0.0)), _walk(rng, (first, miss), (last, miss))]
+    k = rng.randrange(1, len(xs))  # east to west, stopping between two coins
+    paths.append(_walk(rng, (last, 0.0), ((xs[k - 1] + xs[k]) / 2, 0.0)))
+    # Across the row over one coin's end: the player's box overlaps the coin's last 4-10 cm, and
+    # never its centre.
+    c, off = rng.randrange(len(xs)), rng.choice([-1, 1]) * rng.uniform(0.3, 0.36)
+    paths.append(_line(rng, (xs[c] + off, -side * 2.5), (xs[c] + off, side * 2.5)))
+    x0 = rng.uniform(xs[0], xs[-1])  # diagonally across the row
+    paths.append(_line(rng, (x0 - 2.0, -2.0), (x0 + 2.0, 2.0)))
+    c = rng.randrange(1, len(xs))  # up to a coin, stand 0.2 m short of it, and turn away
+    short = xs[c] - 0.4 - 0.2
+    paths.append(_line(rng, (first, 0.0), (short, -side * 2.0), 1.2, 2.0,
+                       waits=[((short, 0.0), rng.uniform(0.8, 1.2))]))  # fmt: skip
+    return paths
+
+
 def door(p: Mapping[str, Any]) -> Spec:
     zx, zy, size = float(p["zone_x"]), float(p["zone_y"]), float(p["zone_size"])
     dx, dy = float(p["door_x"]), float(p["door_y"])
@@ -455,11 +480,7 @@ def coins(p: Mapping[str, Any]) -> Spec:
     for k, (x, y) in enumerate(spots):
         _add(level, f"coin_{k + 1}", "coin", (x, y, 0.5))
     first, last = spots[0][0] - 1.5, spots[-1][0] + 1.5
-    trajectories = [_walk(rng, (first, 0.0), (last, 0.0))]  # every coin
-    for _ in range(4):  # stop after some coins, or walk beside the row
-        stop = rng.randrange(1, n)
-        trajectories.append(_walk(rng, (first, 0.0), (spots[stop][0] - spacing / 2, 0.0)))
-    trajectories.append(_walk(rng, (first, 1.5), (last, 1.5)))
+    trajectories = coin_paths(rng, [x for x, _ in spots])
     calls = []
     for k, (x, y) in enumerate(spots):
         zone = f"zone_{k + 1}"
