@@ -4,6 +4,7 @@ with more cheats and the borderline layouts, is ``bench/scene_cheats.py``."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import gymnasium as gym
@@ -15,6 +16,7 @@ from toolgym.envs.scene.families import spec_for
 from toolgym.envs.scene.verification import (
     Candidate,
     TrustedSimulator,
+    changes,
     merged,
     played,
     sanitize,
@@ -162,12 +164,15 @@ def test_feedback_names_the_changes_the_verifier_ignored():
             "world.get('crate_1').remove()\n"
             "world.get('ball_1').set_velocity((6, 0, 6))\n"
             "world.spawn('ramp', (-2, 2.5, 0.2), body='dynamic')\n"
+            "world.trigger('zone_1', (1, 0, 0.5), (1, 1, 1))\n"
+            "world.bind('zone_1', 'enter', 'destroy', 'crate_2')\n"
         )
     finally:
         env.close()
     feedback = obs["feedback"]
     assert "\nignored: " in feedback and "crate_1 was removed (the level keeps it)" in feedback
     assert "ball_1's velocity was set (the task does not let it change)" in feedback
+    assert "the scene's 1 trigger, 1 binding (a physics task plays objects only)" in feedback
     assert "refused: ramp_1 was given a dynamic body (the catalogue's static is kept)" in feedback
 
 
@@ -223,3 +228,18 @@ def test_merging_keeps_the_catalogue_body_and_starts_placed_objects_at_rest():
         "dynamic", 10.0, 0.8, 0.05,
     )  # fmt: skip
     assert placed["velocity"] == [0.0, 0.0, 0.0] and placed["open"] is False
+
+
+def test_a_task_may_let_the_agent_choose_a_body():
+    spec = spec_for(get_task("scene-curated/roll-east").parameters)
+    crate = {"name": "crate_1", "asset": "crate", "pos": [2, 2, 0.25], "hpr": [0, 0, 0],
+             "body": "static", "mass": 10.0, "friction": 0.8, "restitution": 0.05,
+             "velocity": [0, 0, 0]}  # fmt: skip
+    agent = sanitize({"objects": [crate]})
+    chosen = dataclasses.replace(spec, bodies={"crate": ("dynamic", "static")})
+    assert merged(chosen, agent)["objects"][-1]["body"] == "static"
+    assert changes(chosen, agent)[0] == []  # nothing refused
+    assert merged(spec, agent)["objects"][-1]["body"] == "dynamic"
+    assert changes(spec, agent)[0] == [
+        "crate_1 was given a static body (the catalogue's dynamic is kept)"
+    ]

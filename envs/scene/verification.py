@@ -465,10 +465,13 @@ def failed_report(tier: str, why: str) -> VerifierReport:
 
 @dataclasses.dataclass
 class Candidate:
-    """What the agent built: its scene's objects (validated) and the actions that built it."""
+    """What the agent built: its scene's objects (validated), the actions that built it, and
+    the declarative logic its scene held, counted (``{"triggers": 2, ...}``; a layout or
+    physics task ignores it, and says so)."""
 
     objects: dict[str, Any]
     actions: list[Action]
+    logic: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 def verify_candidate(
@@ -482,6 +485,9 @@ def verify_candidate(
         return verify_scene(scene, spec.constraints, tier), scene
     scene = merged(spec, candidate.objects)
     refused, ignored = changes(spec, candidate.objects)
+    if spec.kind != "logic" and candidate.logic:
+        held = ", ".join(f"{n} {key[:-1] if n == 1 else key}" for key, n in candidate.logic.items())
+        ignored.append(f"the scene's {held} (a {spec.kind} task plays objects only)")
     notes = {"refused": refused, "ignored": ignored}
     try:
         if spec.kind == "logic":
@@ -510,7 +516,12 @@ def candidate_of(session: Session, actions: list[Action]) -> tuple[Candidate | N
     if not described.ok:
         return None, described.error.message if described.error else "describe failed"
     try:
-        return Candidate(sanitize(described.value), list(actions)), None
+        logic = {
+            key: len(described.value[key])
+            for key in ("triggers", "bindings", "movers", "spawners")
+            if isinstance(described.value.get(key), list) and described.value[key]
+        }
+        return Candidate(sanitize(described.value), list(actions), logic), None
     except DescriptionError as exc:
         return None, str(exc)
 
