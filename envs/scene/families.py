@@ -420,16 +420,18 @@ def coin_paths(rng: random.Random, xs: list[float]) -> list[dict]:
     side = rng.choice([-1, 1])
     miss = side * (touch + rng.uniform(0.3, 0.5))
     paths = [_walk(rng, (first, 0.0), (last, 0.0)), _walk(rng, (first, miss), (last, miss))]
-    k = rng.randrange(1, len(xs))  # east to west, stopping between two coins
-    paths.append(_walk(rng, (last, 0.0), ((xs[k - 1] + xs[k]) / 2, 0.0)))
+    # East to west, stopping 0.1 m past the reach of coin k (never on the edge of a touch: a
+    # path must not hinge on rounding).
+    k = rng.randrange(1, len(xs))
+    paths.append(_walk(rng, (last, 0.0), (xs[k] - 0.5, 0.0)))
     # Across the row over one coin's end: the player's box overlaps the coin's last 4-10 cm, and
     # never its centre.
     c, off = rng.randrange(len(xs)), rng.choice([-1, 1]) * rng.uniform(0.3, 0.36)
     paths.append(_line(rng, (xs[c] + off, -side * 2.5), (xs[c] + off, side * 2.5)))
     x0 = rng.uniform(xs[0], xs[-1])  # diagonally across the row
     paths.append(_line(rng, (x0 - 2.0, -2.0), (x0 + 2.0, 2.0)))
-    c = rng.randrange(1, len(xs))  # up to a coin, stand 0.2 m short of it, and turn away
-    short = xs[c] - 0.4 - 0.2
+    c = rng.randrange(1, len(xs))  # up to a coin, stand 0.15 m short of it, and turn away
+    short = xs[c] - 0.4 - 0.15
     paths.append(_line(rng, (first, 0.0), (short, -side * 2.0), 1.2, 2.0,
                        waits=[((short, 0.0), rng.uniform(0.8, 1.2))]))  # fmt: skip
     return paths
