@@ -7,6 +7,7 @@ import pytest
 
 from toolgym.verifiers.scene import (
     ALIGN_DEG,
+    COIN_DELAY_S,
     DOOR_DELAY_S,
     ON_CONTACT_M,
     OVERLAP_M,
@@ -19,6 +20,7 @@ from toolgym.verifiers.scene import (
     Scene,
     check_against_wall,
     check_aligned,
+    check_coins,
     check_door,
     check_facing,
     check_initial,
@@ -240,6 +242,25 @@ def test_the_door_may_lag_the_player_by_at_most_its_delay(opened_at, ok):
     constraint = {"door": "door_1", "zone": [0, 0, 0.9, 1.0, 1.0, 1.8]}
     plays = [door_play(opened_at)]
     ((_, (met, _, message)),) = check_door(scene(door), plays, constraint, DT, 6.0)
+    assert met is ok, message
+
+
+TOUCH = 64 * DT  # the first frame after 1.06 s: the player's box then overlaps the coin's
+
+
+@pytest.mark.parametrize(
+    ("gone_at", "ok"),
+    [(TOUCH + COIN_DELAY_S - DT, True), (TOUCH + COIN_DELAY_S + DT, False),
+     (TOUCH - 2 * DT, False)],
+)  # fmt: skip
+def test_a_touched_coin_must_vanish_within_its_delay(gone_at, ok):
+    coin = obj("coin_1", "coin", (0, 0, 0.5), body="ghost", level=True)
+    trajectory = {"path": [[-1.46, 0, 0.9], [1.46, 0, 0.9]], "speed": 1.0}
+    times = [k * DT for k in range(481)]
+    rows = [None if t >= gone_at - 1e-9 else [0, 0, 0.5, 1, 0, 0, 0] for t in times]
+    trace = {"times": times, "samples": {"coin_1": rows}, "counters": {"coins": 1}}
+    constraint = {"counter": "coins"}
+    ((_, (met, _, message)),) = check_coins(scene(coin), [(trajectory, trace)], constraint, DT, 8.0)
     assert met is ok, message
 
 

@@ -9,7 +9,10 @@ oriented footprints for distances, a 0.1 m navigation grid for walkways.
 
 Score = Σ wᵢ·sᵢ / Σ wᵢ over the task's constraints, where sᵢ is 1 for a constraint met and half
 its shaping term (in [0, 1], e.g. how close the ball came to the goal) otherwise; a report passes
-when every constraint is met. Units: m, s, degrees.
+when every constraint is met. A physics set-up is checked as it starts (``initial``: upright,
+supported, apart) before its outcome earns anything; what the caller refused to take over from
+the agent (a body the catalogue does not give, an action on the verifier's player) fails a
+``refused`` check. Every tolerance is a named constant below. Units: m, s, degrees.
 """
 
 from __future__ import annotations
