@@ -32,12 +32,7 @@ def forged(world, seconds=6.0, every=2):
     points, speed = [tuple(p) for p in plan["points"]], plan["speed"]
     times, rows, opened = [], [], False
     for frame in range(0, round(seconds * 60) + 1, every):
-        s, here = speed * frame / 60, points[-1]
-        for a, b in zip(points, points[1:]):
-            if s <= math.dist(a, b):
-                here = [u + (v - u) * s / math.dist(a, b) for u, v in zip(a, b)]
-                break
-            s -= math.dist(a, b)
+        here = runtime.path_point(points, speed, plan.get("waits", ()), frame / 60)
         opened = opened or (abs(here[0]) < 1.0 and abs(here[1]) < 1.0)
         times.append(frame / 60)
         rows.append([0.0, 3.0, 3.0 if opened else 1.0, 1.0, 0.0, 0.0, 0.0])
@@ -61,8 +56,9 @@ def test_the_forged_trace_would_pass_the_door_check_if_it_were_read():
     spec = spec_for(get_task(DOOR).parameters)
     plays = []
     for trajectory in spec.trajectories:
-        walker = type("World", (), {"_player": {"points": trajectory["path"],
-                                                "speed": trajectory["speed"]}})  # fmt: skip
+        plan = {"points": trajectory["path"], "speed": trajectory["speed"],
+                "waits": trajectory.get("waits", ())}  # fmt: skip
+        walker = type("World", (), {"_player": plan})
         plays.append((trajectory, sanitize_trace(namespace["forged"](walker, spec.seconds))))
     report = verify_scene(spec.level, spec.constraints, "exact", plays=plays, seconds=spec.seconds)
     assert report.passed, _failed(report)

@@ -9,7 +9,10 @@ oriented footprints for distances, a 0.1 m navigation grid for walkways.
 
 Score = Σ wᵢ·sᵢ / Σ wᵢ over the task's constraints, where sᵢ is 1 for a constraint met and half
 its shaping term (in [0, 1], e.g. how close the ball came to the goal) otherwise; a report passes
-when every constraint is met. Units: m, s, degrees.
+when every constraint is met. A physics set-up is checked as it starts (``initial``: upright,
+supported, apart) before its outcome earns anything; what the caller refused to take over from
+the agent (a body the catalogue does not give, an action on the verifier's player) fails a
+``refused`` check. Every tolerance is a named constant below. Units: m, s, degrees.
 """
 
 from __future__ import annotations
@@ -23,9 +26,23 @@ import numpy as np
 import scipy.ndimage
 
 from toolgym.envs.scene.catalogue import ASSETS
+from toolgym.envs.scene.runtime import path_point
 from toolgym.verifiers.report import VerifierReport
 
-OVERLAP_M = 0.01  # interpenetration below this is contact, not overlap
+# Tolerances, each a designer's judgement (tests hold both sides of each):
+OVERLAP_M = 0.003  # interpenetration up to this is contact (Bullet's resting contacts sink
+# less than 1 mm); beyond it, overlap (``no_overlap``, and the physics set-up at t = 0)
+ON_CONTACT_M = 0.005  # ``on``: the gap (or sinking) between an object's bottom and the top
+SUPPORT_M = 0.005  # an object's bottom this close to the floor or a top below it is supported
+UPRIGHT_DEG = 5.0  # tilt (pitch and roll) up to this is upright
+ALIGN_DEG = 10.0  # ``aligned``: how far a heading may turn from the one the prompt states
+RESTING_MOVE_M = 0.03  # ``resting``: a placed object may settle this far while simulated
+STAND_MOVE_M = 0.05  # ``stands``: a stacked crate may move this far in the whole run
+WALL_SLACK_M = 0.02  # ``against_wall``: how far an object may reach into the wall's face
+WALL_DEG = 10.0  # ``against_wall``: how far its front may turn from facing into the room
+DOOR_DELAY_S = 0.1  # a door must be open this long after the player first overlaps the zone
+# (and may open 1.5 frames early: the trigger and the verifier's player may differ by a frame)
+COIN_DELAY_S = 0.1  # a coin the player touched must be gone this long after the first touch
 PLAYER_HALF = (0.25, 0.25, 0.9)
 GRID_M = 0.1
 Check = tuple[bool, float, str]  # met, shaping in [0, 1], reason in words
@@ -132,8 +149,51 @@ def object_gap(a: Mapping[str, Any], b: Mapping[str, Any]) -> float:
 
 
 def forward(obj: Mapping[str, Any]) -> np.ndarray:
-    h = math.radians(obj["hpr"][0])
-    return np.array([-math.sin(h), math.cos(h)])
+    """The object's front (its local +Y) in the world, 3D: pitch and roll count."""
+    return rotation_hpr(obj["hpr"]) @ np.array([0.0, 1.0, 0.0])
+
+
+def tilt_deg(obj: Mapping[str, Any]) -> float:
+    """How far the object leans from standing as the catalogue has it (°): the angle of its
+    local +Z from the world's; for a cube (a crate) the nearest of its axes, as any face may be
+    its bottom."""
+    rot = rotation_hpr(obj["hpr"])
+    entry = ASSETS[obj["asset"]]
+    cube = len(entry.parts) == 1 and entry.shape == "box" and len(set(entry.size)) == 1
+    up = float(np.max(np.abs(rot[2]))) if cube else float(rot[2, 2])
+    return math.degrees(math.acos(max(-1.0, min(1.0, up))))
+
+
+def bottom(obj: Mapping[str, Any]) -> float:
+    """The lowest point of the object's collision boxes (m)."""
+    return min(float((c - np.abs(r) @ h)[2]) for c, r, h in object_boxes(obj))
+
+
+def top_box(obj: Mapping[str, Any]) -> Box:
+    """The collision box that reaches highest (a table's top)."""
+    return max(object_boxes(obj), key=lambda b: float((b[0] + np.abs(b[1]) @ b[2])[2]))
+
+
+def top(obj: Mapping[str, Any]) -> float:
+    c, r, h = top_box(obj)
+    return float((c + np.abs(r) @ h)[2])
+
+
+def support(scene: Scene, obj: Mapping[str, Any]) -> tuple[float, str]:
+    """What holds ``obj`` up: ``(gap, name)`` for the floor or the solid object whose top lies
+    under its centre nearest to its bottom (``gap`` in m, negative when it sinks in)."""
+    low = bottom(obj)
+    best = (low, "the floor")
+    here = np.asarray(obj["pos"][:2], float)
+    for other in scene.objects.values():
+        if other["name"] == obj["name"] or other["body"] == "ghost":
+            continue
+        if footprint_distance(here, top_box(other)) > 0:
+            continue
+        gap = low - top(other)
+        if abs(gap) < abs(best[0]):
+            best = (gap, other["name"])
+    return best
 
 
 def angle_deg(u: np.ndarray, v: np.ndarray) -> float:
@@ -214,13 +274,43 @@ def check_next_to(scene: Scene, c: Mapping[str, Any]) -> Check:
 
 
 def check_facing(scene: Scene, c: Mapping[str, Any]) -> Check:
+    """The object's front (full orientation: a chair on its back faces the sky) within
+    ``tol_deg`` of the horizontal direction to the nearest ``other``, and the object upright
+    within ``UPRIGHT_DEG``."""
+
     def test(o: dict, others: list) -> tuple[bool, str]:
         here = np.asarray(o["pos"][:2])
         other = min(others, key=lambda b: float(np.linalg.norm(np.asarray(b["pos"][:2]) - here)))
-        away = angle_deg(forward(o), np.asarray(other["pos"][:2]) - here)
-        return away <= c["tol_deg"], f"{o['name']} faces {away:.0f}° away from {other['name']}"
+        towards = np.append(np.asarray(other["pos"][:2]) - here, 0.0)
+        away = angle_deg(forward(o), towards)
+        if away > c["tol_deg"]:
+            return False, f"{o['name']} faces {away:.0f}° away from {other['name']}"
+        tilt = tilt_deg(o)
+        return tilt <= UPRIGHT_DEG, f"{o['name']} is tipped {tilt:.0f}° (it must stand upright)"
 
     return _each(scene, c, test)
+
+
+def check_aligned(scene: Scene, c: Mapping[str, Any]) -> Check:
+    """Every placed ``asset`` turned as the prompt states: its heading within ``tol_deg``
+    (default ``ALIGN_DEG``) of ``heading`` modulo ``period`` (180 for a table's long side), and
+    upright within ``UPRIGHT_DEG``."""
+    found = scene.of(c["asset"])
+    if not found:
+        return False, 0.0, f"no {c['asset']} placed"
+    tol, period = float(c.get("tol_deg", ALIGN_DEG)), float(c.get("period", 360))
+    bad, worst = [], 0.0
+    for o in found:
+        turn = abs((o["hpr"][0] - c["heading"] + period / 2) % period - period / 2)
+        tilt = tilt_deg(o)
+        worst = max(worst, turn / 90, tilt / 90)
+        if turn > tol:
+            bad.append(f"{o['name']} is turned {turn:.0f}° from {c['what']}")
+        elif tilt > UPRIGHT_DEG:
+            bad.append(f"{o['name']} is tipped {tilt:.0f}° (it must stand upright)")
+    if not bad:
+        return True, 1.0, f"every {c['asset']} lies {c['what']}"
+    return False, max(0.0, 1 - worst), "; ".join(bad[:3])
 
 
 _WALL_NORMALS = {"north": (0, 1), "south": (0, -1), "east": (1, 0), "west": (-1, 0)}
@@ -240,11 +330,14 @@ def check_against_wall(scene: Scene, c: Mapping[str, Any]) -> Check:
         half = np.asarray(ASSETS[o["asset"]].size[:2]) / 2
         reach = float(np.asarray(o["pos"][:2]) @ normal + np.sum(np.abs(rot.T @ normal) * half))
         gap = inner - reach
-        if not -0.02 <= gap <= c["gap"]:
+        if not -WALL_SLACK_M <= gap <= c["gap"]:
             bad.append(
                 f"{o['name']} is {gap:.2f} m from the {c['wall']} wall (at most {c['gap']:g})"
             )
-        elif c.get("facing", True) and (away := angle_deg(forward(o), -normal)) > 10:
+        elif (
+            c.get("facing", True)
+            and (away := angle_deg(forward(o), np.append(-normal, 0))) > WALL_DEG
+        ):
             bad.append(f"{o['name']} faces {away:.0f}° away from the room")
     if not bad:
         return True, 1.0, f"every {c['asset']} stands against the {c['wall']} wall"
@@ -252,16 +345,24 @@ def check_against_wall(scene: Scene, c: Mapping[str, Any]) -> Check:
 
 
 def check_on(scene: Scene, c: Mapping[str, Any]) -> Check:
+    """Each placed ``asset`` stands on an ``other``: its centre over the other's top (the top's
+    footprint) and its bottom within ``ON_CONTACT_M`` of that top (neither floating nor sunk)."""
+
     def test(o: dict, others: list) -> tuple[bool, str]:
-        bottom = o["pos"][2] - ASSETS[o["asset"]].size[2] / 2
-        best = (math.inf, "")
+        low, here = bottom(o), np.asarray(o["pos"][:2], float)
+        best = (math.inf, "", 0.0, 0.0)
         for b in others:
-            top = b["pos"][2] + ASSETS[b["asset"]].size[2] / 2
-            rot = rotation_hpr((b["hpr"][0], 0, 0))
-            half = np.asarray(ASSETS[b["asset"]].size) / 2
-            inside = footprint_distance(np.asarray(o["pos"][:2]), (np.asarray(b["pos"]), rot, half))
-            best = min(best, (abs(bottom - top) + inside, b["name"]))
-        return best[0] <= 0.03, f"{o['name']} is not on a {c['other']} (off by {best[0]:.2f} m)"
+            outside = footprint_distance(here, top_box(b))
+            gap = low - top(b)
+            best = min(best, (outside + max(0.0, abs(gap) - ON_CONTACT_M), b["name"], outside, gap))
+        _, name, outside, gap = best
+        if outside > 0:
+            return False, f"{o['name']}'s centre is {outside:.3f} m past the edge of {name}'s top"
+        if gap > ON_CONTACT_M:
+            return False, f"{o['name']} floats {gap:.3f} m above {name}'s top"
+        if gap < -ON_CONTACT_M:
+            return False, f"{o['name']} is sunk {-gap:.3f} m into {name}'s top"
+        return True, f"{o['name']} is on {name}"
 
     return _each(scene, c, test)
 
@@ -290,6 +391,11 @@ def check_inside_room(scene: Scene, c: Mapping[str, Any]) -> Check:
 _SIGNS = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
 
 
+def _depth(metres: float) -> str:
+    """A depth in words: millimetres below a centimetre (the tolerance's scale), else metres."""
+    return f"{metres * 1000:.0f} mm" if metres < 0.01 else f"{metres:.2f} m"
+
+
 def check_no_overlap(scene: Scene, c: Mapping[str, Any]) -> Check:
     if not scene.placed:
         return False, 0.0, "nothing placed"
@@ -308,7 +414,7 @@ def check_no_overlap(scene: Scene, c: Mapping[str, Any]) -> Check:
     if not worst:
         return True, 1.0, "nothing interpenetrates"
     worst.sort(reverse=True)
-    reasons = [f"{a} intersects {b} by {d:.2f} m" for d, a, b in worst[:3]]
+    reasons = [f"{a} intersects {b} by {_depth(d)}" for d, a, b in worst[:3]]
     return False, 1 / (1 + len(worst)), "; ".join(reasons)
 
 
@@ -355,10 +461,43 @@ def check_walkway(scene: Scene, c: Mapping[str, Any]) -> Check:
     return False, 0.0, f"no 0.5 m wide walkway leads from the doorway to the {c['to']}"
 
 
+def check_initial(scene: Scene, c: Mapping[str, Any]) -> Check:
+    """A physics set-up as described at t = 0: every placed solid object upright (within
+    ``UPRIGHT_DEG``: a domino lying down has not fallen), resting on the floor or on a top under
+    its centre (within ``SUPPORT_M``: a stack is settled), and interpenetrating nothing (the
+    ground, the level's objects, each other) by more than ``OVERLAP_M``. Until it holds, the
+    simulated checks earn nothing."""
+    placed = [o for o in scene.placed if o["body"] != "ghost"]
+    solid = [o for o in scene.objects.values() if o["body"] != "ghost"]
+    bad = []
+    for o in placed:
+        tilt = tilt_deg(o)
+        if tilt > UPRIGHT_DEG:
+            bad.append(f"{o['name']} starts tipped {tilt:.0f}° (it must start upright)")
+            continue
+        depth, other = max(
+            ((max(penetration(p, q) for p in object_boxes(o) for q in object_boxes(b)),
+              b["name"]) for b in solid if b["name"] != o["name"]),
+            default=(0.0, ""),
+        )  # fmt: skip
+        if -bottom(o) > OVERLAP_M:
+            bad.append(f"{o['name']} starts {-bottom(o):.3f} m into the floor")
+        elif depth > OVERLAP_M:
+            bad.append(f"{o['name']} starts {depth:.3f} m into {other}")
+        else:
+            gap, under = support(scene, o)
+            if gap > SUPPORT_M:
+                bad.append(f"{o['name']} starts {gap:.3f} m above {under} (unsupported)")
+    if not bad:
+        return True, 1.0, "the set-up starts at rest, upright, supported and apart"
+    return False, 1 - len(bad) / max(len(placed), 1), "; ".join(bad[:3])
+
+
 STATIC_CHECKS = {
     "count": check_count, "near": check_near, "next_to": check_next_to, "facing": check_facing,
     "against_wall": check_against_wall, "on": check_on, "inside_room": check_inside_room,
-    "no_overlap": check_no_overlap, "walkway": check_walkway,
+    "no_overlap": check_no_overlap, "walkway": check_walkway, "aligned": check_aligned,
+    "initial": check_initial,
 }  # fmt: skip
 
 
@@ -375,16 +514,25 @@ def _rows(trace: Mapping[str, Any], name: str) -> list[Any]:
 
 
 def check_resting(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) -> Check:
+    """Everything placed stays where it is (moves at most 3 cm while simulated), and what the
+    simulation cannot drop (static, kinematic or ghost bodies) starts supported: its bottom
+    within ``SUPPORT_M`` of the floor or of a top under its centre."""
     if not scene.placed:
         return False, 0.0, "nothing placed"
     bad = []
     for o in scene.placed:
+        if o["body"] != "dynamic":
+            gap, under = support(scene, o)
+            if abs(gap) > SUPPORT_M:
+                where = "above" if gap > 0 else "into"
+                bad.append(f"{o['name']} ({o['body']}) is {abs(gap):.2f} m {where} {under}")
+                continue
         rows = [r for r in _rows(trace, o["name"]) if r is not None]
         if not rows:
             bad.append(f"{o['name']} vanished")
             continue
         moved = float(np.linalg.norm(np.asarray(rows[-1][:3]) - np.asarray(rows[0][:3])))
-        if moved > 0.03:
+        if moved > RESTING_MOVE_M:
             bad.append(
                 f"{o['name']} moved {moved:.2f} m in {trace['times'][-1]:.1f} s (unsupported)"
             )
@@ -423,7 +571,7 @@ def check_stands(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) -
         moved = (
             float(np.linalg.norm(np.asarray(rows[-1][:3]) - np.asarray(o["pos"]))) if rows else 9
         )
-        if moved > 0.05:
+        if moved > STAND_MOVE_M:
             fallen.append((moved, o["name"]))
     if not fallen:
         return True, 1.0, f"the stack of {len(crates)} stands"
@@ -509,9 +657,35 @@ def check_all_fallen(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any
     )
 
 
+def check_clears(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) -> Check:
+    """``name`` goes over an obstacle, not round it: where its centre crosses ``x`` (the
+    obstacle's middle, moving along +X; interpolated between samples) it is above ``top`` and
+    between ``y0`` and ``y1`` (the obstacle's ends)."""
+    rows = [r for r in _rows(trace, c["name"]) if r is not None]
+    if not rows:
+        return False, 0.0, f"{c['name']} is missing"
+    x = float(c["x"])
+    for a, b in itertools.pairwise(rows):
+        if a[0] < x <= b[0]:
+            share = (x - a[0]) / (b[0] - a[0])
+            y, z = (a[k] + (b[k] - a[k]) * share for k in (1, 2))
+            if not c["y0"] <= y <= c["y1"]:
+                return False, 0.0, f"{c['name']} went round the wall (at y = {y:.2f}), not over"
+            if z < c["top"]:
+                return False, 0.0, f"{c['name']} went through the wall (at z = {z:.2f}), not over"
+            return True, 1.0, f"{c['name']} went over the wall at y = {y:.2f}, z = {z:.2f}"
+    start, furthest = rows[0][0], max(r[0] for r in rows)
+    return (
+        False,
+        max(0.0, min(1.0, (furthest - start) / max(x - start, 1e-6))),
+        f"{c['name']} never crossed x = {x:g} (it got to {furthest:.2f})",
+    )
+
+
 SIMULATED_CHECKS = {
     "resting": check_resting, "stands": check_stands, "reaches": check_reaches,
     "beyond": check_beyond, "chain_ends": check_chain_ends, "all_fallen": check_all_fallen,
+    "clears": check_clears,
 }  # fmt: skip
 
 
@@ -519,21 +693,10 @@ SIMULATED_CHECKS = {
 
 
 def player_positions(trajectory: Mapping[str, Any], times: Sequence[float]) -> np.ndarray:
-    """Where the verifier's player is at ``times``: along its path at its speed, then still."""
-    points = np.asarray(trajectory["path"], float)
-    speed = float(trajectory["speed"])
-    legs = np.linalg.norm(np.diff(points, axis=0), axis=1) if len(points) > 1 else np.zeros(0)
-    out = []
-    for t in times:
-        s = speed * t
-        here = points[-1]
-        for k, length in enumerate(legs):
-            if s <= length:
-                here = points[k] + (points[k + 1] - points[k]) * (s / length if length else 0)
-                break
-            s -= length
-        out.append(here)
-    return np.asarray(out)
+    """Where the verifier's player is at ``times``: along its path at its speed, standing at
+    waypoints as long as ``waits`` says, then still (``runtime.path_point``, as the host)."""
+    points, waits = trajectory["path"], trajectory.get("waits", ())
+    return np.asarray([path_point(points, float(trajectory["speed"]), waits, t) for t in times])
 
 
 def _overlap_times(trajectory: Mapping[str, Any], box: tuple[np.ndarray, np.ndarray],
@@ -568,7 +731,7 @@ def check_door(
                 for t, r in zip(times, rows, strict=False)
                 if t < t0 - 1.5 * dt and _is_open(r, closed_z)
             ]
-            late = [r for t, r in zip(times, rows, strict=False) if t >= t0 + 0.5]
+            late = [r for t, r in zip(times, rows, strict=False) if t >= t0 + DOOR_DELAY_S]
             if early:
                 results.append(
                     (
@@ -584,7 +747,7 @@ def check_door(
                         "enter",
                         False,
                         f"path {k + 1}: the player entered the zone at {t0:.2f} s and the door "
-                        "stayed closed",
+                        f"was not open {DOOR_DELAY_S:g} s later and from then on",
                     )
                 )
             else:
@@ -645,7 +808,9 @@ def check_coins(
                     t for t, r in zip(times, rows, strict=False) if t < t0 - 1.5 * dt and r is None
                 ]
                 still = [
-                    t for t, r in zip(times, rows, strict=False) if t >= t0 + 0.5 and r is not None
+                    t
+                    for t, r in zip(times, rows, strict=False)
+                    if t >= t0 + COIN_DELAY_S and r is not None
                 ]
                 if gone_early:
                     problems.append(
@@ -775,13 +940,23 @@ def verify_scene(
     traces: Sequence[Mapping[str, Any]] = (),
     plays: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]] = (),
     seconds: float = 0.0,
+    notes: Mapping[str, Sequence[str]] | None = None,
 ) -> VerifierReport:
     """Check every constraint; simulated ones must hold in every trace (the unperturbed run and
-    the exact tier's perturbed runs). Returns a report whose ``checks`` hold one entry per
-    constraint (per trajectory for logic), ``{"ok", "message", "weight", "shaping"}``."""
+    the exact tier's perturbed runs) and earn nothing while an ``initial`` check fails (a set-up
+    that starts wrong). Returns a report whose ``checks`` hold one entry per constraint (per
+    trajectory for logic), ``{"ok", "message", "weight", "shaping"}``. ``notes``: what the
+    caller did not take over from the agent, in words: ``refused`` (properties the task fixes,
+    actions logic may not take: a failed ``refused`` check of weight 1) and ``ignored``
+    (changes to the level: an ``ignored`` entry with ``ok`` None and weight 0, outside the
+    score)."""
     scene = Scene(description)
     dt = float(description.get("dt", 1 / 60))
     checks: dict[str, dict[str, Any]] = {}
+    notes = notes or {}
+    started = all(
+        STATIC_CHECKS["initial"](scene, c)[0] for c in constraints if c["kind"] == "initial"
+    )
 
     def add(name: str, weight: float, check: Check) -> None:
         ok, shaping, message = check
@@ -797,6 +972,10 @@ def verify_scene(
         if kind in STATIC_CHECKS:
             add(label, weight, STATIC_CHECKS[kind](scene, c))
         elif kind in SIMULATED_CHECKS:
+            if not started:
+                add(label, weight, (False, 0.0, f"{kind} not credited: the set-up is wrong at "
+                                    "t = 0 (see initial)"))  # fmt: skip
+                continue
             results = [SIMULATED_CHECKS[kind](scene, trace, c) for trace in traces]
             if not results:
                 add(label, weight, (False, 0.0, "not simulated"))
@@ -814,11 +993,28 @@ def verify_scene(
                 add(f"{kind}:{name}", weight / max(len(per_path), 1), check)
         else:
             raise ValueError(f"unknown constraint kind {kind!r}")
-    total = sum(v["weight"] for v in checks.values())
+    if notes.get("refused"):
+        refused = list(notes["refused"])
+        add(
+            "refused",
+            1.0,
+            (
+                False,
+                0.0,
+                "refused: "
+                + "; ".join(refused[:3])
+                + (f" (and {len(refused) - 3} more)" if len(refused) > 3 else ""),
+            ),
+        )
+    if notes.get("ignored"):
+        checks["ignored"] = {"ok": None, "message": "ignored: " + "; ".join(notes["ignored"]),
+                             "weight": 0.0, "shaping": 0.0}  # fmt: skip
+    scored = {k: v for k, v in checks.items() if v["ok"] is not None}
+    total = sum(v["weight"] for v in scored.values())
     score = sum(
-        v["weight"] * (1.0 if v["ok"] else 0.5 * v["shaping"]) for v in checks.values()
+        v["weight"] * (1.0 if v["ok"] else 0.5 * v["shaping"]) for v in scored.values()
     ) / max(total, 1e-12)
-    met = sum(v["ok"] for v in checks.values())
-    metrics = {"score": score, "constraints_met": float(met), "constraints": float(len(checks))}
-    passed = bool(checks) and met == len(checks)
+    met = sum(v["ok"] for v in scored.values())
+    metrics = {"score": score, "constraints_met": float(met), "constraints": float(len(scored))}
+    passed = bool(scored) and met == len(scored)
     return VerifierReport(metrics, round(score, 6), passed, tier, checks=checks)

@@ -148,13 +148,14 @@ def simulate(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
 
 def host(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
     """Trusted sessions only: start one play of a logic task (see ``logic.Host``): ``description``
-    (plain data), ``path``, ``speed`` (m/s), ``seconds``, ``every`` and ``listen`` (the logic
-    session's :func:`listen`). Returns the host's first stop or the finished trace."""
+    (plain data), ``path``, ``speed`` (m/s), ``waits`` (s per waypoint), ``seconds``, ``every``
+    and ``listen`` (the logic session's :func:`listen`). Returns the host's first stop or the
+    finished trace."""
     from toolgym.envs.scene.logic import Host
 
     namespace["__host__"] = Host(args["description"], args["path"], float(args["speed"]),
                                  float(args["seconds"]), int(args.get("every", 2)),
-                                 args["listen"])  # fmt: skip
+                                 args["listen"], args.get("waits", ()))  # fmt: skip
     return namespace["__host__"].advance()
 
 

@@ -64,7 +64,9 @@ class GameSceneEnv(ToolEnv):
     area so both line up; the target is the reference scene (goal zones and triggers drawn as
     patches on the floor; black with ``show_target=False``). ``prompt``, the task text;
     ``feedback``, the script's output and errors, what a tool did, and the verifier's verdict
-    with the failing constraints in words ("chair_2 faces 74° away from table_1"); ``step``.
+    with the failing constraints in words ("chair_2 faces 74° away from table_1") and every
+    change the verifier refused or ignored ("crate_1 was given a static body (the catalogue's
+    dynamic is kept)", "ball_1's velocity was set (the task does not let it change)"); ``step``.
 
     ## Rewards
 
@@ -80,7 +82,9 @@ class GameSceneEnv(ToolEnv):
 
     Layout and physics scenes are exported as plain data, merged with the task's own level and
     rebuilt and simulated by a trusted session that never runs agent code: callbacks do not carry
-    over (teleporting the ball gains nothing). Logic is replayed from the agent's successful steps
+    over (teleporting the ball gains nothing). Placed objects keep their catalogue body, mass,
+    friction and restitution and start at rest; a physics set-up must start upright, supported
+    and apart before its outcome counts. Logic is replayed from the agent's successful steps
     in a fresh session on a fresh copy of the level, but only decides: a trusted session owns the
     world, walks the verifier's own held-out player paths (some enter the zone, some pass beside
     it) and asks the agent's session for actions when a callback is due; the checks read only
@@ -138,6 +142,7 @@ class GameSceneEnv(ToolEnv):
         self._targets: dict[str, np.ndarray] = {}
         self._actions: list[Action] = []  # the successful steps so far (logic is replayed)
         self._pending: Action | None = None
+        self._ignored = ""  # the last report's changes the verifier ignored, in words
         super().__init__(
             suite=suite, split=split, task=task, action_mode=action_mode, max_steps=max_steps,
             view_size=view_size, show_target=show_target, error_penalty=error_penalty,
@@ -194,6 +199,7 @@ class GameSceneEnv(ToolEnv):
         report, self._scene = verify_candidate(
             self.task, candidate, tier, self.simulator, self.limits
         )
+        self._ignored = str(report.checks.get("ignored", {}).get("message", ""))
         return report
 
     def _checkpoint(self, candidate: Any) -> None:
@@ -203,6 +209,8 @@ class GameSceneEnv(ToolEnv):
 
     def _feedback(self, outcome: Any, summary: str) -> str:
         note = outcome.value if outcome is not None and isinstance(outcome.value, str) else ""
+        if self._ignored and summary.startswith("verifier:"):  # what the verifier did not take
+            summary, self._ignored = f"{summary}\n{self._ignored}", ""
         return super()._feedback(outcome, f"tool: {note}\n{summary}" if note else summary)
 
     def _render(self, candidate: Candidate | None) -> np.ndarray:

@@ -35,14 +35,21 @@ CONVENTIONS = (
     "Units: metres, seconds, degrees; Z is up; positions are the centres of bounding boxes; at "
     "heading 0 an object's front faces +Y and a heading turns it counter-clockwise."
 )
+LAYOUT_RULES = "Placed things keep the catalogue's body, mass and friction."
+SETUP = (
+    "Placed things keep the catalogue's body, mass and friction, and must start at rest, "
+    "upright, on the floor or on each other, and apart."
+)
 
 
 @dataclasses.dataclass(frozen=True)
 class Spec:
     """A task's verifiable content. ``level`` is a scene description (see
     ``World.describe``); ``adjustable`` names, per level object, what the agent may change
-    (``velocity``); ``trajectories`` are player paths ``{"path": [[x, y, z], ...], "speed"}``,
-    held out from the agent."""
+    (``velocity``); ``trajectories`` are player paths ``{"path": [[x, y, z], ...], "speed",
+    "waits"}`` (``waits``: seconds standing at each waypoint), held out from the agent;
+    ``bodies`` names, per asset, the bodies the agent may choose for objects it places in a
+    layout or physics task (otherwise each keeps its catalogue body)."""
 
     template: str
     kind: str
@@ -56,6 +63,7 @@ class Spec:
     adjustable: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     trajectories: tuple[dict[str, Any], ...] = ()
     bounds: tuple[float, float, float, float] = (-4.0, -4.0, 4.0, 4.0)
+    bodies: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
 
 def _level(room: tuple[float, float, float] | None = None) -> dict[str, Any]:
@@ -111,6 +119,14 @@ _CHAIR_SLOTS = (  # offset from the table's centre and heading facing it, in ord
 )  # fmt: skip
 
 
+# "its long side along X": the table's heading is 0 or 180°, within the verifier's ALIGN_DEG.
+_ALONG_X = {"kind": "aligned", "asset": "table", "heading": 0.0, "period": 180.0,
+            "what": "its long side along X", "weight": 1.0}  # fmt: skip
+# A physics set-up must start as described (upright, supported, apart) before its outcome
+# counts: a gate (weight 0), so that doing nothing earns nothing for starting right.
+_INITIAL = {"kind": "initial", "weight": 0.0}
+
+
 def _common_layout(w: float, d: float, door_x: float, target: str) -> list[dict[str, Any]]:
     return [
         {"kind": "no_overlap", "weight": 1.0},
@@ -130,6 +146,7 @@ def dining(p: Mapping[str, Any]) -> Spec:
         {"kind": "count", "asset": "table", "n": 1, "weight": 1.0},
         {"kind": "count", "asset": "chair", "n": chairs, "weight": 1.0},
         {"kind": "near", "asset": "table", "x": tx, "y": ty, "tol": 0.3, "weight": 1.0},
+        _ALONG_X,
         {"kind": "next_to", "asset": "chair", "other": "table", "gap": 0.4, "weight": 1.0},
         {"kind": "facing", "asset": "chair", "other": "table", "tol_deg": 30, "weight": 1.0},
         *_common_layout(w, d, door_x, "table"),
@@ -139,7 +156,7 @@ def dining(p: Mapping[str, Any]) -> Spec:
         f"({_f(tx)}, {_f(ty)}), its long side along X, and {chairs} chairs next to it (at most "
         "0.4 m away), each facing the table. Nothing may interpenetrate or leave the room, "
         "everything must rest on the floor, and a 0.5 m wide walkway must lead from the doorway "
-        f"to the table. {CONVENTIONS}"
+        f"to the table. {LAYOUT_RULES} {CONVENTIONS}"
     )
     return Spec("dining", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 0.5,
                 prompt, _code(calls), tuple(calls),
@@ -183,7 +200,7 @@ def storage(p: Mapping[str, Any]) -> Spec:
         f"{_f(along)} m along that wall, and {crates} crates on the floor against the same wall, "
         "each within 2 m of the shelf. Nothing may interpenetrate or leave the room, everything "
         "must rest on the floor, and a 0.5 m wide walkway must lead from the doorway to the "
-        f"shelf. {CONVENTIONS}"
+        f"shelf. {LAYOUT_RULES} {CONVENTIONS}"
     )
     return Spec("storage", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 0.5,
                 prompt, _code(calls), tuple(calls),
@@ -202,6 +219,7 @@ def table_top(p: Mapping[str, Any]) -> Spec:
         {"kind": "count", "asset": "table", "n": 1, "weight": 1.0},
         {"kind": "count", "asset": "crate", "n": crates, "weight": 1.0},
         {"kind": "near", "asset": "table", "x": tx, "y": ty, "tol": 0.3, "weight": 1.0},
+        _ALONG_X,
         {"kind": "on", "asset": "crate", "other": "table", "weight": 2.0},
         {"kind": "next_to", "asset": "chair", "other": "table", "gap": 0.4, "weight": 1.0},
         {"kind": "facing", "asset": "chair", "other": "table", "tol_deg": 30, "weight": 1.0},
@@ -213,7 +231,7 @@ def table_top(p: Mapping[str, Any]) -> Spec:
         f"({_f(tx)}, {_f(ty)}), its long side along X (its top is 0.75 m high), {crates} crates "
         "resting on the table top, and one chair next to the table facing it. Nothing may "
         "interpenetrate or leave the room, everything must rest where it is, and a 0.5 m wide "
-        f"walkway must lead from the doorway to the table. {CONVENTIONS}"
+        f"walkway must lead from the doorway to the table. {LAYOUT_RULES} {CONVENTIONS}"
     )
     return Spec("table_top", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 0.5,
                 prompt, _code(calls), tuple(calls),
@@ -235,6 +253,7 @@ def stack(p: Mapping[str, Any]) -> Spec:
         {"kind": "count", "asset": "crate", "n": n, "weight": 1.0},
         {"kind": "stands", "asset": "crate", "n": n, "x": x, "y": y, "overhang": overhang,
          "weight": 3.0},
+        _INITIAL,
     ]  # fmt: skip
     shift = (
         f", each crate shifted {_f(overhang)} m further along +X than the one below it"
@@ -245,7 +264,7 @@ def stack(p: Mapping[str, Any]) -> Spec:
         f"Build a stack of {n} crates (0.5 m cubes) on the goal pad at ({_f(x)}, {_f(y)}): the "
         f"bottom crate on the floor centred on the pad{shift}. After 4 s of simulation the stack "
         "must still stand (every crate within 5 cm of where it was placed, even when the "
-        f"placement is off by a millimetre). {CONVENTIONS}"
+        f"placement is off by a millimetre). {SETUP} {CONVENTIONS}"
     )
     return Spec("stack", "physics", level, tuple(constraints), 4.0, 1.5, prompt, _code(calls),
                 tuple(calls), bounds=(x - 3, y - 3, x + 3, y + 3))  # fmt: skip
@@ -263,12 +282,13 @@ def roll(p: Mapping[str, Any]) -> Spec:
     calls = [_call("set_velocity", name="ball_1", vx=vx, vy=vy)]
     constraints = [
         {"kind": "reaches", "name": "ball_1", "zone": "goal_zone_1", "weight": 1.0},
+        _INITIAL,
     ]
     prompt = (
         f"The ball ball_1 rests at the origin. Give it an initial velocity (set_velocity, or "
         f"world.get('ball_1').set_velocity(...)) so that it enters the goal zone goal_zone_1 "
         f"(a 1 × 1 m square centred at ({_f(gx)}, {_f(gy)})) within {_f(seconds)} s of "
-        f"simulation. {CONVENTIONS}"
+        f"simulation. {SETUP} {CONVENTIONS}"
     )
     reach = max(abs(gx), abs(gy)) + 2
     return Spec("roll", "physics", level, tuple(constraints), seconds, seconds, prompt,
@@ -287,13 +307,17 @@ def ramp_jump(p: Mapping[str, Any]) -> Spec:
     target = wall_x + 1.0
     constraints = [
         {"kind": "count", "asset": "ramp", "n": 1, "weight": 0.5},
+        {"kind": "clears", "name": "ball_1", "x": wall_x, "y0": -1.25, "y1": 1.25, "top": 0.5,
+         "weight": 2.0},
         {"kind": "beyond", "name": "ball_1", "axis": 0, "value": target, "weight": 2.0},
-    ]
+        _INITIAL,
+    ]  # fmt: skip
     prompt = (
         f"The ball ball_1 rolls from (-2, 0) along +X at {_f(speed)} m/s towards a wall of "
         f"static crates (0.5 m high) at x = {_f(wall_x)}. Place one ramp (it rises 0.4 m over "
         "1.2 m towards its front; heading -90 makes it rise towards +X) so that the ball jumps "
-        f"the wall and is beyond x = {_f(target)} after 4 s. {CONVENTIONS}"
+        f"over the wall (not round its ends at y = ±1.25) and is beyond x = {_f(target)} after "
+        f"4 s. {SETUP} {CONVENTIONS}"
     )
     return Spec("ramp_jump", "physics", level, tuple(constraints), 4.0, 4.0, prompt,
                 _code(calls), tuple(calls), bounds=(-3, -3, wall_x + 4, 3))  # fmt: skip
@@ -310,11 +334,12 @@ def dominoes(p: Mapping[str, Any]) -> Spec:
         {"kind": "chain_ends", "asset": "domino", "x": x, "y0": 0.0, "y1": length, "tol": 0.15,
          "weight": 1.0},
         {"kind": "all_fallen", "asset": "domino", "n": n, "weight": 2.0},
+        _INITIAL,
     ]  # fmt: skip
     prompt = (
         f"The ball ball_1 rolls from ({_f(x)}, -1) along +Y at 2 m/s. Stand {n} dominoes "
         f"(0.2 × 0.05 × 0.4 m; at heading 0 they fall along ±Y) in a chain from ({_f(x)}, 0) to "
-        f"({_f(x)}, {_f(length)}) so that every domino falls within 5 s. {CONVENTIONS}"
+        f"({_f(x)}, {_f(length)}) so that every domino falls within 5 s. {SETUP} {CONVENTIONS}"
     )
     return Spec("dominoes", "physics", level, tuple(constraints), 5.0, 5.0, prompt,
                 _code(calls), tuple(calls), bounds=(x - 2, -2, x + 2, length + 1))  # fmt: skip
@@ -328,21 +353,97 @@ def _walk(rng: random.Random, start: tuple[float, float], end: tuple[float, floa
             "speed": round(rng.uniform(1.2, 2.0), 2)}  # fmt: skip
 
 
+def _line(rng: random.Random, start: Any, end: Any, low: float = 1.0, high: float = 2.5,
+          waits: Any = ()) -> dict:  # fmt: skip
+    path = {"path": [[float(start[0]), float(start[1]), 0.9], [float(end[0]), float(end[1]), 0.9]],
+            "speed": round(rng.uniform(low, high), 2)}  # fmt: skip
+    if waits:
+        path["path"][1:1] = [[float(w[0]), float(w[1]), 0.9] for w, _ in waits]
+        path["waits"] = [0.0] + [float(t) for _, t in waits]
+    return path
+
+
+def door_paths(rng: random.Random, zx: float, zy: float, size: float) -> list[dict]:
+    """Held-out player paths for a door zone (a ``size`` square centred at (zx, zy)): from
+    every side, through corners, at walking and running speeds, with pauses. The first two (the
+    cheap tier's) cross the zone and just miss it. The player (0.5 m wide) overlaps the zone
+    while its centre is within ``h`` = size / 2 + 0.25 m of the zone's centre on both axes."""
+    h = size / 2 + 0.25
+    sides = [(-1, 0), (1, 0), (0, -1), (0, 1)]
+    rng.shuffle(sides)
+    c = (zx, zy)
+
+    def at(direction: Any, out: float, along: float = 0.0) -> tuple[float, float]:
+        """``out`` m from the centre along ``direction``, shifted ``along`` across it."""
+        dx, dy = direction
+        return c[0] + dx * out - dy * along, c[1] + dy * out + dx * along
+
+    def corner(s: int, t: int, inset: float, reach: float) -> tuple[Any, Any]:
+        """A diagonal line through the point ``inset`` m inside (negative: outside) the
+        overlap box's corner (s, t), perpendicular to that corner's diagonal."""
+        px, py = zx + s * (h - inset), zy + t * (h - inset)
+        ux, uy = -t / math.sqrt(2), s / math.sqrt(2)
+        return (px - reach * ux, py - reach * uy), (px + reach * ux, py + reach * uy)
+
+    paths = []
+    off = rng.uniform(-size / 3, size / 3)
+    paths.append(_line(rng, at(sides[0], -(h + 2)), at(sides[0], h + 2, off)))  # across
+    paths.append(_line(rng, at(sides[1], h + rng.uniform(0.3, 0.5), -4),  # a near miss
+                       at(sides[1], h + rng.uniform(0.3, 0.5), 4)))  # fmt: skip
+    inside = size / 2 - rng.uniform(0.05, 0.2)  # stop just inside the zone's edge
+    paths.append(_line(rng, at(sides[1], h + 2.5), at(sides[1], inside, rng.uniform(-0.3, 0.3))))
+    pause = at(sides[2], h + 0.2)  # wait just outside, then step in slowly
+    paths.append(_line(rng, at(sides[2], h + 1.5), at(sides[2], 0.1), 0.6, 0.9,
+                       waits=[(pause, rng.uniform(0.8, 1.2))]))  # fmt: skip
+    s, t = rng.choice([-1, 1]), rng.choice([-1, 1])
+    paths.append(_line(rng, *corner(s, t, rng.uniform(0.08, 0.15), 3.0)))  # clip a corner
+    paths.append(_line(rng, *corner(-s, -t, rng.uniform(0.08, 0.15), 3.0), 2.5, 3.0))  # running
+    linger = at(sides[3], size / 4)  # in, stand, and back out
+    paths.append(_line(rng, at(sides[3], h + 2), at(sides[3], h + 2, 0.5), 1.0, 1.5,
+                       waits=[(linger, rng.uniform(0.8, 1.2))]))  # fmt: skip
+    near = at(sides[0], h + 0.3)  # walk up to the zone, stand 0.3 m short of it, walk away
+    paths.append(_line(rng, at(sides[0], h + 2.5), at(sides[0], h + 2.5, 1.0),
+                       waits=[(near, rng.uniform(1.0, 1.5))]))  # fmt: skip
+    far = h + rng.uniform(1.0, 1.6)
+    paths.append(_line(rng, at(sides[2], far, -4), at(sides[2], far, 4)))  # well beside it
+    paths.append(_line(rng, *corner(s, -t, -rng.uniform(0.15, 0.3), 3.0)))  # miss a corner
+    return paths
+
+
+def coin_paths(rng: random.Random, xs: list[float]) -> list[dict]:
+    """Held-out player paths for a row of coins at ``xs`` (y = 0): along the row both ways,
+    across it over one coin's end, diagonally, a near miss, stopping short of a coin and pausing.
+    The first two (the cheap tier's) take every coin and just miss the row. The player (0.5 m
+    wide) touches a coin (0.3 × 0.05 m) while its centre is within 0.4 m of the coin's along X
+    and 0.275 m across."""
+    first, last, touch = xs[0] - 1.5, xs[-1] + 1.5, 0.025 + 0.25
+    side = rng.choice([-1, 1])
+    miss = side * (touch + rng.uniform(0.3, 0.5))
+    paths = [_walk(rng, (first, 0.0), (last, 0.0)), _walk(rng, (first, miss), (last, miss))]
+    # East to west, stopping 0.1 m past the reach of coin k (never on the edge of a touch: a
+    # path must not hinge on rounding).
+    k = rng.randrange(1, len(xs))
+    paths.append(_walk(rng, (last, 0.0), (xs[k] - 0.5, 0.0)))
+    # Across the row over one coin's end: the player's box overlaps the coin's last 4-10 cm, and
+    # never its centre.
+    c, off = rng.randrange(len(xs)), rng.choice([-1, 1]) * rng.uniform(0.3, 0.36)
+    paths.append(_line(rng, (xs[c] + off, -side * 2.5), (xs[c] + off, side * 2.5)))
+    x0 = rng.uniform(xs[0], xs[-1])  # diagonally across the row
+    paths.append(_line(rng, (x0 - 2.0, -2.0), (x0 + 2.0, 2.0)))
+    c = rng.randrange(1, len(xs))  # up to a coin, stand 0.15 m short of it, and turn away
+    short = xs[c] - 0.4 - 0.15
+    paths.append(_line(rng, (first, 0.0), (short, -side * 2.0), 1.2, 2.0,
+                       waits=[((short, 0.0), rng.uniform(0.8, 1.2))]))  # fmt: skip
+    return paths
+
+
 def door(p: Mapping[str, Any]) -> Spec:
     zx, zy, size = float(p["zone_x"]), float(p["zone_y"]), float(p["zone_size"])
     dx, dy = float(p["door_x"]), float(p["door_y"])
     rng = random.Random(int(p.get("trajectory_seed", 0)))
     level = _level()
     _add(level, "door_1", "door", (dx, dy, 1.0))
-    trajectories = []
-    for k in range(6):  # half cross the zone, half pass beside it (at least 1 m clear)
-        if k % 2 == 0:
-            off = rng.uniform(-size / 3, size / 3)
-            trajectories.append(_walk(rng, (zx - 4, zy + off), (zx + 4, zy - off)))
-        else:
-            side = size / 2 + 0.25 + rng.uniform(1.0, 1.6)
-            off = side if k % 4 == 1 else -side
-            trajectories.append(_walk(rng, (zx - 4, zy + off), (zx + 4, zy + off)))
+    trajectories = door_paths(rng, zx, zy, size)
     calls = [
         _call("add_trigger", name="zone_1", x=zx, y=zy, z=0.9, size_x=size, size_y=size,
               size_z=1.8),
@@ -362,7 +463,8 @@ def door(p: Mapping[str, Any]) -> Spec:
     prompt = (
         f"Game logic: the door door_1 at ({_f(dx)}, {_f(dy)}) must open (world.open('door_1')) "
         f"when the player enters the {_f(size)} × {_f(size)} m zone centred at ({_f(zx)}, "
-        f"{_f(zy)}), and only then: a player who walks past the zone must find it closed. The "
+        f"{_f(zy)}) (within 0.1 s of its first overlap with the zone, from any side) and stay "
+        "open, and only then: a player who walks past the zone must find it closed. The "
         "player is the object named 'player'. Try it with world.player_path("
         f"{demo['path']}, speed={demo['speed']}) and world.run(6); the verifier plays its own "
         f"paths on a fresh copy of the level. {CONVENTIONS}"
@@ -380,11 +482,7 @@ def coins(p: Mapping[str, Any]) -> Spec:
     for k, (x, y) in enumerate(spots):
         _add(level, f"coin_{k + 1}", "coin", (x, y, 0.5))
     first, last = spots[0][0] - 1.5, spots[-1][0] + 1.5
-    trajectories = [_walk(rng, (first, 0.0), (last, 0.0))]  # every coin
-    for _ in range(4):  # stop after some coins, or walk beside the row
-        stop = rng.randrange(1, n)
-        trajectories.append(_walk(rng, (first, 0.0), (spots[stop][0] - spacing / 2, 0.0)))
-    trajectories.append(_walk(rng, (first, 1.5), (last, 1.5)))
+    trajectories = coin_paths(rng, [x for x, _ in spots])
     calls = []
     for k, (x, y) in enumerate(spots):
         zone = f"zone_{k + 1}"

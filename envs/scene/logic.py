@@ -246,16 +246,19 @@ def _time(value: Any) -> float | None:
 
 class Host:
     """The trusted side of one play: a fresh world built from ``description``, the verifier's
-    player walking ``path`` at ``speed`` m/s for ``seconds``, sampled every ``every`` frames.
+    player walking ``path`` at ``speed`` m/s (standing ``waits[k]`` s at waypoint ``k``) for
+    ``seconds``, sampled every ``every`` frames. Bindings that would act on the player are
+    skipped and logged as ``"refused"`` events.
 
     :meth:`advance` runs frames until the logic session must react, and returns
     ``{"done": False, "phase", "state"}`` (``state``: :func:`mirror`), or, at the end,
     ``{"done": True, "trace": ...}``; the next call passes the logic session's answer."""
 
     def __init__(self, description: dict[str, Any], path: list, speed: float, seconds: float,
-                 every: int, listen: dict[str, Any]) -> None:  # fmt: skip
+                 every: int, listen: dict[str, Any], waits: list | tuple = ()) -> None:  # fmt: skip
         self.world = World.build(description)
-        self.world.player_path(path, speed)
+        self.world.protected = {PLAYER}  # bindings and movers may not act on the verifier's
+        self.world.player_path(path, speed, waits=waits)
         self.frames = round(float(seconds) / self.world.dt)
         self.recorder = Recorder(self.world, self.frames, every)
         self.listen = {str(k): set(v) & set(EVENTS) for k, v in dict(listen["triggers"]).items()}

@@ -14,6 +14,11 @@ Scripts in a scene session get ``world``, a :class:`World`::
 Conventions: metres, kilograms, seconds, degrees; Z-up; positions are the centre of an object's
 bounding box and ``hpr`` its heading, pitch and roll (Panda3D's). See ``catalogue`` for assets.
 
+Physics: gravity 9.81 m/s² along -Z; the ground is an infinite static plane at z = 0 with
+friction 0.8 (as a crate's); objects take their friction and restitution from the catalogue
+unless given. Deactivation (Bullet's sleeping) is off for dynamic bodies: a body at rest keeps
+being simulated, so a state never depends on how long something has been still.
+
 Determinism: a fixed frame of ``dt`` seconds (1/60) split into ``substeps`` Bullet steps (2),
 callbacks in a fixed order (registration order; triggers, overlaps and objects by name), and a
 seeded ``world.rng`` for scripts. The same scene gives bit-identical states in any process.
@@ -57,6 +62,7 @@ MAX_RUN_S = 120.0
 MAX_COORD_M = 1000.0
 MAX_SPEED = 100.0  # m/s for velocities, movers and the player
 MAX_EVENTS = 10_000
+GROUND_FRICTION = 0.8  # the ground plane's (see the module docstring)
 ACTIONS = ("open", "close", "toggle", "destroy", "count", "spawn")
 EVENTS = ("enter", "exit")
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
@@ -103,6 +109,30 @@ def _shape(part: Any) -> Any:
             hull.add_point(Point3(x, sy, sz))
         return hull
     return BulletBoxShape(Vec3(sx, sy, sz))
+
+
+def path_point(
+    points: Sequence[Sequence[float]], speed: float, waits: Sequence[float], t: float
+) -> tuple[float, float, float]:
+    """Where a walker is ``t`` seconds after starting at ``points[0]``: it walks the legs at
+    ``speed`` m/s, stands ``waits[k]`` seconds on reaching point ``k`` (``waits`` may be shorter
+    than ``points``), and stays at the last point."""
+    here = tuple(float(v) for v in points[0])
+    left = max(0.0, float(t))
+    for k, point in enumerate(points):
+        target = tuple(float(v) for v in point)
+        length = math.dist(here, target)
+        walk = length / speed if speed > 0 else math.inf
+        if left < walk:
+            share = left / walk
+            return tuple(a + (b - a) * share for a, b in zip(here, target, strict=True))
+        left -= walk
+        here = target
+        if k < len(waits):
+            if left <= float(waits[k]):
+                return here
+            left -= float(waits[k])
+    return here
 
 
 class SceneObject:
@@ -193,7 +223,7 @@ class World:
         self.bullet.set_gravity(Vec3(0, 0, -9.81))
         ground = BulletRigidBodyNode("ground")
         ground.add_shape(BulletPlaneShape(Vec3(0, 0, 1), 0))
-        ground.set_friction(0.8)
+        ground.set_friction(GROUND_FRICTION)
         self.root.attach_new_node(ground)
         self.bullet.attach(ground)
         self.objects: dict[str, SceneObject] = {}
@@ -209,6 +239,9 @@ class World:
         self._player: dict[str, Any] | None = None
         self.frame = 0
         self.frozen = False  # the verifier's replays: a script's own run() does nothing
+        # Objects that bindings and movers may not act on (the verifier's player in its plays):
+        # such an action is skipped and logged as a "refused" event.
+        self.protected: set[str] = set()
         self.note = ""  # what the last tool did, in words
 
     # -- objects ------------------------------------------------------------------------------
@@ -393,6 +426,8 @@ class World:
         """Move ``target`` (made kinematic) through ``points`` at ``speed`` m/s; with ``loop``,
         back and forth for ever (ping-pong), else it stops at the last point."""
         obj = self.get(target)
+        if target in self.protected:
+            raise SceneError(f"a mover may not move {target}; the verifier walks it")
         waypoints = [_vector(p, f"{target}: waypoint") for p in points]
         if not 2 <= len(waypoints) <= 64:
             raise SceneError("a mover needs 2 to 64 waypoints")
@@ -467,17 +502,23 @@ class World:
 
     # -- the player ----------------------------------------------------------------------------
     def player_path(
-        self, waypoints: Iterable[Sequence[float]], speed: float = 1.5, name: str = "player"
+        self,
+        waypoints: Iterable[Sequence[float]],
+        speed: float = 1.5,
+        name: str = "player",
+        waits: Sequence[float] = (),
     ) -> SceneObject:
         """A kinematic player (spawned if missing) that walks through ``waypoints`` at ``speed``
-        m/s, starting at the first, and stops at the last."""
+        m/s, starting at the first, stands still ``waits[k]`` seconds on reaching waypoint ``k``
+        (none if not given), and stops at the last (see :func:`path_point`)."""
         points = [_vector(p, "player waypoint") for p in waypoints]
         if not 1 <= len(points) <= 256:
             raise SceneError("a player path needs 1 to 256 waypoints")
+        pauses = [_positive(w, "a wait (s)", MAX_RUN_S) for w in waits][: len(points)]
         player = self._ensure_player(name, points[0])
-        self._player = {"name": player.name, "points": points, "leg": 0,
-                        "speed": _positive(speed, "speed (m/s)", MAX_SPEED),
-                        "inputs": None}  # fmt: skip
+        self._player = {"name": player.name, "points": [tuple(p) for p in points],
+                        "speed": _positive(speed, "speed (m/s)", MAX_SPEED), "waits": pauses,
+                        "t0": self.time, "inputs": None}  # fmt: skip
         return player
 
     def player_inputs(
@@ -513,18 +554,10 @@ class World:
                     return
                 elapsed -= seconds
             return
-        budget = plan["speed"] * self.dt
-        points = plan["points"]
-        while budget > 0 and plan["leg"] + 1 < len(points):
-            target, here = points[plan["leg"] + 1], node.get_pos()
-            gap = (target - here).length()
-            if gap <= budget:
-                node.set_pos(target)
-                budget -= gap
-                plan["leg"] += 1
-            else:
-                node.set_pos(here + (target - here) * (budget / gap))
-                budget = 0
+        # Where the player is once this frame has run: a function of time alone, which the
+        # verifier recomputes for its held-out paths.
+        elapsed = self.time + self.dt - plan["t0"]
+        node.set_pos(*path_point(plan["points"], plan["speed"], plan["waits"], elapsed))
 
     # -- simulation ----------------------------------------------------------------------------
     def step(self) -> None:
@@ -645,6 +678,9 @@ class World:
             ):
                 continue
             target = other if b["target"] == "other" else b["target"]
+            if target in self.protected and b["action"] not in ("count", "spawn"):
+                self.log("refused", action=b["action"], object=target, trigger=trigger)
+                continue
             if b["action"] == "count":
                 self.count(target, b["amount"])
             elif b["action"] == "spawn":

@@ -41,7 +41,7 @@ from toolgym.envs.scene.runtime import MAX_COORD_M, MAX_OBJECTS, MAX_SPEED, MAX_
 from toolgym.envs.tasks import Task
 from toolgym.envs.verification import Outcome, ReferenceBuildError
 from toolgym.verifiers.report import VerifierReport
-from toolgym.verifiers.scene import verify_scene
+from toolgym.verifiers.scene import Scene, check_initial, verify_scene
 
 PERTURB = {"pos_m": 0.001, "hpr_deg": 0.5}  # the exact tier's placement noise
 EXACT_RUNS = 3  # perturbed runs besides the unperturbed one
@@ -105,16 +105,76 @@ def sanitize(description: Any) -> dict[str, Any]:
 
 def merged(spec: Spec, agent: dict[str, Any]) -> dict[str, Any]:
     """The task's level with the agent's own objects added, and the level objects' adjustable
-    properties taken from the agent's description."""
+    properties taken from the agent's description. In layout and physics tasks each placed
+    object keeps its catalogue body, mass, friction and restitution and starts at rest, closed
+    (unless the task's ``bodies`` lets the agent choose the body): what the agent set otherwise
+    is refused, and :func:`changes` says so."""
     scene = copy.deepcopy(spec.level)
     level = {o["name"]: o for o in scene["objects"]}
     for o in agent["objects"]:
         if o["name"] in level:
             if "velocity" in spec.adjustable.get(o["name"], ()):
                 level[o["name"]]["velocity"] = list(o["velocity"])
-        else:
+        elif spec.kind == "logic":
             scene["objects"].append(dict(o, level=False))
+        else:
+            scene["objects"].append(dict(o, **_catalogue(spec, o), level=False))
     return scene
+
+
+def _catalogue(spec: Spec, o: dict[str, Any]) -> dict[str, Any]:
+    """The properties a placed object keeps from the catalogue in a layout or physics task."""
+    entry = ASSETS[o["asset"]]
+    body = o["body"] if o["body"] in spec.bodies.get(o["asset"], ()) else entry.body
+    return {"body": body, "mass": entry.mass, "friction": entry.friction,
+            "restitution": entry.restitution, "velocity": [0.0, 0.0, 0.0],
+            "open": False}  # fmt: skip
+
+
+def changes(spec: Spec, agent: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """What :func:`merged` did not take over from the agent's description, in words:
+    ``(refused, ignored)``. Refused: properties of placed objects that a layout or physics task
+    fixes (a static, kinematic or ghost body for a dynamic asset, another mass, friction or
+    restitution, an initial velocity, an open door); a check fails for them. Ignored: changes
+    to the level's own objects (removed, moved, turned, another body, a velocity the task does
+    not let the agent set); the level is checked as the task built it."""
+    refused: list[str] = []
+    ignored: list[str] = []
+    level = {o["name"]: o for o in spec.level["objects"]}
+    mine = {o["name"]: o for o in agent["objects"]}
+    for name, o in level.items():
+        a = mine.get(name)
+        if a is None:
+            if spec.kind != "logic":  # logic may remove level objects at t = 0
+                ignored.append(f"{name} was removed (the level keeps it)")
+            continue
+        if not a["open"] and (_far(a["pos"], o["pos"]) or _far(a["hpr"], o["hpr"])):
+            ignored.append(f"{name} is not where the level has it (it starts at the level's place)")
+        if a["asset"] != o["asset"] or a["body"] != o["body"]:
+            ignored.append(f"{name}'s body or asset was changed (the level keeps its own)")
+        if _far(a["velocity"], o["velocity"]) and "velocity" not in spec.adjustable.get(name, ()):
+            ignored.append(f"{name}'s velocity was set (the task does not let it change)")
+    if spec.kind == "logic":
+        return refused, ignored
+    for o in agent["objects"]:
+        if o["name"] in level:
+            continue
+        kept = _catalogue(spec, o)
+        what = [
+            f"a {o['body']} body (the catalogue's {kept['body']} is kept)"
+            if o["body"] != kept["body"] else "",
+            *(f"{k} {o[k]:g} (the catalogue's {kept[k]:g} is kept)"
+              for k in ("mass", "friction", "restitution") if abs(o[k] - kept[k]) > 1e-9),
+            "an initial velocity (placed objects start at rest)" if any(o["velocity"]) else "",
+            "opened (placed objects start closed)" if o["open"] else "",
+        ]  # fmt: skip
+        if any(what):
+            refused.append(f"{o['name']} was given " + ", ".join(w for w in what if w))
+    return refused, ignored
+
+
+def _far(a: Sequence[float], b: Sequence[float], tol: float = 1e-4) -> bool:
+    return any(abs(x - y) > tol for x, y in zip(a, b, strict=True))
 
 
 def sanitize_trace(value: Any) -> dict[str, Any]:
@@ -131,9 +191,14 @@ def sanitize_trace(value: Any) -> dict[str, Any]:
             ]
         assets = {str(k): str(v) for k, v in value["assets"].items()}
         counters = {str(k): int(v) for k, v in value["counters"].items()}
+        refused = sorted(
+            {f"{e.get('action')} {e.get('object')}" for e in value.get("events", ())
+             if isinstance(e, dict) and e.get("kind") == "refused"}
+        )[:20]  # fmt: skip
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise DescriptionError(f"the session's trace is malformed: {exc}") from None
-    return {"times": times, "samples": samples, "assets": assets, "counters": counters}
+    return {"times": times, "samples": samples, "assets": assets, "counters": counters,
+            "refused": refused}  # fmt: skip
 
 
 class TrustedSimulator:
@@ -143,10 +208,20 @@ class TrustedSimulator:
     def __init__(self, limits: Limits = VERIFY_LIMITS) -> None:
         self.limits, self.session = limits, None
         self.lock = threading.Lock()
+        self.used = False  # the session ran a play since its clean snapshot
 
     def _request(self, name: str, args: dict[str, Any]) -> Any:
+        if self.session is not None and self.used and name in ("simulate", "host"):
+            # Each play starts from the session's clean snapshot (taken at its start), as
+            # Blender's loader does: what one world left behind never reaches the next, and the
+            # worker's memory stays flat over many episodes.
+            try:
+                self.session.rollback(0)
+            except SandboxError:  # the snapshot was lost: start afresh
+                self.close()
         if self.session is None:
             self.session = Session("scene", self.limits)
+        self.used = True
         return self.session.request(name, args)
 
     @contextlib.contextmanager
@@ -171,6 +246,7 @@ class TrustedSimulator:
         if self.session is not None:
             self.session.close()
             self.session = None
+        self.used = False
 
 
 def simulated_traces(
@@ -307,7 +383,7 @@ def play_path(
     ``(None, why)``."""
     deadline = time.monotonic() + budget_s
     args = {"description": scene, "path": trajectory["path"], "speed": trajectory["speed"],
-            "seconds": seconds, "listen": listen}  # fmt: skip
+            "waits": trajectory.get("waits", []), "seconds": seconds, "listen": listen}  # fmt: skip
     stop = host("host", args)
     dt = float(scene.get("dt", 1 / 60))
     while stop.ok and isinstance(stop.value, dict) and not stop.value.get("done"):
@@ -389,10 +465,13 @@ def failed_report(tier: str, why: str) -> VerifierReport:
 
 @dataclasses.dataclass
 class Candidate:
-    """What the agent built: its scene's objects (validated) and the actions that built it."""
+    """What the agent built: its scene's objects (validated), the actions that built it, and
+    the declarative logic its scene held, counted (``{"triggers": 2, ...}``; a layout or
+    physics task ignores it, and says so)."""
 
     objects: dict[str, Any]
     actions: list[Action]
+    logic: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 def verify_candidate(
@@ -405,17 +484,30 @@ def verify_candidate(
         scene = copy.deepcopy(spec.level)
         return verify_scene(scene, spec.constraints, tier), scene
     scene = merged(spec, candidate.objects)
+    refused, ignored = changes(spec, candidate.objects)
+    if spec.kind != "logic" and candidate.logic:
+        held = ", ".join(f"{n} {key[:-1] if n == 1 else key}" for key, n in candidate.logic.items())
+        ignored.append(f"the scene's {held} (a {spec.kind} task plays objects only)")
+    notes = {"refused": refused, "ignored": ignored}
     try:
         if spec.kind == "logic":
             plays, why = played(spec, candidate.actions, tier, simulator, limits)
             if why:
                 return failed_report(tier, why), scene
+            notes["refused"] += sorted(
+                {f"the logic's binding to {r} was skipped (logic may not act on the verifier's "
+                 "player)" for _, trace in plays for r in trace.get("refused", ())}
+            )  # fmt: skip
             return verify_scene(scene, spec.constraints, tier, plays=plays,
-                                seconds=spec.seconds), scene  # fmt: skip
-        traces = simulated_traces(spec, scene, tier, simulator)
+                                seconds=spec.seconds, notes=notes), scene  # fmt: skip
+        # A set-up that starts wrong earns nothing from its outcome: it is not simulated.
+        started = all(
+            check_initial(Scene(scene), c)[0] for c in spec.constraints if c["kind"] == "initial"
+        )
+        traces = simulated_traces(spec, scene, tier, simulator) if started else []
     except DescriptionError as exc:
         return failed_report(tier, str(exc)), scene
-    return verify_scene(scene, spec.constraints, tier, traces=traces), scene
+    return verify_scene(scene, spec.constraints, tier, traces=traces, notes=notes), scene
 
 
 def candidate_of(session: Session, actions: list[Action]) -> tuple[Candidate | None, str | None]:
@@ -424,7 +516,12 @@ def candidate_of(session: Session, actions: list[Action]) -> tuple[Candidate | N
     if not described.ok:
         return None, described.error.message if described.error else "describe failed"
     try:
-        return Candidate(sanitize(described.value), list(actions)), None
+        logic = {
+            key: len(described.value[key])
+            for key in ("triggers", "bindings", "movers", "spawners")
+            if isinstance(described.value.get(key), list) and described.value[key]
+        }
+        return Candidate(sanitize(described.value), list(actions), logic), None
     except DescriptionError as exc:
         return None, str(exc)
 
