@@ -20,6 +20,7 @@ from toolgym.cli.common import (
     fail,
     limits_for,
 )
+from toolgym.cli.distributed import RayAddress, episode_runner
 
 
 @app.command()
@@ -50,11 +51,10 @@ def run(
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON line per episode instead of a table.")
     ] = False,
+    ray: RayAddress = None,
 ) -> None:
     """Run an agent for episodes and print a table: task, steps, score, time."""
     from rich.progress import Progress
-
-    from toolgym.agents.runner import run_episodes
 
     suite = suite or env_domain(env).default_suite
     if agent not in ("random", "oracle"):
@@ -70,7 +70,7 @@ def run(
         table.add_column(column)
     scores = []
     try:
-        results = run_episodes(
+        results = episode_runner(ray)(
             env, agent, episodes=episodes, seed=seed, out=out, record=record, suite=suite,
             split=split, task=task, action_mode=action_mode, max_steps=max_steps,
             limits=limits_for(wall_s),
