@@ -257,6 +257,7 @@ class RayVectorEnv(gym.vector.VectorEnv):
         self._attrs: dict[str, list[Any]] = {}
         self._queues: list[list[str]] = [[] for _ in range(num_envs)]
         self._tasks: list[str | None] = [None] * num_envs
+        self._queued = [False] * num_envs  # whether env i's episode is a task from its queue
         self._seeds: list[int | None] = [None] * num_envs
         self._obs: list[Any] = [None] * num_envs
         self._pending: list[Any] | None = None
@@ -359,7 +360,8 @@ class RayVectorEnv(gym.vector.VectorEnv):
         """Env ``i`` began an episode: mirror the pop from its task queue."""
         self._obs[i] = obs
         self._tasks[i] = info.get("task")
-        if self._queues[i] and self._queues[i][0] == self._tasks[i]:
+        self._queued[i] = bool(self._queues[i]) and self._queues[i][0] == self._tasks[i]
+        if self._queued[i]:
             self._queues[i].pop(0)
 
     def _call(self, a: int, method: str, *args: Any) -> Any:
@@ -388,7 +390,7 @@ class RayVectorEnv(gym.vector.VectorEnv):
         for name, values in self._attrs.items():
             if name == "task_queue":
                 for i in range(part.start, part.stop):
-                    if self._tasks[i] is not None and self._tasks[i] in values[i]:
+                    if self._queued[i]:
                         self._queues[i].insert(0, self._tasks[i])
                 values = self._queues
             ray.get(self._actors[a].set_attr.remote(name, list(values[part])))
