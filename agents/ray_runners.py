@@ -46,10 +46,15 @@ CONNECT_TIMEOUT_S = 3.0
 MEMORY_PER_ENV = 512 * 1024**2
 READY_TIMEOUT_S = 300.0  # actors that cannot be placed in this long: the cluster has no room
 MAX_LOSSES = 3  # an item whose actor died this many times is given up
+_started_here = False  # whether this process started the Ray it uses (see start)
 
 
 class RayAddressError(RuntimeError):
     """No Ray cluster answers at the address given."""
+
+
+class RayCapacityError(ValueError):
+    """The Ray cluster cannot place the env-runner actors asked for."""
 
 
 # -- connecting -------------------------------------------------------------------------------
@@ -80,6 +85,8 @@ def start(address: str | None = None, num_cpus: int | None = None) -> None:
     if ray.is_initialized():
         return
     if address == LOCAL:
+        global _started_here
+        _started_here = True
         ray.init(
             address=LOCAL, num_cpus=num_cpus or os.cpu_count(), include_dashboard=False,
             _node_ip_address="127.0.0.1", log_to_driver=False, logging_level="WARNING",
@@ -196,12 +203,31 @@ def _wait_ready(actors: list[Any], timeout_s: float = READY_TIMEOUT_S) -> None:
     ready, _ = ray.wait(pings, num_returns=len(pings), timeout=timeout_s)
     if len(ready) < len(pings):
         free = ray.available_resources()
-        raise RuntimeError(
+        for actor in actors:
+            ray.kill(actor)
+        raise RayCapacityError(
             f"the Ray cluster placed {len(ready)} of {len(pings)} env-runner actors in "
             f"{timeout_s:.0f} s (free: {free.get('CPU', 0):g} CPUs, "
             f"{free.get('memory', 0) / 1024**3:.1f} GiB); ask for fewer envs or add nodes"
         )
     ray.get(pings)
+
+
+def _check_capacity(cpus: int, memory: int) -> None:
+    """Fail at once when a Ray started here could never hold ``cpus`` CPUs and ``memory``
+    bytes of actors (a cluster's autoscaler may add nodes: there, :func:`_wait_ready` waits)."""
+    import ray
+
+    if not _started_here:
+        return
+    total = ray.cluster_resources()
+    if cpus > total.get("CPU", 0) or memory > total.get("memory", 0):
+        raise RayCapacityError(
+            f"the local Ray has {total.get('CPU', 0):g} CPUs and "
+            f"{total.get('memory', 0) / 1024**3:.1f} GiB for actors; {cpus} envs need {cpus} "
+            f"CPUs and {memory / 1024**3:.1f} GiB (one CPU each): ask for fewer envs, or give a "
+            "cluster's address"
+        )
 
 
 def _lost(exc: BaseException) -> bool:
@@ -252,6 +278,7 @@ class RayVectorEnv(gym.vector.VectorEnv):
         self._memory_per_env = memory_per_env
         starts = range(0, num_envs, envs_per_actor)
         self._slices = [slice(a, min(a + envs_per_actor, num_envs)) for a in starts]
+        _check_capacity(num_envs, num_envs * memory_per_env)
         self._actors = [self._spawn(s) for s in self._slices]
         _wait_ready(self._actors)
         self._attrs: dict[str, list[Any]] = {}
@@ -426,6 +453,7 @@ class ActorPool:
 
     def __init__(self, size: int, memory_per_env: int = MEMORY_PER_ENV) -> None:
         self.size, self.memory_per_env = size, memory_per_env
+        _check_capacity(size, size * memory_per_env)
         self.actors = [self._spawn() for _ in range(size)]
         _wait_ready(self.actors)
         self.restarts = 0

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from toolgym.agents import ray_runners
-from toolgym.agents.vector import make_vector_env
+from toolgym.agents.vector import finished_episodes, make_vector_env
 from toolgym.envs.suites import get_suite, get_task
 
 ENV = "toolgym/CadQuery-v0"
@@ -70,9 +70,7 @@ def timed(vec, rounds: int) -> tuple[float, float]:
     started, scores = time.perf_counter(), []
     for _ in range(rounds):
         _, _, _, _, info = vec.step(calls(list(info["task"])))
-        final = info.get("final_info", {})
-        scores += [float(s) for s, m in zip(final.get("episode_score", []),
-                                            final.get("_episode_score", []), strict=True) if m]
+        scores += [score for _, _, score, _ in finished_episodes(info)]
     return vec.num_envs * rounds / (time.perf_counter() - started), float(np.mean(scores))
 
 
