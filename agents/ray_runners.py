@@ -45,6 +45,7 @@ CONNECT_TIMEOUT_S = 3.0
 # envs on a node than its memory holds.
 MEMORY_PER_ENV = 512 * 1024**2
 READY_TIMEOUT_S = 300.0  # actors that cannot be placed in this long: the cluster has no room
+START_ATTEMPTS = 3  # a local Ray whose node did not come up in Ray's 30 s is started again
 MAX_LOSSES = 3  # an item whose actor died this many times is given up
 _started_here = False  # whether this process started the Ray it uses (see start)
 
@@ -87,11 +88,17 @@ def start(address: str | None = None, num_cpus: int | None = None) -> None:
     if address == LOCAL:
         global _started_here
         _started_here = True
-        ray.init(
-            address=LOCAL, num_cpus=num_cpus or os.cpu_count(), include_dashboard=False,
-            _node_ip_address="127.0.0.1", log_to_driver=False, logging_level="WARNING",
-            configure_logging=False,
-        )  # fmt: skip
+        for attempt in range(START_ATTEMPTS):
+            try:
+                ray.init(
+                    address=LOCAL, num_cpus=num_cpus or os.cpu_count(), include_dashboard=False,
+                    _node_ip_address="127.0.0.1", log_to_driver=False, logging_level="WARNING",
+                    configure_logging=False,
+                )  # fmt: skip
+                break
+            except Exception as exc:  # Ray's own start-up limit (30 s) trips on a busy machine
+                if "timed out during startup" not in str(exc) or attempt == START_ATTEMPTS - 1:
+                    raise
     else:
         ray.init(address=address, log_to_driver=False, logging_level="WARNING")
 

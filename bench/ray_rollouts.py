@@ -7,8 +7,8 @@ env each, one CPU each) times ``--rounds`` steps per env of the CadQuery env in 
 primitives suite, every call the task's reference (one-call episodes: each step also ends an
 episode, restarts the session and renders the next target, as in training). The same loop runs
 on local ``AsyncVectorEnv`` workers for comparison. Bytes per step: an actor's step result as Ray
-ships it (pickle protocol 5 with the arrays out of band). Memory per env: the resident set of
-an actor's process tree (the actor, its zygote, the live session and its snapshots).
+ships it (pickle protocol 5 with the arrays out of band). Memory per env: the proportional set
+size of an actor's process tree (the actor, its zygote, the live session and its snapshots).
 Figures go to bench/RESULTS.md by hand.
 """
 
@@ -37,8 +37,9 @@ def shipped_bytes(value: object) -> tuple[int, int]:
     return len(head) + arrays, arrays
 
 
-def tree_rss(pid: int) -> int:
-    """Resident bytes of ``pid`` and all its descendants (from /proc)."""
+def tree_pss(pid: int) -> int:
+    """Proportional resident bytes of ``pid`` and all its descendants (from /proc): pages that
+    forks share (sessions and snapshots share the zygote's) are counted once in all."""
     children: dict[int, list[int]] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -51,8 +52,8 @@ def tree_rss(pid: int) -> int:
         p = todo.pop()
         todo.extend(children.get(p, []))
         try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
+            for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
                     total += int(line.split()[1]) * 1024
         except OSError:
             pass
@@ -101,7 +102,7 @@ def main() -> None:
             figures["bytes_per_step"], figures["array_bytes_per_step"] = total, arrays
             figures["image_bytes_per_obs"] = int(obs["image"].nbytes + obs["target"].nbytes)
             figures["image_shape"] = list(obs["image"].shape)
-            figures["rss_per_env_mib"] = round(tree_rss(vec.actor_pids()[0]) / 1024**2)
+            figures["pss_per_env_mib"] = round(tree_pss(vec.actor_pids()[0]) / 1024**2)
         vec.close()
     ray.shutdown()
     for envs in (1, 2):

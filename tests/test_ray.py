@@ -37,12 +37,17 @@ def cluster():
     import ray
     from ray.cluster_utils import Cluster
 
-    nodes = Cluster(
-        initialize_head=True,
-        head_node_args={"num_cpus": 1, "memory": 4 * 1024**3, "include_dashboard": False,
-                        "node_ip_address": "127.0.0.1"},
-    )  # fmt: skip
-    nodes.add_node(num_cpus=1, memory=4 * 1024**3, node_ip_address="127.0.0.1")
+    node = {"num_cpus": 1, "memory": 4 * 1024**3, "node_ip_address": "127.0.0.1"}
+    for attempt in range(3):  # Ray gives a node 30 s to come up: a busy machine can miss it
+        nodes = Cluster()
+        try:
+            nodes.add_node(include_dashboard=False, **node)
+            nodes.add_node(**node)
+            break
+        except Exception as exc:
+            nodes.shutdown()
+            if "timed out during startup" not in str(exc) or attempt == 2:
+                raise
     ray_runners.start(nodes.address)
     assert ray.cluster_resources()["CPU"] == 2
     yield nodes
