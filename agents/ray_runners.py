@@ -100,7 +100,10 @@ def start(address: str | None = None, num_cpus: int | None = None) -> None:
                 if "timed out during startup" not in str(exc) or attempt == START_ATTEMPTS - 1:
                     raise
     else:
-        ray.init(address=address, log_to_driver=False, logging_level="WARNING")
+        try:
+            ray.init(address=address, log_to_driver=False, logging_level="WARNING")
+        except ConnectionError as exc:  # "auto" with no cluster running on this machine
+            raise RayAddressError(f"no Ray cluster answers at {address}: {exc}") from None
 
 
 def _parse_address(address: str) -> tuple[str, int]:

@@ -137,6 +137,9 @@ def play_queued(
         if on_outcome is not None:
             on_outcome(rewards, terminated | truncated, recording)
         steps += recording
+        lost = (info.get("final_info") or {}).get("_lost")  # its actor died: the task reruns
+        if lost is not None:
+            steps[lost] = 0
         for i, task, score, passed in finished_episodes(info):
             if remaining[i] > 0:
                 results.append((task, score, passed, int(steps[i])))
