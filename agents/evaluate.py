@@ -45,7 +45,7 @@ def evaluate_policy(
     kwargs = dict(config.env_kwargs(evaluation=True), split=split)
     vec = make_vector_env(
         config.env_id, tasks, min(config.num_envs, count), config.asynchronous,
-        record=str(record) if record is not None else None, **kwargs,
+        record=str(record) if record is not None else None, ray=config.ray, **kwargs,
     )  # fmt: skip
     try:
         results = play_queued(vec, queue, choose, seed=config.seed + 104_729)
@@ -105,8 +105,12 @@ def evaluate_checkpoint(
     episodes: int | None = None,
     device: str = "auto",
     record: str | Path | None = None,
+    ray: str | None = None,
 ) -> dict[str, Any]:
+    """:func:`evaluate_policy` on a checkpoint; ``ray``: run the envs in Ray actors (an address,
+    or ``"local"``), whatever the run was trained with."""
     policy, grammar, config = load_checkpoint(path, device)
+    config.ray = ray
     return evaluate_policy(policy, grammar, config, split, episodes, record=record)
 
 

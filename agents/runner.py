@@ -52,8 +52,8 @@ def run_episodes(
 ) -> Iterator[Episode]:
     """Yield one :class:`Episode` per episode. With ``episodes=None``, every task of the suite's
     split once, in order; otherwise ``episodes`` tasks drawn with seeds ``seed, seed + 1, ...``.
-    With ``record``, every episode is recorded there (``toolgym.envs.RecordEpisodes``, with the
-    env's timings on)."""
+    Episode ``k``'s agent is seeded with ``seed + k`` too. With ``record``, every episode is
+    recorded there (``toolgym.envs.RecordEpisodes``, with the env's timings on)."""
     if record is not None:
         env_kwargs.setdefault("timings_in_info", True)
     env = gym.make(env_id, **env_kwargs)
@@ -62,14 +62,23 @@ def run_episodes(
 
         env = RecordEpisodes(env, record)
     try:
-        agent = make_agent(agent_name, env, seed)
         tasks = env.unwrapped.tasks
         count = len(tasks) if episodes is None else episodes
         for k in range(count):
-            options = {"task": tasks[k].id} if episodes is None else None
-            yield _episode(env, agent, seed + k, options, out, k)
+            task = tasks[k].id if episodes is None else None
+            yield play_episode(env, agent_name, seed + k, task, out, k)
     finally:
         env.close()
+
+
+def play_episode(
+    env: gym.Env, agent_name: str, seed: int, task: str | None, out: Path | None, k: int
+) -> Episode:
+    """Episode ``k`` of a run: the env reset with ``seed`` (on ``task`` when given) and the agent
+    seeded with it too, so an episode depends on nothing played before it (and any process can
+    play it, see ``toolgym.agents.ray_runners``)."""
+    agent = make_agent(agent_name, env, seed)
+    return _episode(env, agent, seed, {"task": task} if task else None, out, k)
 
 
 def _episode(

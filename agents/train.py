@@ -79,6 +79,9 @@ class TrainConfig:
     all_tools: bool = False
     sampler: bool = True
     asynchronous: bool = True
+    # Run the envs in Ray actors: "local" (a Ray on this machine) or a cluster's address;
+    # None: local worker processes (see toolgym.agents.ray_runners).
+    ray: str | None = None
     device: str = "auto"
     # Torch's CPU threads. One: on a small machine the env workers keep the cores busy, and
     # OpenMP threads spinning against them made a PPO update 30x slower on 2 busy cores.
@@ -239,7 +242,7 @@ class Trainer:
         writer = SummaryWriter(str(self.out / "tensorboard"), purge_step=self.env_steps)
         vec = make_vector_env(
             config.env_id, self.sampler.levels, config.num_envs, config.asynchronous,
-            **config.env_kwargs(),
+            ray=config.ray, **config.env_kwargs(),
         )  # fmt: skip
         row: dict[str, Any] = {}
         try:

@@ -68,12 +68,21 @@ def make_vector_env(
     num_envs: int,
     asynchronous: bool = True,
     record: str | None = None,
+    ray: str | None = None,
     **env_kwargs: Any,
 ) -> gym.vector.VectorEnv:
     """``num_envs`` environments in tool mode (``AsyncVectorEnv`` workers, started with
     ``forkserver`` so they never inherit the learner's threads; or in-process with
     ``asynchronous=False``), each episode's task one of ``task_ids``. With ``record``, every
-    episode is recorded into that folder (``toolgym.envs.RecordEpisodes``)."""
+    episode is recorded into that folder (``toolgym.envs.RecordEpisodes``). With ``ray`` (an
+    address, or ``"local"``), the envs run in Ray actors instead
+    (``toolgym.agents.ray_runners.RayVectorEnv``)."""
+    if ray is not None:
+        if record is not None:
+            raise ValueError("recording episodes is not supported on Ray")
+        from toolgym.agents.ray_runners import make_ray_vector_env
+
+        return make_ray_vector_env(env_id, task_ids, num_envs, ray, **env_kwargs)
     factory = functools.partial(_make, env_id, list(task_ids), env_kwargs)
     if record is not None:
         from toolgym.envs.recording import recorded
@@ -128,6 +137,9 @@ def play_queued(
         if on_outcome is not None:
             on_outcome(rewards, terminated | truncated, recording)
         steps += recording
+        lost = (info.get("final_info") or {}).get("_lost")  # its actor died: the task reruns
+        if lost is not None:
+            steps[lost] = 0
         for i, task, score, passed in finished_episodes(info):
             if remaining[i] > 0:
                 results.append((task, score, passed, int(steps[i])))

@@ -72,6 +72,29 @@ def script_path(scripts: Path, task: Task) -> Path:
     return scripts / (task.id.split("/", 1)[1] + ".py")
 
 
+def read_script(scripts: Path, task: Task) -> tuple[Path, str | Outcome]:
+    """Where ``task``'s script is and its text, or the :class:`Outcome` saying why there is none
+    (``missing_script``, or ``script`` when it cannot be read)."""
+    path = script_path(scripts, task)
+    if not path.is_file():
+        return path, Outcome(task.id, None, "missing_script", f"no script at {path}")
+    try:
+        return path, path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return path, Outcome(task.id, None, "script", f"cannot read {path}: {exc}")
+
+
+def append_result(out: Path, result: dict[str, Any], previous: dict[str, dict[str, Any]]) -> None:
+    """Append one result line (``Outcome.to_dict()``) to ``out``; but a script still missing is
+    already on record in ``previous`` (:func:`read_results`), and the file does not grow on
+    reruns."""
+    kind = result.get("error_kind")
+    if kind == "missing_script" and previous.get(result["task"], {}).get("error_kind") == kind:
+        return
+    with out.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(result) + "\n")
+
+
 def read_results(out: Path) -> dict[str, dict[str, Any]]:
     """The results in a file, by task; a task written twice (redone) counts by its last line.
     A line cut short by an interruption is skipped."""
@@ -156,24 +179,15 @@ def verify_batch(
                 task = todo.get_nowait()
             except queue.Empty:
                 return
-            path = script_path(scripts, task)
-            if not path.is_file():
-                outcome = Outcome(task.id, None, "missing_script", f"no script at {path}")
+            path, code = read_script(scripts, task)
+            if isinstance(code, str):
+                outcome = verify_script(task, code, filename=str(path), limits=limits)
             else:
-                try:
-                    code = path.read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError) as exc:
-                    outcome = Outcome(task.id, None, "script", f"cannot read {path}: {exc}")
-                else:
-                    outcome = verify_script(task, code, filename=str(path), limits=limits)
-            # A script still missing is already on record: the file does not grow on reruns.
-            recorded = previous.get(task.id, {}).get("error_kind") == outcome.error_kind
+                outcome = code
             with lock:
                 if stop.is_set():
                     return
-                if not (recorded and outcome.error_kind == "missing_script"):
-                    with out.open("a", encoding="utf-8") as f:
-                        f.write(json.dumps(outcome.to_dict()) + "\n")
+                append_result(out, outcome.to_dict(), previous)
                 outcomes.append(outcome)
                 if on_done:
                     on_done(outcome)

@@ -21,6 +21,7 @@ from toolgym.cli.common import (
     limits_for,
 )
 from toolgym.cli.llm import ApiKeyEnv, BaseUrl, ImageSize, Jobs, ModelName, run_openai
+from toolgym.cli.distributed import RayAddress, episode_runner
 
 
 @app.command()
@@ -58,16 +59,17 @@ def run(
     api_key_env: ApiKeyEnv = None,
     jobs: Jobs = 1,
     image_size: ImageSize = 256,
+    ray: RayAddress = None,
 ) -> None:
     """Run an agent for episodes and print a table: task, steps, score, time."""
     from rich.progress import Progress
-
-    from toolgym.agents.runner import run_episodes
 
     suite = suite or env_domain(env).default_suite
     if agent == "openai":
         if out is not None:
             fail("--out is for the random and oracle agents; record a model's run with --record")
+        if ray is not None:
+            fail("--ray is for the random and oracle agents; a model's episodes run here (--jobs)")
         return run_openai(
             env, base_url, model, api_key_env, episodes=episodes, suite=suite, split=split,
             task=task, action_mode=action_mode, max_steps=max_steps, seed=seed, wall_s=wall_s,
@@ -86,7 +88,7 @@ def run(
         table.add_column(column)
     scores = []
     try:
-        results = run_episodes(
+        results = episode_runner(ray)(
             env, agent, episodes=episodes, seed=seed, out=out, record=record, suite=suite,
             split=split, task=task, action_mode=action_mode, max_steps=max_steps,
             limits=limits_for(wall_s),

@@ -10,6 +10,7 @@ import typer
 from rich.markup import escape
 
 from toolgym.cli.common import app, check_writable_folder, console, env_domain, fail, or_fail
+from toolgym.cli.distributed import RayAddress, connect
 
 
 @app.command()
@@ -45,6 +46,7 @@ def train(
     update_epochs: Annotated[int, typer.Option(min=1, help="PPO epochs per iteration.")] = 4,
     device: Annotated[str, typer.Option(help="auto (CUDA when present), cpu or cuda.")] = "auto",
     resume: Annotated[bool, typer.Option(help="Continue from --out's latest checkpoint.")] = True,
+    ray: RayAddress = None,
 ) -> None:
     """Train the bundled multimodal PPO policy on a suite in tool mode."""
     from toolgym.agents.train import TrainConfig, Trainer
@@ -58,8 +60,11 @@ def train(
         env_id=env, suite=suite, steps=steps, bc_steps=bc_steps, out=str(out), seed=seed,
         num_envs=num_envs, num_steps=num_steps, max_steps=max_steps, sampler=sampler,
         eval_episodes=eval_episodes, record_eval=record_eval, device=device,
-        final_tier=final_tier,
+        final_tier=final_tier, ray=ray,
     )  # fmt: skip
+    if ray is not None and record_eval:
+        fail("--record-eval is not supported with --ray")
+    connect(ray)
     config.sampling.enabled = sampler
     config.ppo.learning_rate, config.ppo.update_epochs = learning_rate, update_epochs
     try:
@@ -84,6 +89,7 @@ def evaluate(
         typer.Option(help="Record every episode into this folder; see `toolgym replay`."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    ray: RayAddress = None,
 ) -> None:
     """Evaluate a trained policy (greedy calls) and print a score table."""
     from toolgym.agents.evaluate import evaluate_checkpoint, score_table
@@ -94,8 +100,11 @@ def evaluate(
         fail(f"--split must be train or test, got {split!r}")
     if record is not None:
         check_writable_folder(record, "--record", "the recording")
+    if ray is not None and record is not None:
+        fail("--record is not supported with --ray")
+    connect(ray)
     try:
-        report = evaluate_checkpoint(checkpoint, split, episodes, device, record=record)
+        report = evaluate_checkpoint(checkpoint, split, episodes, device, record=record, ray=ray)
     except (KeyError, ValueError, RuntimeError) as exc:
         fail(str(exc).strip("'\""))
     if as_json:

@@ -21,6 +21,7 @@ from toolgym.cli.common import (
     limits_for,
     or_fail,
 )
+from toolgym.cli.distributed import RayAddress, batch_verifier
 
 if TYPE_CHECKING:
     from toolgym.envs.sandbox import Limits
@@ -50,6 +51,7 @@ def verify(
     wall_s: WallSeconds = None,
     tier: Annotated[str, typer.Option(help="With --candidate: exact or cheap.")] = "exact",
     alignment: Annotated[str, typer.Option(help="With --candidate: none or normalized.")] = "none",
+    ray: RayAddress = None,
 ) -> None:
     """Score parts against references. Exit 0 pass, 1 fail, 2 error (bad input, script crash).
 
@@ -71,7 +73,7 @@ def verify(
     elif chosen[0] == "task":
         _verify_task(task, script, limits_for(wall_s))
     else:
-        _verify_batch(suite, scripts, jobs, out, force, limits_for(wall_s))
+        _verify_batch(suite, scripts, jobs, out, force, limits_for(wall_s), ray)
 
 
 def _verify_files(candidate: Path, reference: Path, tier: str, alignment: str) -> None:
@@ -110,7 +112,8 @@ def _verify_task(task_id: str, script: Path, limits: Limits | None) -> None:
 
 
 def _verify_batch(
-    suite_name: str, scripts: Path, jobs: int, out: Path, force: bool, limits: Limits | None
+    suite_name: str, scripts: Path, jobs: int, out: Path, force: bool, limits: Limits | None,
+    ray: str | None = None,
 ) -> None:
     from rich.progress import Progress
 
@@ -120,7 +123,6 @@ def _verify_batch(
         read_results,
         results_file_problem,
         summarize,
-        verify_batch,
     )
 
     suite = or_fail(get_suite, suite_name)
@@ -138,6 +140,7 @@ def _verify_batch(
         fail(f"--out {out}: cannot write: {exc.strerror or exc}")
     ids = {t.id for t in suite.tasks}
     remaining = len(ids - done_tasks(out))
+    verify_batch = batch_verifier(ray)  # with --ray: scripts verified in Ray actors
     with Progress(console=err_console, transient=True) as progress:
         bar = progress.add_task(f"verifying {suite.name}", total=remaining)
         try:
