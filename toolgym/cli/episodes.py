@@ -20,8 +20,8 @@ from toolgym.cli.common import (
     fail,
     limits_for,
 )
-from toolgym.cli.llm import ApiKeyEnv, BaseUrl, ImageSize, Jobs, ModelName, run_openai
 from toolgym.cli.distributed import RayAddress, episode_runner
+from toolgym.cli.llm import ApiKeyEnv, BaseUrl, ImageSize, Jobs, ModelName, run_openai
 
 
 @app.command()
