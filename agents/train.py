@@ -29,7 +29,14 @@ import gymnasium as gym
 import numpy as np
 import torch
 
-from toolgym.agents.grammar import DEFAULT_MAX_BINS, Grammar, suite_ranges, suite_tools
+from toolgym.agents.grammar import (
+    DEFAULT_MAX_BINS,
+    Grammar,
+    suite_ranges,
+    suite_tools,
+    text_choices,
+    usable_tools,
+)
 from toolgym.agents.policy import (
     Policy,
     PolicyConfig,
@@ -140,20 +147,43 @@ def calls_grammar(
     calls: Sequence[str],
     max_bins: int = DEFAULT_MAX_BINS,
     all_tools: bool = False,
+    names: Sequence[str] = (),
 ) -> Grammar:
     """The registry's grammar with bins over ``calls``' ranges (and only their tools, unless
-    ``all_tools``); the registry's widest ranges when there are no calls."""
-    if not calls:
-        return Grammar(registry, max_bins=max_bins)
-    tools = None if all_tools else suite_tools(registry, calls)
-    return Grammar(registry, suite_ranges(registry, calls), max_bins=max_bins, tools=tools)
+    ``all_tools``); the registry's widest ranges when there are no calls.
+
+    The registry's open text parameters (object, modifier, material names) take the values that
+    ``calls`` and ``names`` (more calls: the suite's other splits, whose names the prompts
+    give) use; tools with a text parameter left without choices are left out."""
+    ranges: dict[str, Any] = suite_ranges(registry, calls) if calls else {}
+    # Text values (names, settings) from every call given: a test task's object is named in its
+    # prompt, and a grammar that cannot say it could never solve the task.
+    words = {k: v for k, v in suite_ranges(registry, names).items() if isinstance(v, list)}
+    for key, values in words.items():
+        if key in ranges:
+            ranges[key] = list(dict.fromkeys([*ranges[key], *values]))
+    for key, values in text_choices(registry, [*calls, *names]).items():
+        ranges[key] = list(dict.fromkeys([*ranges.get(key, ()), *values]))
+    usable = usable_tools(registry, ranges)
+    tools = usable if all_tools or not calls else suite_tools(registry, calls)
+    if not calls and len(tools) == len(registry.tools):
+        tools = None  # every tool: the grammar describes itself as such
+    return Grammar(registry, ranges, max_bins=max_bins, tools=tools)
+
+
+def suite_calls(suite: str, split: str | None = "train") -> list[Any]:
+    """The reference tool calls of a suite's tasks (of one ``split``, or all with ``None``)."""
+    found = get_suite(suite)
+    tasks = found.tasks if split is None else found.split(split)
+    return [c for t in tasks for c in t.tool_calls or ()]
 
 
 def build_grammar(env_id: str, suite: str, max_bins: int, all_tools: bool) -> Grammar:
     """The grammar of the env's registry, with bins over the suite's training references'
-    ranges (and only their tools, unless ``all_tools``)."""
-    calls = [c for t in get_suite(suite).split("train") for c in t.tool_calls or ()]
-    return calls_grammar(env_registry(env_id, suite), calls, max_bins, all_tools)
+    ranges (and only their tools, unless ``all_tools``), and names from the whole suite."""
+    registry = env_registry(env_id, suite)
+    calls, names = suite_calls(suite), suite_calls(suite, None)
+    return calls_grammar(registry, calls, max_bins, all_tools, names)
 
 
 class Trainer:
