@@ -21,7 +21,6 @@ from toolgym.envs.domains import domains
 from toolgym.envs.tasks import Suite, Task, load_task_file
 
 
-
 def assets_folder() -> Path:
     """The task files: ``toolgym/assets`` of an installed package (package data, found through
     ``importlib.resources``), else the checkout's ``assets/`` (an editable install)."""
