@@ -133,6 +133,19 @@ class StandardSpaces(gym.Wrapper):
         return self.observation(observation), reward, terminated, truncated, info
 
 
+def standard_env(
+    env_id: str,
+    max_bins: int = 64,
+    prompt_tokens: int = 256,
+    feedback_tokens: int = 128,
+    **env_kwargs: Any,
+) -> StandardSpaces:
+    """``env_id`` in tool mode under :class:`StandardSpaces`: the entry point of the registered
+    ``toolgym/*-Std-v0`` ids (other arguments go to the env: ``suite``, ``max_steps`` ...)."""
+    env = gym.make(env_id, action_mode="tool", **env_kwargs)
+    return StandardSpaces(env, None, max_bins, prompt_tokens, feedback_tokens)
+
+
 def suite_grammar(env: Any, max_bins: int) -> Grammar:
     """The registry's grammar with names for its open text parameters from the env's suite
     (every split: names are what the prompts give, not answers)."""
