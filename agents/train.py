@@ -9,6 +9,13 @@ Each iteration: the sampler's weights go to the workers; every env restarts from
 run repeats an uninterrupted one exactly); ``num_steps`` calls per env are collected; an episode
 cut by the iteration's end is bootstrapped from the value of its next observation; PPO updates.
 
+Several tools train together with ``mix`` (``"cadquery:primitives,blender:blender-placement,
+scene:scene-layout"``, see ``toolgym.envs.mixed``): one policy (``toolgym.agents.mixed``: one
+encoder, one decoder, each tool's calls in one grammar), workers that play any tool, and a
+sampler over every task of every tool, grouped by tool, so the weakest tool is played more.
+``progress.csv`` then has each tool's score, its share of the iteration's steps and its share of
+the sampler's weight (``score_<tool>``, ``share_<tool>``, ``weight_<tool>``).
+
 Written under ``out``: ``config.json``, ``progress.csv`` (one row per iteration),
 ``tensorboard/`` (the same quantities), ``checkpoints/latest.pt`` (and one per
 ``checkpoint_every`` iterations), ``eval.json`` when evaluated at the end.
@@ -47,6 +54,7 @@ from toolgym.agents.policy import (
 from toolgym.agents.ppo import PPOConfig, annealed_lr, behaviour_cloning, gae, update
 from toolgym.agents.sampler import SamplerConfig, WeaknessSampler
 from toolgym.agents.vector import finished_episodes, make_vector_env, play_queued
+from toolgym.envs.mixed import mixed_tasks, parse_mix, tool_of_task
 from toolgym.envs.suites import get_suite
 from toolgym.envs.tools import ToolRegistry
 
@@ -67,6 +75,8 @@ class TrainConfig:
 
     env_id: str = "toolgym/CadQuery-v0"
     suite: str = "primitives"
+    # Several tools at once: "tool:suite,tool:suite" (env_id and suite are then unused).
+    mix: str | None = None
     steps: int = 2048
     bc_steps: int = 0
     bc_episodes: int | None = None
@@ -106,10 +116,17 @@ class TrainConfig:
     def env_kwargs(self, evaluation: bool = False) -> dict[str, Any]:
         """The env's arguments: for training, or (``evaluation``) for scoring at the task's
         own final tier."""
+        where = {"mix": self.mix} if self.mix else {"suite": self.suite}
         return {
-            "suite": self.suite, "max_steps": self.max_steps, "view_size": self.view_size,
+            **where, "max_steps": self.max_steps, "view_size": self.view_size,
             "final_tier": None if evaluation else self.final_tier,
         }  # fmt: skip
+
+    def tasks(self, split: str) -> list[Any]:
+        """The tasks of a split: the suite's, or every suite's of the mix."""
+        if self.mix:
+            return mixed_tasks(parse_mix(self.mix), split)
+        return list(get_suite(self.suite).split(split))
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -125,6 +142,32 @@ class TrainConfig:
                     fields["channels"] = tuple(fields["channels"])
                 data[key] = kind(**fields)
         return cls(**data)
+
+
+def observe(observations: Any, config: PolicyConfig) -> dict[str, np.ndarray]:
+    """The policy's inputs (``batch_observations``), with each row's tool when mixed."""
+    batch = batch_observations(observations, config)
+    if "tool" in observations:
+        batch["tool"] = np.asarray(observations["tool"], np.int64)
+    return batch
+
+
+def make_policy(config: TrainConfig, grammar: Grammar, op_ranges: Any = None) -> Policy:
+    """The bundled policy, or (mixed) its form masked to each row's tool."""
+    if config.mix:
+        from toolgym.agents.mixed import MixedPolicy
+
+        return MixedPolicy(grammar, op_ranges, config.policy)
+    return Policy(grammar, config.policy)
+
+
+def run_grammar(config: TrainConfig) -> tuple[Grammar, Any]:
+    """The run's grammar (and, mixed, each tool's operation tokens)."""
+    if config.mix:
+        from toolgym.agents.mixed import mixed_grammar
+
+        return mixed_grammar(parse_mix(config.mix), config.max_bins, config.all_tools)
+    return build_grammar(config.env_id, config.suite, config.max_bins, config.all_tools), None
 
 
 def seed_everything(seed: int) -> torch.Generator:
@@ -197,13 +240,23 @@ class Trainer:
         self.generator = seed_everything(config.seed)  # minibatch order, demonstrations
         # Sampling calls, on the policy's device (CUDA's generator lives there).
         self.sampling_generator = torch.Generator(self.device).manual_seed(config.seed + 1)
-        self.grammar = build_grammar(config.env_id, config.suite, config.max_bins, config.all_tools)
-        self.policy = Policy(self.grammar, config.policy).to(self.device)
+        self.grammar, op_ranges = run_grammar(config)
+        self.policy = make_policy(config, self.grammar, op_ranges).to(self.device)
         self.optimizer = torch.optim.Adam(
             self.policy.parameters(), lr=config.ppo.learning_rate, eps=1e-5
         )
-        self.train_tasks = get_suite(config.suite).split("train")
-        self.sampler = WeaknessSampler([t.id for t in self.train_tasks], config.sampling)
+        self.train_tasks = config.tasks("train")
+        # Mixed: each task's tool, and the sampler grouped by tool.
+        self.mix = parse_mix(config.mix) if config.mix else None
+        self.tools = [tool for tool, _ in self.mix] if self.mix else []
+        suite_tool = tool_of_task(self.mix) if self.mix else {}
+        self.tool_of = {t.id: suite_tool[t.id.split("/", 1)[0]] for t in self.train_tasks
+                        if suite_tool}  # fmt: skip
+        groups = [self.tool_of[t.id] for t in self.train_tasks] if self.mix else None
+        self.sampler = WeaknessSampler([t.id for t in self.train_tasks], config.sampling, groups)
+        self.csv_fields = CSV_FIELDS + tuple(
+            f"{kind}_{tool}" for tool in self.tools for kind in ("score", "share", "weight")
+        )
         self.iteration, self.env_steps, self.bc_env_steps, self.episodes = 0, 0, 0, 0
         self.bc_done = config.bc_steps == 0
 
@@ -297,6 +350,7 @@ class Trainer:
             )
             (self.out / "eval.json").write_text(json.dumps(report, indent=2))
             row["test_score"] = report["score"]
+            row.update({f"test_score_{tool}": v for tool, v in report.get("tools", {}).items()})
         return row
 
     def _behaviour_cloning(self, vec: gym.vector.VectorEnv, writer: Any) -> None:
@@ -327,11 +381,14 @@ class Trainer:
                     calls.append(self.grammar.decode_json(self.grammar.sample(rng)))
                     continue
                 call = task.tool_calls[min(int(obs["step"][i]), len(task.tool_calls) - 1)]
+                if self.mix:  # the mixed grammar's names carry the tool
+                    call = json.loads(call) if isinstance(call, str | bytes) else dict(call)
+                    call["name"] = f"{self.tool_of[task_id]}.{call['name']}"
                 calls.append(self.grammar.decode_json(self.grammar.encode(call)))
             return calls
 
         def record(obs: dict[str, Any], calls: list[str], recording: np.ndarray) -> None:
-            batch = batch_observations(obs, config.policy)
+            batch = observe(obs, config.policy)
             for i in np.flatnonzero(recording):
                 observations.append({k: v[i] for k, v in batch.items()})
                 tokens.append(self.grammar.encode(calls[i]))
@@ -393,8 +450,10 @@ class Trainer:
         all_tokens, log_probs, values = [], [], []
         rewards, dones = np.zeros((steps, n)), np.zeros((steps, n))
         returns_so_far, episode_returns, scores, passes = np.zeros(n), [], [], []
+        tool_scores: dict[str, list[float]] = {tool: [] for tool in self.tools}
+        tool_steps = np.zeros(len(self.tools))
         for t in range(steps):
-            batch = batch_observations(obs, config.policy)
+            batch = observe(obs, config.policy)
             stored.append(batch)
             with torch.no_grad():
                 tokens, log_prob, _, value = self.policy.act(
@@ -405,6 +464,8 @@ class Trainer:
             all_tokens.append(tokens_np)
             log_probs.append(log_prob.cpu().numpy())
             values.append(value.cpu().numpy())
+            if self.mix:
+                tool_steps += np.bincount(batch["tool"], minlength=len(self.tools))
             waited = time.perf_counter()
             obs, reward, terminated, truncated, info = vec.step(calls)
             env_wait += time.perf_counter() - waited
@@ -412,14 +473,14 @@ class Trainer:
             returns_so_far += reward
             for i, task, score, passed in finished_episodes(info):
                 self.sampler.update(task, score)
+                if self.mix:
+                    tool_scores[self.tool_of[task]].append(score)
                 episode_returns.append(returns_so_far[i])
                 scores.append(score)
                 passes.append(passed)
                 returns_so_far[i] = 0.0
         with torch.no_grad():
-            next_value = self.policy.value(
-                to_torch(batch_observations(obs, config.policy), self.device)
-            )
+            next_value = self.policy.value(to_torch(observe(obs, config.policy), self.device))
         values_np, log_probs_np = np.stack(values), np.stack(log_probs)
         advantages, returns = gae(  # GAE
             rewards, values_np, dones, next_value.cpu().numpy(), config.ppo.gamma,
@@ -441,6 +502,12 @@ class Trainer:
         self.episodes += len(scores)
         seconds = time.perf_counter() - started
         weights = self.sampler.weights()
+        per_tool: dict[str, float] = {}
+        for k, (tool, share) in enumerate(self.sampler.group_shares().items()):
+            found = tool_scores[tool]
+            per_tool[f"score_{tool}"] = float(np.mean(found)) if found else float("nan")
+            per_tool[f"share_{tool}"] = float(tool_steps[k] / max(tool_steps.sum(), 1))
+            per_tool[f"weight_{tool}"] = share
         return {
             "iteration": self.iteration + 1,
             "env_steps": self.env_steps,
@@ -458,17 +525,18 @@ class Trainer:
             "sampler_max_weight": float(weights.max()),
             "sampler_entropy": float(-(weights * np.log(weights + 1e-12)).sum()),
             "seconds": seconds,
+            **per_tool,
         }
 
     def _log_row(self, row: dict[str, Any], writer: Any) -> None:
         path = self.out / "progress.csv"
         fresh = not path.exists() or row["iteration"] == 1
         with path.open("w" if fresh else "a", newline="") as handle:
-            out = csv.DictWriter(handle, CSV_FIELDS, extrasaction="ignore")
+            out = csv.DictWriter(handle, self.csv_fields, extrasaction="ignore")
             if fresh:
                 out.writeheader()
             out.writerow(row)
-        for key in CSV_FIELDS[1:]:
+        for key in self.csv_fields[1:]:
             if isinstance(row.get(key), float | int) and np.isfinite(row[key]):
                 writer.add_scalar(f"train/{key}", row[key], row["env_steps"])
         weights = self.sampler.weights()
@@ -502,6 +570,9 @@ class _progress:
                 f"steps {row['env_steps']}  score {row['score']:.3f}  "
                 f"success {row['success_rate']:.2f}  {row['sps']:.1f} steps/s"
             )
+            for tool in (k.removeprefix("share_") for k in row if k.startswith("share_")):
+                # Mixed: each tool's score and its share of the iteration's steps.
+                status += f"  {tool} {row[f'score_{tool}']:.3f} ({row[f'share_{tool}']:.0%})"
             # One line per iteration stays above the bar: the score's course, not just its end.
             self.bar.console.print(f"iteration {row['iteration']:>4}  {status}")
             self.bar.update(task, advance=1, status=status)

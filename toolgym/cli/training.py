@@ -45,12 +45,24 @@ def train(
     update_epochs: Annotated[int, typer.Option(min=1, help="PPO epochs per iteration.")] = 4,
     device: Annotated[str, typer.Option(help="auto (CUDA when present), cpu or cuda.")] = "auto",
     resume: Annotated[bool, typer.Option(help="Continue from --out's latest checkpoint.")] = True,
+    mix: Annotated[
+        str | None,
+        typer.Option(
+            help="Several tools at once, tool:suite pairs (cadquery:primitives,"
+            "blender:blender-placement,scene:scene-layout); replaces --env and --suite."
+        ),
+    ] = None,
 ) -> None:
-    """Train the bundled multimodal PPO policy on a suite in tool mode."""
+    """Train the bundled multimodal PPO policy on a suite in tool mode (or on several tools)."""
     from toolgym.agents.train import TrainConfig, Trainer
 
-    env_domain(env)
-    or_fail(_suite, suite)
+    if mix is not None:
+        from toolgym.envs.mixed import mix_text, parse_mix
+
+        mix = mix_text(or_fail(parse_mix, mix))
+    else:
+        env_domain(env)
+        or_fail(_suite, suite)
     check_writable_folder(out)
     if final_tier not in ("cheap", "exact"):
         fail(f"--final-tier must be cheap or exact, not {final_tier!r}")
@@ -58,7 +70,7 @@ def train(
         env_id=env, suite=suite, steps=steps, bc_steps=bc_steps, out=str(out), seed=seed,
         num_envs=num_envs, num_steps=num_steps, max_steps=max_steps, sampler=sampler,
         eval_episodes=eval_episodes, record_eval=record_eval, device=device,
-        final_tier=final_tier,
+        final_tier=final_tier, mix=mix,
     )  # fmt: skip
     config.sampling.enabled = sampler
     config.ppo.learning_rate, config.ppo.update_epochs = learning_rate, update_epochs
@@ -69,6 +81,8 @@ def train(
     console.print(f"checkpoint: {escape(str(out / 'checkpoints' / 'latest.pt'))}")
     if "test_score" in row:
         console.print(f"test split: mean score {row['test_score']:.3f}")
+    for key in sorted(k for k in row if k.startswith("test_score_")):
+        console.print(f"  {key.removeprefix('test_score_')}: {row[key]:.3f}")
 
 
 @app.command(name="eval")
