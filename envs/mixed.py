@@ -35,7 +35,7 @@ def parse_mix(mix: str | Sequence[tuple[str, str]]) -> Mix:
     else:
         pairs = [tuple(pair) for pair in mix]
     if not pairs:
-        raise ValueError(f"the mix is empty; give tool:suite pairs (tools: {tools})")
+        raise ValueError(f"the mix is empty; give tool:suite pairs; known tools: {tools}")
     seen = set()
     for tool, suite in pairs:
         if tool not in DOMAIN_MODULES:
