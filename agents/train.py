@@ -23,10 +23,14 @@ Written under ``out``: ``config.json``, ``progress.csv`` (one row per iteration)
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import csv
 import dataclasses
 import json
+import queue
 import random
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -96,6 +100,10 @@ class TrainConfig:
     all_tools: bool = False
     sampler: bool = True
     asynchronous: bool = True
+    # Collect the next rollout while the learner updates on this one (one update behind at
+    # most; PPO's ratio is against the stored log-probs of the policy that acted). A resumed
+    # run then restarts the pipeline, so it does not repeat an uninterrupted one exactly.
+    overlap: bool = False
     device: str = "auto"
     # Torch's CPU threads. One: on a small machine the env workers keep the cores busy, and
     # OpenMP threads spinning against them made a PPO update 30x slower on 2 busy cores.
@@ -259,6 +267,7 @@ class Trainer:
         )
         self.iteration, self.env_steps, self.bc_env_steps, self.episodes = 0, 0, 0, 0
         self.bc_done = config.bc_steps == 0
+        self._lock = threading.Lock()  # the sampler, shared with the collecting thread
 
     # -- checkpoints ------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
@@ -267,7 +276,7 @@ class Trainer:
             "grammar": self.grammar.describe(),
             "policy": self.policy.state_dict(),
             "optimizer": self.optimizer.state_dict(),
-            "sampler": self.sampler.state_dict(),
+            "sampler": self._sampler_state(),
             "generator": self.generator.get_state(),
             "sampling_generator": self.sampling_generator.get_state(),
             "torch_rng": torch.get_rng_state(),
@@ -278,6 +287,10 @@ class Trainer:
             "episodes": self.episodes,
             "bc_done": self.bc_done,
         }
+
+    def _sampler_state(self) -> dict[str, Any]:
+        with self._lock:
+            return self.sampler.state_dict()
 
     def save(self) -> Path:
         folder = self.out / "checkpoints"
@@ -332,6 +345,8 @@ class Trainer:
                 self.save()
             last = config.iterations if stop_after is None else min(stop_after, config.iterations)
             with _progress(config.progress, last, self.iteration) as advance:
+                if config.overlap:
+                    row = self._overlapped(vec, last, writer, advance) or row
                 while self.iteration < last:
                     row = self._iteration(vec)
                     self.iteration += 1
@@ -437,15 +452,91 @@ class Trainer:
         )
 
     def _iteration(self, vec: gym.vector.VectorEnv) -> dict[str, Any]:
+        """One iteration in turns: collect with the current policy, then update."""
+        started = time.perf_counter()
+        rollout = self._collect(vec, self.policy, self.iteration)
+        stats, lr = self._learn(rollout)
+        seconds = time.perf_counter() - started
+        # The learner blocks in reset/step while the workers run; the workers sit idle while
+        # the learner decodes calls and updates.
+        busy = rollout["env_busy"] / seconds
+        return self._row(rollout, stats, lr, seconds, busy, 1 - busy)
+
+    def _overlapped(
+        self, vec: gym.vector.VectorEnv, last: int, writer: Any,
+        advance: Callable[[dict[str, Any]], None],
+    ) -> dict[str, Any]:  # fmt: skip
+        """Iterations up to ``last`` with collection and learning at once: a thread collects
+        rollout ``k`` with the weights after update ``k - 1`` (the start's for the first two),
+        while the learner updates on rollout ``k - 1``. The lag is fixed, so a run is the same
+        in any process however fast each side is."""
+        start = self.iteration
+        acting = copy.deepcopy(self.policy)  # the behaviour policy: the envs act with it
+        versions = {start: _weights(self.policy)}  # updates done -> the weights then
+        ready = threading.Condition()
+        rollouts: queue.Queue[Any] = queue.Queue(maxsize=1)  # one rollout ahead at most
+        stop = threading.Event()
+
+        def hand_over(item: Any) -> None:
+            while not stop.is_set():
+                with contextlib.suppress(queue.Full):
+                    rollouts.put(item, timeout=0.2)
+                    return
+
+        def collect() -> None:
+            try:
+                for k in range(start, last):
+                    need = max(start, k - 1)
+                    with ready:
+                        ready.wait_for(lambda need=need: need in versions or stop.is_set())
+                        if stop.is_set():
+                            return
+                        acting.load_state_dict(versions[need])
+                    hand_over(self._collect(vec, acting, k))
+            except BaseException as exc:  # the learner raises it
+                hand_over(exc)
+
+        thread = threading.Thread(target=collect, name="toolgym-collect", daemon=True)
+        thread.start()
+        row: dict[str, Any] = {}
+        finished = time.perf_counter()
+        try:
+            while self.iteration < last:
+                waited = time.perf_counter()
+                rollout = rollouts.get()
+                if isinstance(rollout, BaseException):
+                    raise rollout
+                waited = time.perf_counter() - waited
+                stats, lr = self._learn(rollout)
+                seconds, finished = time.perf_counter() - finished, time.perf_counter()
+                busy = min(rollout["env_busy"] / seconds, 1.0)
+                row = self._row(rollout, stats, lr, seconds, waited / seconds, 1 - busy)
+                with ready:
+                    self.iteration += 1
+                    versions[self.iteration] = _weights(self.policy)
+                    versions.pop(self.iteration - 2, None)
+                    ready.notify_all()
+                self._log_row(row, writer)
+                self.save()
+                advance(row)
+        finally:
+            stop.set()
+            with ready:
+                ready.notify_all()
+            thread.join(timeout=60)
+        return row
+
+    def _collect(self, vec: gym.vector.VectorEnv, policy: Policy, iteration: int) -> dict[str, Any]:
+        """``num_steps`` calls per env with ``policy`` (the behaviour policy: its log-probs and
+        values are stored), from envs restarted with the iteration's seed."""
         config, n, steps = self.config, self.config.num_envs, self.config.num_steps
         started = time.perf_counter()
-        lr = annealed_lr(config.ppo, self.iteration, config.iterations)  # linear LR annealing
-        for group in self.optimizer.param_groups:
-            group["lr"] = lr
-        vec.set_attr("task_weights", [self.sampler.weights().tolist()] * n)
-        env_wait = time.perf_counter()
-        obs, _ = vec.reset(seed=config.seed * 1_000_003 + self.iteration * n)
-        env_wait = time.perf_counter() - env_wait
+        with self._lock:
+            weights = self.sampler.weights().tolist()
+        vec.set_attr("task_weights", [weights] * n)
+        env_busy = time.perf_counter()
+        obs, _ = vec.reset(seed=config.seed * 1_000_003 + iteration * n)
+        env_busy = time.perf_counter() - env_busy
         stored: list[dict[str, np.ndarray]] = []
         all_tokens, log_probs, values = [], [], []
         rewards, dones = np.zeros((steps, n)), np.zeros((steps, n))
@@ -456,7 +547,7 @@ class Trainer:
             batch = observe(obs, config.policy)
             stored.append(batch)
             with torch.no_grad():
-                tokens, log_prob, _, value = self.policy.act(
+                tokens, log_prob, _, value = policy.act(
                     to_torch(batch, self.device), self.sampling_generator
                 )
             tokens_np = tokens.cpu().numpy()
@@ -468,11 +559,12 @@ class Trainer:
                 tool_steps += np.bincount(batch["tool"], minlength=len(self.tools))
             waited = time.perf_counter()
             obs, reward, terminated, truncated, info = vec.step(calls)
-            env_wait += time.perf_counter() - waited
+            env_busy += time.perf_counter() - waited
             rewards[t], dones[t] = reward, terminated | truncated
             returns_so_far += reward
             for i, task, score, passed in finished_episodes(info):
-                self.sampler.update(task, score)
+                with self._lock:
+                    self.sampler.update(task, score)
                 if self.mix:
                     tool_scores[self.tool_of[task]].append(score)
                 episode_returns.append(returns_so_far[i])
@@ -480,31 +572,56 @@ class Trainer:
                 passes.append(passed)
                 returns_so_far[i] = 0.0
         with torch.no_grad():
-            next_value = self.policy.value(to_torch(observe(obs, config.policy), self.device))
-        values_np, log_probs_np = np.stack(values), np.stack(log_probs)
+            next_value = policy.value(to_torch(observe(obs, config.policy), self.device))
+        return {
+            "stored": stored, "tokens": all_tokens, "log_probs": np.stack(log_probs),
+            "values": np.stack(values), "rewards": rewards, "dones": dones,
+            "next_value": next_value.cpu().numpy(), "episode_returns": episode_returns,
+            "scores": scores, "passes": passes, "tool_scores": tool_scores,
+            "tool_steps": tool_steps, "env_busy": env_busy,
+            "seconds": time.perf_counter() - started,
+        }  # fmt: skip
+
+    def _learn(self, rollout: dict[str, Any]) -> tuple[dict[str, float], float]:
+        """GAE and PPO's update on a rollout. The ratio is taken against the stored log-probs
+        of the policy that acted, so a rollout one update old is corrected for (and clipped)."""
+        config = self.config
+        lr = annealed_lr(config.ppo, self.iteration, config.iterations)  # linear LR annealing
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        stored, values_np = rollout["stored"], rollout["values"]
         advantages, returns = gae(  # GAE
-            rewards, values_np, dones, next_value.cpu().numpy(), config.ppo.gamma,
-            config.ppo.gae_lambda,
+            rollout["rewards"], values_np, rollout["dones"], rollout["next_value"],
+            config.ppo.gamma, config.ppo.gae_lambda,
         )  # fmt: skip
         flat = {
             "obs": to_torch({k: np.concatenate([b[k] for b in stored]) for k in stored[0]},
                             self.device),
-            "tokens": torch.as_tensor(np.concatenate(all_tokens), device=self.device),
-            "log_probs": torch.as_tensor(log_probs_np.reshape(-1), device=self.device),
+            "tokens": torch.as_tensor(np.concatenate(rollout["tokens"]), device=self.device),
+            "log_probs": torch.as_tensor(rollout["log_probs"].reshape(-1), device=self.device),
             "advantages": torch.as_tensor(advantages.reshape(-1), dtype=torch.float32,
                                           device=self.device),
             "returns": torch.as_tensor(returns.reshape(-1), dtype=torch.float32,
                                        device=self.device),
             "values": torch.as_tensor(values_np.reshape(-1), device=self.device),
         }  # fmt: skip
-        stats = update(self.policy, self.optimizer, flat, config.ppo, self.generator)
+        return update(self.policy, self.optimizer, flat, config.ppo, self.generator), lr
+
+    def _row(
+        self, rollout: dict[str, Any], stats: dict[str, float], lr: float, seconds: float,
+        learner_waits: float, envs_wait: float,
+    ) -> dict[str, Any]:  # fmt: skip
+        """The iteration's figures (``progress.csv``)."""
+        n, steps = self.config.num_envs, self.config.num_steps
         self.env_steps += n * steps
+        scores, passes, returns = rollout["scores"], rollout["passes"], rollout["episode_returns"]
         self.episodes += len(scores)
-        seconds = time.perf_counter() - started
-        weights = self.sampler.weights()
+        with self._lock:
+            weights, shares = self.sampler.weights(), self.sampler.group_shares()
+        tool_steps = rollout["tool_steps"]
         per_tool: dict[str, float] = {}
-        for k, (tool, share) in enumerate(self.sampler.group_shares().items()):
-            found = tool_scores[tool]
+        for k, (tool, share) in enumerate(shares.items()):
+            found = rollout["tool_scores"][tool]
             per_tool[f"score_{tool}"] = float(np.mean(found)) if found else float("nan")
             per_tool[f"share_{tool}"] = float(tool_steps[k] / max(tool_steps.sum(), 1))
             per_tool[f"weight_{tool}"] = share
@@ -512,16 +629,14 @@ class Trainer:
             "iteration": self.iteration + 1,
             "env_steps": self.env_steps,
             "episodes": self.episodes,
-            "return": float(np.mean(episode_returns)) if episode_returns else float("nan"),
+            "return": float(np.mean(returns)) if returns else float("nan"),
             "score": float(np.mean(scores)) if scores else float("nan"),
             "success_rate": float(np.mean(passes)) if passes else float("nan"),
             "sps": n * steps / seconds,
             "lr": lr,
             **stats,
-            # The learner blocks in reset/step while the workers run; the workers sit idle
-            # while the learner decodes calls and updates.
-            "learner_waits_env": env_wait / seconds,
-            "env_waits_learner": 1 - env_wait / seconds,
+            "learner_waits_env": learner_waits,
+            "env_waits_learner": envs_wait,
             "sampler_max_weight": float(weights.max()),
             "sampler_entropy": float(-(weights * np.log(weights + 1e-12)).sum()),
             "seconds": seconds,
@@ -545,6 +660,10 @@ class Trainer:
                 writer.add_scalar(f"sampler/{level}", weight, row["env_steps"])
         else:
             writer.add_histogram("sampler/weights", weights, row["env_steps"])
+
+
+def _weights(policy: Policy) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in policy.state_dict().items()}
 
 
 class _progress:

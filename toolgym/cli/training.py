@@ -45,6 +45,10 @@ def train(
     update_epochs: Annotated[int, typer.Option(min=1, help="PPO epochs per iteration.")] = 4,
     device: Annotated[str, typer.Option(help="auto (CUDA when present), cpu or cuda.")] = "auto",
     resume: Annotated[bool, typer.Option(help="Continue from --out's latest checkpoint.")] = True,
+    overlap: Annotated[
+        bool,
+        typer.Option(help="Collect the next rollout while the learner updates (lag: one update)."),
+    ] = False,
     mix: Annotated[
         str | None,
         typer.Option(
@@ -70,7 +74,7 @@ def train(
         env_id=env, suite=suite, steps=steps, bc_steps=bc_steps, out=str(out), seed=seed,
         num_envs=num_envs, num_steps=num_steps, max_steps=max_steps, sampler=sampler,
         eval_episodes=eval_episodes, record_eval=record_eval, device=device,
-        final_tier=final_tier, mix=mix,
+        final_tier=final_tier, mix=mix, overlap=overlap,
     )  # fmt: skip
     config.sampling.enabled = sampler
     config.ppo.learning_rate, config.ppo.update_epochs = learning_rate, update_epochs
