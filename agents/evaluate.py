@@ -10,9 +10,9 @@ import numpy as np
 import torch
 
 from toolgym.agents.grammar import Grammar
-from toolgym.agents.policy import Policy, batch_observations, pick_device, to_torch
+from toolgym.agents.policy import Policy, pick_device, to_torch
 from toolgym.agents.vector import make_vector_env, play_queued
-from toolgym.envs.suites import get_suite
+from toolgym.envs.mixed import parse_mix
 
 
 def evaluate_policy(
@@ -28,9 +28,11 @@ def evaluate_policy(
     when asked for more; ``None``: every task once), recording them into ``record`` when given
     (see ``toolgym replay``). Returns ``score`` (mean final score),
     ``success_rate``, ``steps`` (mean calls per episode) and per-family and per-episode rows."""
-    tasks = [t.id for t in get_suite(config.suite).split(split)]
+    from toolgym.agents.train import observe
+
+    tasks = [t.id for t in config.tasks(split)]
     if not tasks:
-        raise ValueError(f"suite {config.suite!r} has no {split!r} tasks")
+        raise ValueError(f"suite {config.mix or config.suite!r} has no {split!r} tasks")
     count = episodes or len(tasks)
     queue = [tasks[k % len(tasks)] for k in range(count)]
     device = next(policy.parameters()).device
@@ -38,7 +40,7 @@ def evaluate_policy(
 
     def choose(obs: dict[str, Any], current: list[str]) -> list[str]:
         with torch.no_grad():
-            batch = to_torch(batch_observations(obs, config.policy), device)
+            batch = to_torch(observe(obs, config.policy), device)
             tokens, *_ = policy.act(batch, generator, greedy=greedy)
         return [grammar.decode_json(row) for row in tokens.cpu().numpy()]
 
@@ -51,7 +53,16 @@ def evaluate_policy(
         results = play_queued(vec, queue, choose, seed=config.seed + 104_729)
     finally:
         vec.close()
-    return summarize(results, split)
+    report = summarize(results, split)
+    if config.mix:  # and per tool
+        tool_of = {suite: tool for tool, suite in parse_mix(config.mix)}
+        report["tools"] = {
+            tool: summarize([r for r in results if tool_of[r[0].split("/", 1)[0]] == tool],
+                            split)["score"]
+            for tool in tool_of.values()
+            if any(tool_of[r[0].split("/", 1)[0]] == tool for r in results)
+        }  # fmt: skip
+    return report
 
 
 def summarize(results: list[tuple[str, float, bool, int]], split: str) -> dict[str, Any]:
@@ -87,13 +98,22 @@ def _family(task_id: str) -> str:
 
 def load_checkpoint(path: str | Path, device: str = "auto") -> tuple[Policy, Grammar, Any]:
     """The policy, its grammar and the run's config from a trainer checkpoint."""
-    from toolgym.agents.train import TrainConfig, env_registry
+    from toolgym.agents.train import TrainConfig, env_registry, make_policy
 
     state = torch.load(path, map_location=pick_device(device), weights_only=False)
     config = TrainConfig.from_dict(state["config"])
     torch.set_num_threads(config.threads)
-    grammar = Grammar.from_description(env_registry(config.env_id, config.suite), state["grammar"])
-    policy = Policy(grammar, config.policy).to(pick_device(device))
+    op_ranges = None
+    if config.mix:
+        from toolgym.agents.mixed import mixed_grammar
+
+        grammar, op_ranges = mixed_grammar(parse_mix(config.mix), config.max_bins, config.all_tools)
+        if grammar.describe() != state["grammar"]:
+            raise ValueError(f"{path}: the checkpoint's grammar differs from its mix's today")
+    else:
+        registry = env_registry(config.env_id, config.suite)
+        grammar = Grammar.from_description(registry, state["grammar"])
+    policy = make_policy(config, grammar, op_ranges).to(pick_device(device))
     policy.load_state_dict(state["policy"])
     policy.eval()
     return policy, grammar, config

@@ -20,6 +20,11 @@ Bins come from the registry's ranges (capped at ``max_bins`` per parameter, on a
 parameter's ``step``), or from a suite's own ranges (:func:`suite_ranges`): what its reference
 tool calls use, which is far narrower than what the registry allows.
 
+A text parameter's tokens are its choices. Where the registry gives none (Blender's object,
+modifier and material names: any string), they come from a suite (:func:`text_choices`: the
+names its tasks' tool calls use); a grammar over a text parameter with no choices from either
+raises ``ValueError`` naming it.
+
 Numbers are in the registry's units (mm, degrees).
 """
 
@@ -136,6 +141,11 @@ class Grammar:
     def _param_slots(self, tool: str, param: str, p: dict[str, Any], start: int) -> list[Slot]:
         known = self.ranges.get(f"{tool}.{param}")
         if p["kind"] == "string":
+            if not known and not p["choices"]:
+                raise ValueError(
+                    f"{tool}.{param}: a text parameter with no finite set of values; give its "
+                    "choices in ranges (text_choices draws them from a suite's tool calls)"
+                )
             choices = tuple(known) if known else tuple(p["choices"])
             return [Slot(tool, param, "value", choices, start)]
         if p["kind"] == "points":
@@ -356,7 +366,8 @@ def suite_ranges(
         tool, name = key.split(".", 1)
         spec = registry.grammar()[tool]["params"][name]
         if spec["kind"] == "string":
-            ranges[key] = [c for c in spec["choices"] if c in values]
+            choices = spec["choices"] or list(dict.fromkeys(values))  # free text: as first used
+            ranges[key] = [c for c in choices if c in values]
         elif spec["kind"] == "points":
             points = [pt for value in values for pt in value]
             ranges[key] = {
@@ -367,6 +378,50 @@ def suite_ranges(
         else:
             ranges[key] = _widen(values, spec, margin)
     return ranges
+
+
+def text_choices(registry: ToolRegistry, calls: Iterable[Any]) -> dict[str, list[str]]:
+    """Choices for the text parameters the registry leaves open (``choices=None``: object,
+    modifier, material names), from the values the given tool calls use, as first used.
+
+    A parameter the calls never fill takes the values of the parameters of the same name (a
+    ``name`` is an object's name whatever the tool); one with none is left out, and a grammar
+    over its tool raises (see :func:`usable_tools`).
+    """
+    spec = registry.grammar()
+    open_params = {
+        f"{tool}.{name}": name
+        for tool, info in spec.items()
+        for name, p in info["params"].items()
+        if p["kind"] == "string" and not p["choices"]
+    }
+    seen: dict[str, list[str]] = {}
+    by_name: dict[str, list[str]] = {}
+    for call in calls:
+        tool, arguments = registry.parse_call(call)
+        for name, value in arguments.items():
+            key = f"{tool.name}.{name}"
+            if key in open_params and isinstance(value, str):
+                seen.setdefault(key, []).append(value)
+                by_name.setdefault(name, []).append(value)
+    choices = {}
+    for key, name in open_params.items():
+        values = seen.get(key) or by_name.get(name)
+        if values:
+            choices[key] = list(dict.fromkeys(values))
+    return choices
+
+
+def usable_tools(registry: ToolRegistry, ranges: Ranges) -> list[str]:
+    """The registry's tools whose every text parameter has choices (its own, or in ``ranges``)."""
+    return [
+        tool
+        for tool, info in registry.grammar().items()
+        if all(
+            p["kind"] != "string" or p["choices"] or ranges.get(f"{tool}.{name}")
+            for name, p in info["params"].items()
+        )
+    ]
 
 
 def _widen(values: list[float], spec: Mapping[str, Any], margin: float) -> tuple[float, ...]:

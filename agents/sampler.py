@@ -11,6 +11,12 @@ episode count at which it was last played. Its weight mixes:
 
 Levels never played come first, in order, until each has been played once (PLR's "unseen" rule).
 With ``enabled=False`` the weights are uniform.
+
+With ``groups`` (each level's group: its tool, when several tools train together) the weight is
+hierarchical: a group's weight comes from the same rule over the groups (a group's recent score
+is the mean of its played levels'; it is stale since any of its levels was played), then each
+level's within its group. So the share of the weakest tool rises however many tasks each tool
+has (a 200-task suite beside a 6-task one would otherwise hold 97 % of the unseen levels).
 """
 
 from __future__ import annotations
@@ -34,10 +40,21 @@ class SamplerConfig:
 class WeaknessSampler:
     """Weights over levels from their recent scores; see the module docstring."""
 
-    def __init__(self, levels: Sequence[str], config: SamplerConfig | None = None) -> None:
+    def __init__(
+        self,
+        levels: Sequence[str],
+        config: SamplerConfig | None = None,
+        groups: Sequence[str] | None = None,
+    ) -> None:
         if not levels:
             raise ValueError("the sampler needs at least one level")
+        if groups is not None and len(groups) != len(levels):
+            raise ValueError(f"{len(groups)} groups for {len(levels)} levels")
         self.levels = list(levels)
+        self.groups = list(dict.fromkeys(groups)) if groups is not None else None
+        self.members = (
+            [np.flatnonzero(np.asarray(groups) == g) for g in self.groups] if groups else []
+        )
         self.index = {level: i for i, level in enumerate(self.levels)}
         self.config = config or SamplerConfig()
         self.scores = np.zeros(len(self.levels))
@@ -58,17 +75,43 @@ class WeaknessSampler:
 
     def weights(self) -> np.ndarray:
         """Probabilities over ``levels`` (sum 1)."""
-        n, c = len(self.levels), self.config
+        if self.groups is None:
+            return self._plr(self.scores, self.seen, self.last_played)
+        seen = np.array([self.seen[m].any() for m in self.members])
+        scores = np.array(
+            [
+                self.scores[m][self.seen[m]].mean() if s else 0.0
+                for m, s in zip(self.members, seen, strict=True)
+            ]
+        )
+        last = np.array([self.last_played[m].max() for m in self.members])
+        by_group = self._plr(scores, seen, last)
+        out = np.zeros(len(self.levels))
+        for share, m in zip(by_group, self.members, strict=True):
+            out[m] = share * self._plr(self.scores[m], self.seen[m], self.last_played[m])
+        return out
+
+    def group_shares(self) -> dict[str, float]:
+        """Each group's share of the weights (empty without groups)."""
+        weights = self.weights()
+        return {
+            g: float(weights[m].sum())
+            for g, m in zip(self.groups or (), self.members, strict=False)
+        }
+
+    def _plr(self, scores: np.ndarray, seen: np.ndarray, last_played: np.ndarray) -> np.ndarray:
+        """PLR's weights over one set of levels (see the module docstring)."""
+        n, c = len(scores), self.config
         if not c.enabled:
             return np.full(n, 1.0 / n)
-        if not self.seen.all():  # unseen levels first
-            return (~self.seen).astype(float) / (~self.seen).sum()
-        weakness = 1.0 - self.scores
+        if not seen.all():  # unseen levels first
+            return (~seen).astype(float) / (~seen).sum()
+        weakness = 1.0 - scores
         ranks = np.empty(n)
         ranks[np.argsort(-weakness, kind="stable")] = np.arange(1, n + 1)
         by_score = (1.0 / ranks) ** (1.0 / c.temperature)
         by_score /= by_score.sum()
-        stale = self.episodes - self.last_played
+        stale = self.episodes - last_played
         by_staleness = stale / stale.sum() if stale.sum() > 0 else np.full(n, 1.0 / n)
         mixed = (1 - c.staleness) * by_score + c.staleness * by_staleness
         return (1 - c.uniform) * mixed + c.uniform / n

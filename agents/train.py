@@ -9,6 +9,13 @@ Each iteration: the sampler's weights go to the workers; every env restarts from
 run repeats an uninterrupted one exactly); ``num_steps`` calls per env are collected; an episode
 cut by the iteration's end is bootstrapped from the value of its next observation; PPO updates.
 
+Several tools train together with ``mix`` (``"cadquery:primitives,blender:blender-placement,
+scene:scene-layout"``, see ``toolgym.envs.mixed``): one policy (``toolgym.agents.mixed``: one
+encoder, one decoder, each tool's calls in one grammar), workers that play any tool, and a
+sampler over every task of every tool, grouped by tool, so the weakest tool is played more.
+``progress.csv`` then has each tool's score, its share of the iteration's steps and its share of
+the sampler's weight (``score_<tool>``, ``share_<tool>``, ``weight_<tool>``).
+
 Written under ``out``: ``config.json``, ``progress.csv`` (one row per iteration),
 ``tensorboard/`` (the same quantities), ``checkpoints/latest.pt`` (and one per
 ``checkpoint_every`` iterations), ``eval.json`` when evaluated at the end.
@@ -16,10 +23,14 @@ Written under ``out``: ``config.json``, ``progress.csv`` (one row per iteration)
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import csv
 import dataclasses
 import json
+import queue
 import random
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,7 +40,14 @@ import gymnasium as gym
 import numpy as np
 import torch
 
-from toolgym.agents.grammar import DEFAULT_MAX_BINS, Grammar, suite_ranges, suite_tools
+from toolgym.agents.grammar import (
+    DEFAULT_MAX_BINS,
+    Grammar,
+    suite_ranges,
+    suite_tools,
+    text_choices,
+    usable_tools,
+)
 from toolgym.agents.policy import (
     Policy,
     PolicyConfig,
@@ -40,6 +58,7 @@ from toolgym.agents.policy import (
 from toolgym.agents.ppo import PPOConfig, annealed_lr, behaviour_cloning, gae, update
 from toolgym.agents.sampler import SamplerConfig, WeaknessSampler
 from toolgym.agents.vector import finished_episodes, make_vector_env, play_queued
+from toolgym.envs.mixed import mixed_tasks, parse_mix, tool_of_task
 from toolgym.envs.suites import get_suite
 from toolgym.envs.tools import ToolRegistry
 
@@ -60,6 +79,8 @@ class TrainConfig:
 
     env_id: str = "toolgym/CadQuery-v0"
     suite: str = "primitives"
+    # Several tools at once: "tool:suite,tool:suite" (env_id and suite are then unused).
+    mix: str | None = None
     steps: int = 2048
     bc_steps: int = 0
     bc_episodes: int | None = None
@@ -82,6 +103,10 @@ class TrainConfig:
     # Run the envs in Ray actors: "local" (a Ray on this machine) or a cluster's address;
     # None: local worker processes (see toolgym.agents.ray_runners).
     ray: str | None = None
+    # Collect the next rollout while the learner updates on this one (one update behind at
+    # most; PPO's ratio is against the stored log-probs of the policy that acted). A resumed
+    # run then restarts the pipeline, so it does not repeat an uninterrupted one exactly.
+    overlap: bool = False
     device: str = "auto"
     # Torch's CPU threads. One: on a small machine the env workers keep the cores busy, and
     # OpenMP threads spinning against them made a PPO update 30x slower on 2 busy cores.
@@ -102,10 +127,17 @@ class TrainConfig:
     def env_kwargs(self, evaluation: bool = False) -> dict[str, Any]:
         """The env's arguments: for training, or (``evaluation``) for scoring at the task's
         own final tier."""
+        where = {"mix": self.mix} if self.mix else {"suite": self.suite}
         return {
-            "suite": self.suite, "max_steps": self.max_steps, "view_size": self.view_size,
+            **where, "max_steps": self.max_steps, "view_size": self.view_size,
             "final_tier": None if evaluation else self.final_tier,
         }  # fmt: skip
+
+    def tasks(self, split: str) -> list[Any]:
+        """The tasks of a split: the suite's, or every suite's of the mix."""
+        if self.mix:
+            return mixed_tasks(parse_mix(self.mix), split)
+        return list(get_suite(self.suite).split(split))
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -121,6 +153,32 @@ class TrainConfig:
                     fields["channels"] = tuple(fields["channels"])
                 data[key] = kind(**fields)
         return cls(**data)
+
+
+def observe(observations: Any, config: PolicyConfig) -> dict[str, np.ndarray]:
+    """The policy's inputs (``batch_observations``), with each row's tool when mixed."""
+    batch = batch_observations(observations, config)
+    if "tool" in observations:
+        batch["tool"] = np.asarray(observations["tool"], np.int64)
+    return batch
+
+
+def make_policy(config: TrainConfig, grammar: Grammar, op_ranges: Any = None) -> Policy:
+    """The bundled policy, or (mixed) its form masked to each row's tool."""
+    if config.mix:
+        from toolgym.agents.mixed import MixedPolicy
+
+        return MixedPolicy(grammar, op_ranges, config.policy)
+    return Policy(grammar, config.policy)
+
+
+def run_grammar(config: TrainConfig) -> tuple[Grammar, Any]:
+    """The run's grammar (and, mixed, each tool's operation tokens)."""
+    if config.mix:
+        from toolgym.agents.mixed import mixed_grammar
+
+        return mixed_grammar(parse_mix(config.mix), config.max_bins, config.all_tools)
+    return build_grammar(config.env_id, config.suite, config.max_bins, config.all_tools), None
 
 
 def seed_everything(seed: int) -> torch.Generator:
@@ -143,20 +201,43 @@ def calls_grammar(
     calls: Sequence[str],
     max_bins: int = DEFAULT_MAX_BINS,
     all_tools: bool = False,
+    names: Sequence[str] = (),
 ) -> Grammar:
     """The registry's grammar with bins over ``calls``' ranges (and only their tools, unless
-    ``all_tools``); the registry's widest ranges when there are no calls."""
-    if not calls:
-        return Grammar(registry, max_bins=max_bins)
-    tools = None if all_tools else suite_tools(registry, calls)
-    return Grammar(registry, suite_ranges(registry, calls), max_bins=max_bins, tools=tools)
+    ``all_tools``); the registry's widest ranges when there are no calls.
+
+    The registry's open text parameters (object, modifier, material names) take the values that
+    ``calls`` and ``names`` (more calls: the suite's other splits, whose names the prompts
+    give) use; tools with a text parameter left without choices are left out."""
+    ranges: dict[str, Any] = suite_ranges(registry, calls) if calls else {}
+    # Text values (names, settings) from every call given: a test task's object is named in its
+    # prompt, and a grammar that cannot say it could never solve the task.
+    words = {k: v for k, v in suite_ranges(registry, names).items() if isinstance(v, list)}
+    for key, values in words.items():
+        if key in ranges:
+            ranges[key] = list(dict.fromkeys([*ranges[key], *values]))
+    for key, values in text_choices(registry, [*calls, *names]).items():
+        ranges[key] = list(dict.fromkeys([*ranges.get(key, ()), *values]))
+    usable = usable_tools(registry, ranges)
+    tools = usable if all_tools or not calls else suite_tools(registry, calls)
+    if not calls and len(tools) == len(registry.tools):
+        tools = None  # every tool: the grammar describes itself as such
+    return Grammar(registry, ranges, max_bins=max_bins, tools=tools)
+
+
+def suite_calls(suite: str, split: str | None = "train") -> list[Any]:
+    """The reference tool calls of a suite's tasks (of one ``split``, or all with ``None``)."""
+    found = get_suite(suite)
+    tasks = found.tasks if split is None else found.split(split)
+    return [c for t in tasks for c in t.tool_calls or ()]
 
 
 def build_grammar(env_id: str, suite: str, max_bins: int, all_tools: bool) -> Grammar:
     """The grammar of the env's registry, with bins over the suite's training references'
-    ranges (and only their tools, unless ``all_tools``)."""
-    calls = [c for t in get_suite(suite).split("train") for c in t.tool_calls or ()]
-    return calls_grammar(env_registry(env_id, suite), calls, max_bins, all_tools)
+    ranges (and only their tools, unless ``all_tools``), and names from the whole suite."""
+    registry = env_registry(env_id, suite)
+    calls, names = suite_calls(suite), suite_calls(suite, None)
+    return calls_grammar(registry, calls, max_bins, all_tools, names)
 
 
 class Trainer:
@@ -170,15 +251,26 @@ class Trainer:
         self.generator = seed_everything(config.seed)  # minibatch order, demonstrations
         # Sampling calls, on the policy's device (CUDA's generator lives there).
         self.sampling_generator = torch.Generator(self.device).manual_seed(config.seed + 1)
-        self.grammar = build_grammar(config.env_id, config.suite, config.max_bins, config.all_tools)
-        self.policy = Policy(self.grammar, config.policy).to(self.device)
+        self.grammar, op_ranges = run_grammar(config)
+        self.policy = make_policy(config, self.grammar, op_ranges).to(self.device)
         self.optimizer = torch.optim.Adam(
             self.policy.parameters(), lr=config.ppo.learning_rate, eps=1e-5
         )
-        self.train_tasks = get_suite(config.suite).split("train")
-        self.sampler = WeaknessSampler([t.id for t in self.train_tasks], config.sampling)
+        self.train_tasks = config.tasks("train")
+        # Mixed: each task's tool, and the sampler grouped by tool.
+        self.mix = parse_mix(config.mix) if config.mix else None
+        self.tools = [tool for tool, _ in self.mix] if self.mix else []
+        suite_tool = tool_of_task(self.mix) if self.mix else {}
+        self.tool_of = {t.id: suite_tool[t.id.split("/", 1)[0]] for t in self.train_tasks
+                        if suite_tool}  # fmt: skip
+        groups = [self.tool_of[t.id] for t in self.train_tasks] if self.mix else None
+        self.sampler = WeaknessSampler([t.id for t in self.train_tasks], config.sampling, groups)
+        self.csv_fields = CSV_FIELDS + tuple(
+            f"{kind}_{tool}" for tool in self.tools for kind in ("score", "share", "weight")
+        )
         self.iteration, self.env_steps, self.bc_env_steps, self.episodes = 0, 0, 0, 0
         self.bc_done = config.bc_steps == 0
+        self._lock = threading.Lock()  # the sampler, shared with the collecting thread
 
     # -- checkpoints ------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
@@ -187,7 +279,7 @@ class Trainer:
             "grammar": self.grammar.describe(),
             "policy": self.policy.state_dict(),
             "optimizer": self.optimizer.state_dict(),
-            "sampler": self.sampler.state_dict(),
+            "sampler": self._sampler_state(),
             "generator": self.generator.get_state(),
             "sampling_generator": self.sampling_generator.get_state(),
             "torch_rng": torch.get_rng_state(),
@@ -198,6 +290,10 @@ class Trainer:
             "episodes": self.episodes,
             "bc_done": self.bc_done,
         }
+
+    def _sampler_state(self) -> dict[str, Any]:
+        with self._lock:
+            return self.sampler.state_dict()
 
     def save(self) -> Path:
         folder = self.out / "checkpoints"
@@ -252,6 +348,8 @@ class Trainer:
                 self.save()
             last = config.iterations if stop_after is None else min(stop_after, config.iterations)
             with _progress(config.progress, last, self.iteration) as advance:
+                if config.overlap:
+                    row = self._overlapped(vec, last, writer, advance) or row
                 while self.iteration < last:
                     row = self._iteration(vec)
                     self.iteration += 1
@@ -270,6 +368,7 @@ class Trainer:
             )
             (self.out / "eval.json").write_text(json.dumps(report, indent=2))
             row["test_score"] = report["score"]
+            row.update({f"test_score_{tool}": v for tool, v in report.get("tools", {}).items()})
         return row
 
     def _behaviour_cloning(self, vec: gym.vector.VectorEnv, writer: Any) -> None:
@@ -300,11 +399,14 @@ class Trainer:
                     calls.append(self.grammar.decode_json(self.grammar.sample(rng)))
                     continue
                 call = task.tool_calls[min(int(obs["step"][i]), len(task.tool_calls) - 1)]
+                if self.mix:  # the mixed grammar's names carry the tool
+                    call = json.loads(call) if isinstance(call, str | bytes) else dict(call)
+                    call["name"] = f"{self.tool_of[task_id]}.{call['name']}"
                 calls.append(self.grammar.decode_json(self.grammar.encode(call)))
             return calls
 
         def record(obs: dict[str, Any], calls: list[str], recording: np.ndarray) -> None:
-            batch = batch_observations(obs, config.policy)
+            batch = observe(obs, config.policy)
             for i in np.flatnonzero(recording):
                 observations.append({k: v[i] for k, v in batch.items()})
                 tokens.append(self.grammar.encode(calls[i]))
@@ -353,24 +455,102 @@ class Trainer:
         )
 
     def _iteration(self, vec: gym.vector.VectorEnv) -> dict[str, Any]:
+        """One iteration in turns: collect with the current policy, then update."""
+        started = time.perf_counter()
+        rollout = self._collect(vec, self.policy, self.iteration)
+        stats, lr = self._learn(rollout)
+        seconds = time.perf_counter() - started
+        # The learner blocks in reset/step while the workers run; the workers sit idle while
+        # the learner decodes calls and updates.
+        busy = rollout["env_busy"] / seconds
+        return self._row(rollout, stats, lr, seconds, busy, 1 - busy)
+
+    def _overlapped(
+        self, vec: gym.vector.VectorEnv, last: int, writer: Any,
+        advance: Callable[[dict[str, Any]], None],
+    ) -> dict[str, Any]:  # fmt: skip
+        """Iterations up to ``last`` with collection and learning at once: a thread collects
+        rollout ``k`` with the weights after update ``k - 1`` (the start's for the first two),
+        while the learner updates on rollout ``k - 1``. The lag is fixed, so a run is the same
+        in any process however fast each side is."""
+        start = self.iteration
+        acting = copy.deepcopy(self.policy)  # the behaviour policy: the envs act with it
+        versions = {start: _weights(self.policy)}  # updates done -> the weights then
+        ready = threading.Condition()
+        rollouts: queue.Queue[Any] = queue.Queue(maxsize=1)  # one rollout ahead at most
+        stop = threading.Event()
+
+        def hand_over(item: Any) -> None:
+            while not stop.is_set():
+                with contextlib.suppress(queue.Full):
+                    rollouts.put(item, timeout=0.2)
+                    return
+
+        def collect() -> None:
+            try:
+                for k in range(start, last):
+                    need = max(start, k - 1)
+                    with ready:
+                        ready.wait_for(lambda need=need: need in versions or stop.is_set())
+                        if stop.is_set():
+                            return
+                        acting.load_state_dict(versions[need])
+                    hand_over(self._collect(vec, acting, k))
+            except BaseException as exc:  # the learner raises it
+                hand_over(exc)
+
+        thread = threading.Thread(target=collect, name="toolgym-collect", daemon=True)
+        thread.start()
+        row: dict[str, Any] = {}
+        finished = time.perf_counter()
+        try:
+            while self.iteration < last:
+                waited = time.perf_counter()
+                rollout = rollouts.get()
+                if isinstance(rollout, BaseException):
+                    raise rollout
+                waited = time.perf_counter() - waited
+                stats, lr = self._learn(rollout)
+                seconds, finished = time.perf_counter() - finished, time.perf_counter()
+                busy = min(rollout["env_busy"] / seconds, 1.0)
+                row = self._row(rollout, stats, lr, seconds, waited / seconds, 1 - busy)
+                with ready:
+                    self.iteration += 1
+                    versions[self.iteration] = _weights(self.policy)
+                    versions.pop(self.iteration - 2, None)
+                    ready.notify_all()
+                self._log_row(row, writer)
+                self.save()
+                advance(row)
+        finally:
+            stop.set()
+            with ready:
+                ready.notify_all()
+            thread.join(timeout=60)
+        return row
+
+    def _collect(self, vec: gym.vector.VectorEnv, policy: Policy, iteration: int) -> dict[str, Any]:
+        """``num_steps`` calls per env with ``policy`` (the behaviour policy: its log-probs and
+        values are stored), from envs restarted with the iteration's seed."""
         config, n, steps = self.config, self.config.num_envs, self.config.num_steps
         started = time.perf_counter()
-        lr = annealed_lr(config.ppo, self.iteration, config.iterations)  # linear LR annealing
-        for group in self.optimizer.param_groups:
-            group["lr"] = lr
-        vec.set_attr("task_weights", [self.sampler.weights().tolist()] * n)
-        env_wait = time.perf_counter()
-        obs, _ = vec.reset(seed=config.seed * 1_000_003 + self.iteration * n)
-        env_wait = time.perf_counter() - env_wait
+        with self._lock:
+            weights = self.sampler.weights().tolist()
+        vec.set_attr("task_weights", [weights] * n)
+        env_busy = time.perf_counter()
+        obs, _ = vec.reset(seed=config.seed * 1_000_003 + iteration * n)
+        env_busy = time.perf_counter() - env_busy
         stored: list[dict[str, np.ndarray]] = []
         all_tokens, log_probs, values = [], [], []
         rewards, dones = np.zeros((steps, n)), np.zeros((steps, n))
         returns_so_far, episode_returns, scores, passes = np.zeros(n), [], [], []
+        tool_scores: dict[str, list[float]] = {tool: [] for tool in self.tools}
+        tool_steps = np.zeros(len(self.tools))
         for t in range(steps):
-            batch = batch_observations(obs, config.policy)
+            batch = observe(obs, config.policy)
             stored.append(batch)
             with torch.no_grad():
-                tokens, log_prob, _, value = self.policy.act(
+                tokens, log_prob, _, value = policy.act(
                     to_torch(batch, self.device), self.sampling_generator
                 )
             tokens_np = tokens.cpu().numpy()
@@ -378,70 +558,103 @@ class Trainer:
             all_tokens.append(tokens_np)
             log_probs.append(log_prob.cpu().numpy())
             values.append(value.cpu().numpy())
+            if self.mix:
+                tool_steps += np.bincount(batch["tool"], minlength=len(self.tools))
             waited = time.perf_counter()
             obs, reward, terminated, truncated, info = vec.step(calls)
-            env_wait += time.perf_counter() - waited
+            env_busy += time.perf_counter() - waited
             rewards[t], dones[t] = reward, terminated | truncated
             returns_so_far += reward
             for i, task, score, passed in finished_episodes(info):
-                self.sampler.update(task, score)
+                with self._lock:
+                    self.sampler.update(task, score)
+                if self.mix:
+                    tool_scores[self.tool_of[task]].append(score)
                 episode_returns.append(returns_so_far[i])
                 scores.append(score)
                 passes.append(passed)
                 returns_so_far[i] = 0.0
         with torch.no_grad():
-            next_value = self.policy.value(
-                to_torch(batch_observations(obs, config.policy), self.device)
-            )
-        values_np, log_probs_np = np.stack(values), np.stack(log_probs)
+            next_value = policy.value(to_torch(observe(obs, config.policy), self.device))
+        return {
+            "stored": stored, "tokens": all_tokens, "log_probs": np.stack(log_probs),
+            "values": np.stack(values), "rewards": rewards, "dones": dones,
+            "next_value": next_value.cpu().numpy(), "episode_returns": episode_returns,
+            "scores": scores, "passes": passes, "tool_scores": tool_scores,
+            "tool_steps": tool_steps, "env_busy": env_busy,
+            "seconds": time.perf_counter() - started,
+        }  # fmt: skip
+
+    def _learn(self, rollout: dict[str, Any]) -> tuple[dict[str, float], float]:
+        """GAE and PPO's update on a rollout. The ratio is taken against the stored log-probs
+        of the policy that acted, so a rollout one update old is corrected for (and clipped)."""
+        config = self.config
+        lr = annealed_lr(config.ppo, self.iteration, config.iterations)  # linear LR annealing
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        stored, values_np = rollout["stored"], rollout["values"]
         advantages, returns = gae(  # GAE
-            rewards, values_np, dones, next_value.cpu().numpy(), config.ppo.gamma,
-            config.ppo.gae_lambda,
+            rollout["rewards"], values_np, rollout["dones"], rollout["next_value"],
+            config.ppo.gamma, config.ppo.gae_lambda,
         )  # fmt: skip
         flat = {
             "obs": to_torch({k: np.concatenate([b[k] for b in stored]) for k in stored[0]},
                             self.device),
-            "tokens": torch.as_tensor(np.concatenate(all_tokens), device=self.device),
-            "log_probs": torch.as_tensor(log_probs_np.reshape(-1), device=self.device),
+            "tokens": torch.as_tensor(np.concatenate(rollout["tokens"]), device=self.device),
+            "log_probs": torch.as_tensor(rollout["log_probs"].reshape(-1), device=self.device),
             "advantages": torch.as_tensor(advantages.reshape(-1), dtype=torch.float32,
                                           device=self.device),
             "returns": torch.as_tensor(returns.reshape(-1), dtype=torch.float32,
                                        device=self.device),
             "values": torch.as_tensor(values_np.reshape(-1), device=self.device),
         }  # fmt: skip
-        stats = update(self.policy, self.optimizer, flat, config.ppo, self.generator)
+        return update(self.policy, self.optimizer, flat, config.ppo, self.generator), lr
+
+    def _row(
+        self, rollout: dict[str, Any], stats: dict[str, float], lr: float, seconds: float,
+        learner_waits: float, envs_wait: float,
+    ) -> dict[str, Any]:  # fmt: skip
+        """The iteration's figures (``progress.csv``)."""
+        n, steps = self.config.num_envs, self.config.num_steps
         self.env_steps += n * steps
+        scores, passes, returns = rollout["scores"], rollout["passes"], rollout["episode_returns"]
         self.episodes += len(scores)
-        seconds = time.perf_counter() - started
-        weights = self.sampler.weights()
+        with self._lock:
+            weights, shares = self.sampler.weights(), self.sampler.group_shares()
+        tool_steps = rollout["tool_steps"]
+        per_tool: dict[str, float] = {}
+        for k, (tool, share) in enumerate(shares.items()):
+            found = rollout["tool_scores"][tool]
+            per_tool[f"score_{tool}"] = float(np.mean(found)) if found else float("nan")
+            per_tool[f"share_{tool}"] = float(tool_steps[k] / max(tool_steps.sum(), 1))
+            per_tool[f"weight_{tool}"] = share
         return {
             "iteration": self.iteration + 1,
             "env_steps": self.env_steps,
             "episodes": self.episodes,
-            "return": float(np.mean(episode_returns)) if episode_returns else float("nan"),
+            "return": float(np.mean(returns)) if returns else float("nan"),
             "score": float(np.mean(scores)) if scores else float("nan"),
             "success_rate": float(np.mean(passes)) if passes else float("nan"),
             "sps": n * steps / seconds,
             "lr": lr,
             **stats,
-            # The learner blocks in reset/step while the workers run; the workers sit idle
-            # while the learner decodes calls and updates.
-            "learner_waits_env": env_wait / seconds,
-            "env_waits_learner": 1 - env_wait / seconds,
+            "learner_waits_env": learner_waits,
+            "env_waits_learner": envs_wait,
             "sampler_max_weight": float(weights.max()),
             "sampler_entropy": float(-(weights * np.log(weights + 1e-12)).sum()),
             "seconds": seconds,
+            **per_tool,
         }
 
     def _log_row(self, row: dict[str, Any], writer: Any) -> None:
         path = self.out / "progress.csv"
         fresh = not path.exists() or row["iteration"] == 1
         with path.open("w" if fresh else "a", newline="") as handle:
-            out = csv.DictWriter(handle, CSV_FIELDS, extrasaction="ignore")
+            out = csv.DictWriter(handle, self.csv_fields, extrasaction="ignore")
             if fresh:
                 out.writeheader()
             out.writerow(row)
-        for key in CSV_FIELDS[1:]:
+        for key in self.csv_fields[1:]:
             if isinstance(row.get(key), float | int) and np.isfinite(row[key]):
                 writer.add_scalar(f"train/{key}", row[key], row["env_steps"])
         weights = self.sampler.weights()
@@ -450,6 +663,10 @@ class Trainer:
                 writer.add_scalar(f"sampler/{level}", weight, row["env_steps"])
         else:
             writer.add_histogram("sampler/weights", weights, row["env_steps"])
+
+
+def _weights(policy: Policy) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in policy.state_dict().items()}
 
 
 class _progress:
@@ -475,6 +692,9 @@ class _progress:
                 f"steps {row['env_steps']}  score {row['score']:.3f}  "
                 f"success {row['success_rate']:.2f}  {row['sps']:.1f} steps/s"
             )
+            for tool in (k.removeprefix("share_") for k in row if k.startswith("share_")):
+                # Mixed: each tool's score and its share of the iteration's steps.
+                status += f"  {tool} {row[f'score_{tool}']:.3f} ({row[f'share_{tool}']:.0%})"
             # One line per iteration stays above the bar: the score's course, not just its end.
             self.bar.console.print(f"iteration {row['iteration']:>4}  {status}")
             self.bar.update(task, advance=1, status=status)

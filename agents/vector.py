@@ -59,6 +59,10 @@ class ChosenTasks(gym.Wrapper):
 
 
 def _make(env_id: str, task_ids: Sequence[str], env_kwargs: dict[str, Any]) -> gym.Env:
+    if "mix" in env_kwargs:  # several tools: one env per tool in each worker
+        from toolgym.envs.mixed import MixedEnv
+
+        return ChosenTasks(MixedEnv(**env_kwargs), task_ids)
     return ChosenTasks(gym.make(env_id, action_mode="tool", **env_kwargs), task_ids)
 
 
@@ -73,13 +77,16 @@ def make_vector_env(
 ) -> gym.vector.VectorEnv:
     """``num_envs`` environments in tool mode (``AsyncVectorEnv`` workers, started with
     ``forkserver`` so they never inherit the learner's threads; or in-process with
-    ``asynchronous=False``), each episode's task one of ``task_ids``. With ``record``, every
-    episode is recorded into that folder (``toolgym.envs.RecordEpisodes``). With ``ray`` (an
-    address, or ``"local"``), the envs run in Ray actors instead
+    ``asynchronous=False``), each episode's task one of ``task_ids``. With ``mix=`` in
+    ``env_kwargs``, each is a ``toolgym.envs.mixed.MixedEnv`` (``env_id`` unused). With
+    ``record``, every episode is recorded into that folder (``toolgym.envs.RecordEpisodes``).
+    With ``ray`` (an address, or ``"local"``), the envs run in Ray actors instead
     (``toolgym.agents.ray_runners.RayVectorEnv``)."""
     if ray is not None:
         if record is not None:
             raise ValueError("recording episodes is not supported on Ray")
+        if "mix" in env_kwargs:
+            raise ValueError("training on several tools (--mix) is not supported on Ray yet")
         from toolgym.agents.ray_runners import make_ray_vector_env
 
         return make_ray_vector_env(env_id, task_ids, num_envs, ray, **env_kwargs)

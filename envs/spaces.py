@@ -10,9 +10,11 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.spaces import utils as space_utils
 from gymnasium.vector.utils import shared_memory
 
 SAMPLE_CHARSET = string.ascii_letters + string.digits + string.punctuation + " \n"
+CODE_POINTS = 0x110000  # Unicode's code points are 0 ... 0x10FFFF; this one marks padding
 
 
 class UnicodeText(spaces.Text):
@@ -21,6 +23,9 @@ class UnicodeText(spaces.Text):
     Gymnasium's :class:`~gymnasium.spaces.Text` only holds strings over a fixed charset, which
     rejects code (and any prompt with "×" or "°"). This space accepts every character; ``sample``
     draws from printable ASCII. It batches like ``Text`` (a tuple of strings) in vector envs.
+
+    Flattened (``gymnasium.spaces.flatten``, ``FlattenObservation``) a text is its code points,
+    ``max_length`` int32 padded with :data:`CODE_POINTS`, as ``Text`` pads with its charset's size.
     """
 
     def __init__(self, max_length: int, *, min_length: int = 0, seed: Any = None) -> None:
@@ -111,3 +116,30 @@ def _write(space: UnicodeText, index: int, value: str, memory: Any) -> None:
 @shared_memory.read_from_shared_memory.register(UnicodeText)
 def _read(space: UnicodeText, memory: Any, n: int = 1) -> SharedTexts:
     return SharedTexts(np.frombuffer(memory.get_obj(), np.int32).reshape(n, space.max_length))
+
+
+# Flattening. ``Text``'s own functions index into the 96-character charset, so a prompt with "×"
+# raised KeyError; these use code points instead.
+
+
+@space_utils.flatdim.register(UnicodeText)
+def _flatdim(space: UnicodeText) -> int:
+    return space.max_length
+
+
+@space_utils.flatten_space.register(UnicodeText)
+def _flatten_space(space: UnicodeText) -> spaces.Box:
+    return spaces.Box(0, CODE_POINTS, (space.max_length,), np.int32)
+
+
+@space_utils.flatten.register(UnicodeText)
+def _flatten(space: UnicodeText, x: str) -> np.ndarray:
+    codes = np.full(space.max_length, CODE_POINTS, np.int32)
+    text = x[: space.max_length]
+    codes[: len(text)] = np.fromiter(map(ord, text), np.int32, len(text))
+    return codes
+
+
+@space_utils.unflatten.register(UnicodeText)
+def _unflatten(space: UnicodeText, x: np.ndarray) -> str:
+    return "".join(map(chr, x[(x >= 0) & (x < CODE_POINTS)].tolist()))

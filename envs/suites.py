@@ -11,6 +11,7 @@ Suite names are unique across domains. Task ids are ``"<suite>/<name>"``; genera
 from __future__ import annotations
 
 import functools
+import importlib.resources
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -19,7 +20,15 @@ from typing import Protocol
 from toolgym.envs.domains import domains
 from toolgym.envs.tasks import Suite, Task, load_task_file
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
+
+def assets_folder() -> Path:
+    """The task files: ``toolgym/assets`` of an installed package (package data, found through
+    ``importlib.resources``), else the checkout's ``assets/`` (an editable install)."""
+    installed = Path(str(importlib.resources.files("toolgym"))) / "assets"
+    return installed if installed.is_dir() else Path(__file__).resolve().parents[1] / "assets"
+
+
+ASSETS = assets_folder()
 GENERATED_ID = re.compile(
     r"^(?P<suite>[\w-]+)/(?P<family>\w+)/(?P<split>train|test)-(?P<seed>\d+)$"
 )

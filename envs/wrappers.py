@@ -16,20 +16,33 @@
   ``feedback_tokens`` of the feedback's tail, where the verifier's summary is). Images and
   ``step`` pass through.
 
+The default grammar spans the registry's ranges; text parameters the registry leaves open
+(Blender's object, modifier and material names) take the names the env's suite's tool calls
+use, and tools with an open parameter the suite never fills are left out.
+
+``action_masks()`` gives a flat boolean array over the ``MultiDiscrete`` entries, as
+sb3-contrib's ``MaskablePPO`` and TorchRL take them: tools that work on an existing part
+(``cut_box``, ``fillet_edges``, ...) are masked until a step of the episode has made one; every
+other entry is allowed (entries past a tool's own slots are repaired as above).
+
 ``info["tool_call"]`` holds the JSON call that was sent. Stable-Baselines3's
-``PPO("MultiInputPolicy", env)`` runs on the result unmodified.
+``PPO("MultiInputPolicy", env)`` runs on the result unmodified; so do clients that take an env
+id, through the registered ``toolgym/CadQuery-Std-v0``, ``toolgym/Blender-Std-v0`` and
+``toolgym/GameScene-Std-v0`` (this wrapper over the env in tool mode).
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from toolgym.agents.grammar import PAD, STOP, Grammar
+from toolgym.agents.grammar import PAD, STOP, Grammar, text_choices, usable_tools
 from toolgym.envs.spaces import text_bytes
+from toolgym.envs.suites import get_suite
 
 
 class StandardSpaces(gym.Wrapper):
@@ -37,7 +50,8 @@ class StandardSpaces(gym.Wrapper):
 
     Args:
         env: a toolgym env made with ``action_mode="tool"``.
-        grammar: the grammar (default: the env's registry, ``max_bins`` bins per parameter).
+        grammar: the grammar (default: the env's registry, ``max_bins`` bins per parameter,
+            names from its suite).
         prompt_tokens, feedback_tokens: lengths of the token-id arrays.
     """
 
@@ -52,13 +66,16 @@ class StandardSpaces(gym.Wrapper):
         super().__init__(env)
         if getattr(env.unwrapped, "action_mode", None) != "tool":
             raise ValueError("StandardSpaces needs an env made with action_mode='tool'")
-        self.grammar = grammar or Grammar(env.unwrapped.registry, max_bins=max_bins)
+        self.grammar = grammar or suite_grammar(env.unwrapped, max_bins)
         self.prompt_tokens, self.feedback_tokens = prompt_tokens, feedback_tokens
         sizes = [len(self.grammar.ops)] + [1] * (self.grammar.length - 1)
         for slots in self.grammar.slots.values():
             for k, slot in enumerate(slots):
                 sizes[k + 1] = max(sizes[k + 1], len(slot.values))
         self.action_space = spaces.MultiDiscrete(sizes)
+        spec = env.unwrapped.registry.grammar()
+        self._needs_part = np.array([spec[op]["needs_part"] for op in self.grammar.ops])
+        self._has_part = False
         inner = env.observation_space
         self.observation_space = spaces.Dict(
             {
@@ -69,6 +86,13 @@ class StandardSpaces(gym.Wrapper):
                 "step": inner["step"],
             }
         )
+
+    def action_masks(self) -> np.ndarray:
+        """Flat boolean mask over the ``MultiDiscrete`` entries (see the module docstring)."""
+        mask = np.ones(int(self.action_space.nvec.sum()), bool)
+        if not self._has_part:
+            mask[: len(self.grammar.ops)] = ~self._needs_part
+        return mask
 
     def tokens(self, action: np.ndarray) -> list[int]:
         """The grammar tokens an action means, after repair (see the module docstring)."""
@@ -98,10 +122,39 @@ class StandardSpaces(gym.Wrapper):
 
     def reset(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         observation, info = self.env.reset(**kwargs)
+        self._has_part = False  # episodes start with no part of the agent's
         return self.observation(observation), info
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         call = self.grammar.decode_json(self.tokens(action))
         observation, reward, terminated, truncated, info = self.env.step(call)
         info["tool_call"] = call
+        self._has_part = self._has_part or "error" not in info
         return self.observation(observation), reward, terminated, truncated, info
+
+
+def standard_env(
+    env_id: str,
+    max_bins: int = 64,
+    prompt_tokens: int = 256,
+    feedback_tokens: int = 128,
+    **env_kwargs: Any,
+) -> StandardSpaces:
+    """``env_id`` in tool mode under :class:`StandardSpaces`: the entry point of the registered
+    ``toolgym/*-Std-v0`` ids (other arguments go to the env: ``suite``, ``max_steps`` ...)."""
+    env = gym.make(env_id, action_mode="tool", **env_kwargs)
+    return StandardSpaces(env, None, max_bins, prompt_tokens, feedback_tokens)
+
+
+def suite_grammar(env: Any, max_bins: int) -> Grammar:
+    """The registry's grammar with names for its open text parameters from the env's suite
+    (every split: names are what the prompts give, not answers)."""
+    registry, tasks = env.registry, list(env.tasks)
+    with contextlib.suppress(KeyError):  # a suite from a task file: its tasks are the env's
+        tasks = list(get_suite(tasks[0].suite).tasks)
+    choices = text_choices(registry, [c for t in tasks for c in t.tool_calls or ()])
+    tools = usable_tools(registry, choices)
+    return Grammar(
+        registry, choices, max_bins=max_bins,
+        tools=None if len(tools) == len(registry.tools) else tools,
+    )  # fmt: skip

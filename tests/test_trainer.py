@@ -141,3 +141,22 @@ def test_cloning_reads_the_words_that_choose_a_later_calls_arguments():
     print(f"unseen calls right: first {right[~second].mean():.2f}, then {right[second].mean():.2f}")
     assert right[~second].mean() >= 0.9  # the block's numbers, copied
     assert right[second].mean() >= 0.75  # tool, size and edges; a third by chance
+
+
+@pytest.mark.slow
+def test_overlapped_collection_is_one_update_behind_and_reproducible(tmp_path):
+    """``overlap``: a thread collects the next rollout while the learner updates. The lag is
+    fixed (rollout k acts with the weights after update k - 1), so two runs agree exactly
+    however the threads interleave."""
+    runs = []
+    for name in ("a", "b"):
+        config = small_config(
+            tmp_path / name, steps=6, num_envs=1, num_steps=2, overlap=True, asynchronous=False
+        )
+        trainer = Trainer(config)
+        trainer.train()
+        assert trainer.iteration == 3 and (tmp_path / name / "checkpoints" / "latest.pt").is_file()
+        runs.append(trainer)
+    for key, tensor in runs[0].policy.state_dict().items():
+        assert torch.equal(tensor, runs[1].policy.state_dict()[key]), key
+    assert rows(tmp_path / "a") == rows(tmp_path / "b") and len(rows(tmp_path / "a")) == 3

@@ -75,3 +75,21 @@ def test_stable_baselines3_ppo_trains_on_it():
     ]
     assert any(changed)  # the update ran
     env.close()
+
+
+def test_native_text_observations_flatten_as_code_points():
+    from gymnasium.spaces import utils
+    from gymnasium.wrappers import FlattenObservation
+
+    from toolgym.envs.spaces import CODE_POINTS, UnicodeText
+
+    space = UnicodeText(8)
+    flat = utils.flatten(space, "40 × 3°")
+    assert flat.tolist() == [ord(c) for c in "40 × 3°"] + [CODE_POINTS]
+    assert utils.unflatten(space, flat) == "40 × 3°" and utils.flatdim(space) == 8
+    env = FlattenObservation(gym.make("toolgym/CadQuery-v0", view_size=8))
+    observation, _ = env.reset(seed=0)  # the first curated prompt has "×"
+    assert env.observation_space.contains(observation)
+    prompt = utils.unflatten(env.env.observation_space, observation)["prompt"]
+    assert prompt == env.unwrapped.task.prompt and "×" in prompt
+    env.close()

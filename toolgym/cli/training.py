@@ -47,12 +47,28 @@ def train(
     device: Annotated[str, typer.Option(help="auto (CUDA when present), cpu or cuda.")] = "auto",
     resume: Annotated[bool, typer.Option(help="Continue from --out's latest checkpoint.")] = True,
     ray: RayAddress = None,
+    overlap: Annotated[
+        bool,
+        typer.Option(help="Collect the next rollout while the learner updates (lag: one update)."),
+    ] = False,
+    mix: Annotated[
+        str | None,
+        typer.Option(
+            help="Several tools at once, tool:suite pairs (cadquery:primitives,"
+            "blender:blender-placement,scene:scene-layout); replaces --env and --suite."
+        ),
+    ] = None,
 ) -> None:
-    """Train the bundled multimodal PPO policy on a suite in tool mode."""
+    """Train the bundled multimodal PPO policy on a suite in tool mode (or on several tools)."""
     from toolgym.agents.train import TrainConfig, Trainer
 
-    env_domain(env)
-    or_fail(_suite, suite)
+    if mix is not None:
+        from toolgym.envs.mixed import mix_text, parse_mix
+
+        mix = mix_text(or_fail(parse_mix, mix))
+    else:
+        env_domain(env)
+        or_fail(_suite, suite)
     check_writable_folder(out)
     if final_tier not in ("cheap", "exact"):
         fail(f"--final-tier must be cheap or exact, not {final_tier!r}")
@@ -60,10 +76,12 @@ def train(
         env_id=env, suite=suite, steps=steps, bc_steps=bc_steps, out=str(out), seed=seed,
         num_envs=num_envs, num_steps=num_steps, max_steps=max_steps, sampler=sampler,
         eval_episodes=eval_episodes, record_eval=record_eval, device=device,
-        final_tier=final_tier, ray=ray,
+        final_tier=final_tier, ray=ray, mix=mix, overlap=overlap,
     )  # fmt: skip
     if ray is not None and record_eval:
         fail("--record-eval is not supported with --ray")
+    if ray is not None and mix is not None:
+        fail("--mix is not supported with --ray yet")
     connect(ray)
     config.sampling.enabled = sampler
     config.ppo.learning_rate, config.ppo.update_epochs = learning_rate, update_epochs
@@ -74,6 +92,8 @@ def train(
     console.print(f"checkpoint: {escape(str(out / 'checkpoints' / 'latest.pt'))}")
     if "test_score" in row:
         console.print(f"test split: mean score {row['test_score']:.3f}")
+    for key in sorted(k for k in row if k.startswith("test_score_")):
+        console.print(f"  {key.removeprefix('test_score_')}: {row[key]:.3f}")
 
 
 @app.command(name="eval")
