@@ -38,7 +38,7 @@ def run(
     ] = None,
     action_mode: Annotated[str, typer.Option(help="code or tool.")] = "code",
     max_steps: Annotated[int, typer.Option(min=1, max=1000, help="Steps per episode.")] = 8,
-    seed: Annotated[int, typer.Option(help="Seed of the first episode.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the first episode.")] = 0,
     wall_s: WallSeconds = None,
     out: Annotated[
         Path | None, typer.Option(help="Folder for each episode's final render (PNG).")
@@ -68,7 +68,8 @@ def run(
     table.add_column("task", no_wrap=True)  # ids are never wrapped: they are copied into --task
     for column in ("steps", "score", "passed", "time"):
         table.add_column(column)
-    scores = []
+    scores: list[float] = []
+    interrupted = False
     try:
         results = run_episodes(
             env, agent, episodes=episodes, seed=seed, out=out, record=record, suite=suite,
@@ -77,21 +78,33 @@ def run(
         )  # fmt: skip
         with Progress(console=err_console, transient=True, disable=as_json) as progress:
             bar = progress.add_task(f"{agent} episodes", total=episodes)
-            for episode in results:
-                progress.advance(bar)
-                scores.append(episode.score or 0.0)
-                if as_json:
-                    print(json.dumps(episode.to_dict()), flush=True)
-                    continue
-                score = "error" if episode.score is None else f"{episode.score:.3f}"
-                table.add_row(
-                    episode.task, str(episode.steps), score, "yes" if episode.passed else "no",
-                    f"{episode.seconds:.1f} s",
-                )  # fmt: skip
+            try:
+                for episode in results:
+                    progress.advance(bar)
+                    scores.append(episode.score or 0.0)
+                    if as_json:
+                        print(json.dumps(episode.to_dict()), flush=True)
+                        continue
+                    score = "error" if episode.score is None else f"{episode.score:.3f}"
+                    table.add_row(
+                        episode.task, str(episode.steps), score,
+                        "yes" if episode.passed else "no", f"{episode.seconds:.1f} s",
+                    )  # fmt: skip
+            except KeyboardInterrupt:  # the episodes so far are shown, and the env closed
+                interrupted = True
+                results.close()
     except (KeyError, ValueError, TypeError) as exc:
         fail(str(exc).strip("'\""))
+    if interrupted:
+        plural = "" if len(scores) == 1 else "s"
+        shown = "shown above" if as_json else "in the table"
+        err_console.print(
+            f"interrupted after {len(scores)} finished episode{plural} ({shown}); the episode "
+            "under way is not counted",
+            highlight=False,
+        )
     if as_json:
-        return
+        raise typer.Exit(130) if interrupted else typer.Exit()
     table.columns[0].min_width = max((len(str(c)) for c in table.columns[0].cells), default=4)
     console.print(table)
     if scores:
@@ -106,3 +119,6 @@ def run(
             f"recording in {escape(str(record))}: toolgym replay {escape(str(record))}",
             soft_wrap=True,
         )
+    if interrupted:
+        raise typer.Exit(130)
+
