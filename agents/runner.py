@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -93,7 +94,7 @@ def _episode(
         from toolgym.renderers.labels import captioned, label_views
 
         out.mkdir(parents=True, exist_ok=True)
-        render = out / f"{k:03d}-{task.id.replace('/', '_')}.png"
+        render = _new_file(out, f"{k:03d}-{task.id.replace('/', '_')}", ".png")
         panels = {"agent": observation["image"], "target": observation["target"]}
         labelled = captioned({name: label_views(image) for name, image in panels.items()})
         Image.fromarray(labelled).save(render)
@@ -101,3 +102,16 @@ def _episode(
         task.id, steps, final.get("score"), bool(final.get("passed")),
         time.perf_counter() - started, errors, render,
     )  # fmt: skip
+
+
+def _new_file(folder: Path, stem: str, suffix: str) -> Path:
+    """``folder/stem+suffix``, or ``stem-2``, ``stem-3`` ... when taken: created empty here, so
+    two runs writing into one folder never replace each other's files."""
+    for n in itertools.count(1):
+        path = folder / f"{stem}{'' if n == 1 else f'-{n}'}{suffix}"
+        try:
+            path.open("xb").close()
+            return path
+        except FileExistsError:
+            continue
+    raise AssertionError("unreachable")

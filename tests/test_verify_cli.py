@@ -359,3 +359,17 @@ def test_a_task_of_a_suite_file_is_verified_with_suite(tmp_path):
         assert json.loads(done.stdout)["task"] == "tiny/plate"
     absent = toolgym("verify", "--task", "tiny/disc", "--script", plate, "--suite", str(suite))
     assert absent.returncode == 2 and "suite tiny has no task 'tiny/disc'" in absent.stderr
+
+
+def test_a_results_file_another_batch_is_writing_is_refused(tmp_path):
+    import fcntl
+
+    suite, scripts = tiny_batch(tmp_path)
+    out = tmp_path / "same.jsonl"
+    with out.open("a") as other:  # what a running batch holds on its --out
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        done = toolgym(
+            "verify", "--suite", str(suite), "--scripts", str(scripts), "--out", str(out)
+        )
+    assert done.returncode == 2 and "another `toolgym verify` is writing it" in done.stderr
+    assert out.read_text() == ""  # no task was verified, or written twice

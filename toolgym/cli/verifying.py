@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import time
 from pathlib import Path
@@ -185,10 +186,16 @@ def _verify_batch(
     if problem and not (force and out.suffix == ".jsonl" and out.is_file()):
         fail(problem)
     try:  # before any script runs: a results file that cannot be written fails now
-        with out.open("w" if force else "a", encoding="utf-8"):
-            pass
+        held = out.open("a", encoding="utf-8")
     except OSError as exc:
         fail(f"--out {out}: cannot write: {exc.strerror or exc}")
+    try:  # held until the batch ends: a second batch on the same file would redo every task
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        held.close()
+        fail(f"--out {out}: another `toolgym verify` is writing it; wait, or give another --out")
+    if force:
+        held.truncate(0)
     ids = {t.id for t in suite.tasks}
     remaining = len(ids - done_tasks(out))
     with Progress(console=err_console, transient=True) as progress:
