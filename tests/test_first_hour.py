@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import re
 import select
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 TOOLGYM = str(Path(sys.executable).with_name("toolgym"))
@@ -74,3 +78,150 @@ def test_ctrl_c_during_train_says_how_to_resume(tmp_path: Path) -> None:
     assert resume[0].endswith(
         f"toolgym train --suite {DEMO_SUITE} --steps 160 --num-steps 8 --max-steps 1 --out run"
     ), resume
+
+
+def toolgym(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [TOOLGYM, *args], capture_output=True, text=True, timeout=600, cwd=cwd,
+        env={**os.environ, "COLUMNS": "200"},
+    )  # fmt: skip
+
+
+SEED = "Invalid value for '--seed': Input should be greater than or equal to 0"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("run", "--task", "curated/disc", "--seed", "-5"), SEED),
+        (("train", "--seed", "-1"), SEED),
+        (("show", "curated/plate-four-hole"), "did you mean curated/plate-four-holes"),
+        (("run", "--task", "curated/disk"), "did you mean curated/disc"),
+        (("tasks", "curatd"), "did you mean curated?"),
+        (("train", "--out", "README.md"), "--out README.md is a file; give a folder for the run"),
+        (("eval", "--checkpoint", "tests"), "--checkpoint tests is a folder without"),
+    ],
+)
+def test_a_users_mistake_is_one_line_and_exit_2(args: tuple[str, ...], message: str) -> None:
+    done = toolgym(*args, cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 2, done.stderr
+    assert message in " ".join(done.stderr.split()), done.stderr
+    assert "Traceback" not in done.stderr and not done.stdout.strip()
+
+
+def test_a_file_that_is_not_a_checkpoint_says_so(tmp_path: Path) -> None:
+    empty, garbage, other = tmp_path / "empty.pt", tmp_path / "garbage.pt", tmp_path / "other.pt"
+    empty.write_bytes(b"")
+    garbage.write_bytes(bytes(range(256)) * 4)
+    import torch
+
+    torch.save({"weights": torch.zeros(3)}, other)  # a torch file, not the trainer's
+    from toolgym.agents.evaluate import read_checkpoint
+
+    for path in (empty, garbage, other):
+        with pytest.raises(ValueError, match=f"{path}: not a toolgym checkpoint"):
+            read_checkpoint(path, "cpu")
+    done = toolgym("eval", "--checkpoint", str(garbage))  # as the user sees it
+    assert done.returncode == 2, done.stderr
+    assert f"{garbage}: not a toolgym checkpoint" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_cuda_that_is_not_usable_is_one_line(tmp_path: Path) -> None:
+    import torch
+
+    try:
+        torch.zeros(1, device="cuda")
+        pytest.skip("CUDA works on this machine")
+    except (RuntimeError, AssertionError):
+        pass
+    done = toolgym("train", "--device", "cuda", "--out", str(tmp_path / "run"))
+    assert done.returncode == 2 and "CUDA not usable here" in done.stderr, done.stderr
+    assert done.stderr.rstrip().endswith("use --device cpu") and "Traceback" not in done.stderr
+
+
+def test_tools_lists_each_parameters_range_unit_and_default() -> None:
+    cad = " ".join(toolgym("tools").stdout.split())
+    assert "length 0.1..500 mm" in cad and "x? -500..500 mm [0]" in cad and "axis? X|Y|Z [Z]" in cad
+    scene = " ".join(toolgym("tools", "--env", "toolgym/GameScene-v0").stdout.split())
+    assert "count 1..20 whole" in scene
+
+
+@pytest.mark.parametrize("env_id", ["toolgym/CadQuery-v0", "toolgym/Blender-v0",
+                                    "toolgym/GameScene-v0"])  # fmt: skip
+def test_random_values_have_each_parameters_type_and_grid(env_id: str) -> None:
+    from toolgym.agents.baselines import RandomAgent
+    from toolgym.envs.domains import domain_of_env
+    from toolgym.envs.tools import ToolCallError
+
+    registry = domain_of_env(env_id).registry()
+    grammar = registry.grammar()
+    agent = RandomAgent(registry, "tool", seed=3)
+    for _ in range(400):
+        call = json.loads(agent.act({"prompt": "Move the Crate"}))
+        try:
+            registry.parse_call(call)  # each value in its range, of its kind
+        except ToolCallError as exc:  # only a check across parameters may fail
+            assert call["name"] == "set_modifier" and "out of range" in str(exc), exc
+        for name, value in call["arguments"].items():
+            spec = grammar[call["name"]]["params"][name]
+            if spec["kind"] == "integer":
+                assert type(value) is int, (call, name)
+            elif spec["kind"] == "number" and spec["step"]:
+                steps = value / spec["step"]
+                on_grid = abs(steps - round(steps)) < 1e-6
+                assert on_grid or value in (spec["min"], spec["max"]), (call, name)
+    # Blender's set_modifier takes whole numbers for count and segments (a value step of 1).
+    assert grammar.get("set_modifier", {"params": {"value": {"step": 1.0}}})["params"]["value"][
+        "step"
+    ] == 1.0
+
+
+def test_the_random_agent_writes_game_scene_scripts_that_run() -> None:
+    import gymnasium as gym
+
+    import toolgym  # noqa: F401
+    from toolgym.agents.runner import make_agent
+
+    env = gym.make("toolgym/GameScene-v0", max_steps=8)
+    try:
+        agent = make_agent("random", env, 0)
+        observation, _ = env.reset(seed=0, options={"task": "scene-curated/dining-four"})
+        errors = []
+        for _ in range(8):
+            observation, _, terminated, truncated, info = env.step(agent.act(observation))
+            errors.append(str(info.get("error", "")))
+            if terminated or truncated:
+                break
+    finally:
+        env.close()
+    assert not any("missing a required argument" in e for e in errors), errors
+    assert errors.count("") >= 3, errors  # most calls of the random agent run (spawn always)
+
+
+def test_two_runs_into_one_folder_keep_both_renders(tmp_path: Path) -> None:
+    out = tmp_path / "renders"
+    for _ in range(2):
+        done = toolgym("run", "--agent", "oracle", "--task", "curated/disc", "--out", str(out))
+        assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["000-curated_disc-2.png",
+                                                     "000-curated_disc.png"]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_checkpoint_evaluates_from_any_folder(tmp_path: Path) -> None:
+    repo = Path(__file__).resolve().parents[1]
+    run = tmp_path / "run"
+    trained = toolgym(
+        "train", "--suite", "assets/cadquery/demo/first-tools.toml", "--steps", "4",
+        "--num-steps", "4", "--max-steps", "1", "--num-envs", "1", "--out", str(run), cwd=repo,
+    )  # fmt: skip
+    assert trained.returncode == 0, trained.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    scored = toolgym(
+        "eval", "--checkpoint", "../run", "--split", "train", "--episodes", "1", "--json",
+        cwd=elsewhere,
+    )  # fmt: skip
+    assert scored.returncode == 0, scored.stderr
+    assert json.loads(scored.stdout)["episodes"] == 1
