@@ -91,12 +91,11 @@ def _episode(
     if out is not None:
         from PIL import Image
 
-        from toolgym.renderers.labels import captioned, label_views
+        from toolgym.renderers.labels import agent_and_target
 
         out.mkdir(parents=True, exist_ok=True)
         render = _new_file(out, f"{k:03d}-{task.id.replace('/', '_')}", ".png")
-        panels = {"agent": observation["image"], "target": observation["target"]}
-        labelled = captioned({name: label_views(image) for name, image in panels.items()})
+        labelled = agent_and_target(observation["image"], observation["target"])
         Image.fromarray(labelled).save(render)
     return Episode(
         task.id, steps, final.get("score"), bool(final.get("passed")),
