@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 import toolgym  # noqa: F401 - registers the environments
 from toolgym.agents.baselines import AGENTS, OracleAgent, RandomAgent
@@ -52,7 +53,8 @@ def run_episodes(
     **env_kwargs: Any,
 ) -> Iterator[Episode]:
     """Yield one :class:`Episode` per episode. With ``episodes=None``, every task of the suite's
-    split once, in order; otherwise ``episodes`` tasks drawn with seeds ``seed, seed + 1, ...``.
+    split once, in order; otherwise ``episodes`` tasks drawn (by ``seed``) without repeating one
+    before every task has run, the episodes seeded ``seed, seed + 1, ...``.
     With ``record``, every episode is recorded there (``toolgym.envs.RecordEpisodes``, with the
     env's timings on)."""
     if record is not None:
@@ -66,9 +68,14 @@ def run_episodes(
         agent = make_agent(agent_name, env, seed)
         tasks = env.unwrapped.tasks
         count = len(tasks) if episodes is None else episodes
+        # Drawn tasks are distinct until the suite is used up (then a fresh draw): a seeded
+        # shuffle, never one task twice in a short run.
+        rng = np.random.default_rng(seed)
+        rounds = -(-count // len(tasks))
+        order = [int(i) for _ in range(rounds) for i in rng.permutation(len(tasks))]
         for k in range(count):
-            options = {"task": tasks[k].id} if episodes is None else None
-            yield _episode(env, agent, seed + k, options, out, k)
+            task = tasks[k] if episodes is None else tasks[order[k]]
+            yield _episode(env, agent, seed + k, {"task": task.id}, out, k)
     finally:
         env.close()
 

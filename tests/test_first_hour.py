@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -225,3 +226,45 @@ def test_a_checkpoint_evaluates_from_any_folder(tmp_path: Path) -> None:
     )  # fmt: skip
     assert scored.returncode == 0, scored.stderr
     assert json.loads(scored.stdout)["episodes"] == 1
+
+
+def test_plot_draws_a_runs_progress(tmp_path: Path) -> None:
+    from toolgym.agents.train import CSV_FIELDS
+
+    run = tmp_path / "run"
+    run.mkdir()
+    rows = [",".join(CSV_FIELDS)]
+    for k in range(1, 6):
+        values = {field: 0.1 * k for field in CSV_FIELDS}
+        values.update(iteration=k, env_steps=16 * k, score=0.2 * k, success_rate="nan")
+        rows.append(",".join(str(values[field]) for field in CSV_FIELDS))
+    (run / "progress.csv").write_text("\n".join(rows) + "\n")
+    done = toolgym("plot", str(run))
+    assert done.returncode == 0, done.stderr
+    assert f"5 iterations: {run / 'progress.png'}" in done.stdout
+    from PIL import Image
+
+    with Image.open(run / "progress.png") as image:
+        pixels = np.asarray(image.convert("RGB"))
+    assert pixels.shape[1] >= 800 and (pixels < 100).any() and (pixels == 255).any()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    missing = toolgym("plot", str(empty))
+    assert missing.returncode == 2 and "no progress.csv in it" in missing.stderr
+
+
+def test_drawn_tasks_are_distinct_until_the_suite_is_used_up(tmp_path: Path) -> None:
+    suite = tmp_path / "two.toml"
+    suite.write_text(
+        '[suite]\nname = "two"\ndomain = "cadquery"\n\n'
+        '[[task]]\nname = "cube"\nprompt = "A 10 mm cube."\ndifficulty = 1\n'
+        'reference = "result = cq.Workplane().box(10, 10, 10)"\n\n'
+        '[[task]]\nname = "slab"\nprompt = "A 20 x 20 x 2 mm slab."\ndifficulty = 1\n'
+        'reference = "result = cq.Workplane().box(20, 20, 2)"\n'
+    )
+    done = toolgym(
+        "run", "--agent", "oracle", "--suite", str(suite), "--episodes", "4", "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    drawn = [json.loads(line)["task"] for line in done.stdout.splitlines()]
+    assert sorted(drawn[:2]) == sorted(drawn[2:]) == ["two/cube", "two/slab"]

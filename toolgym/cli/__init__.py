@@ -1,6 +1,14 @@
 """The ``toolgym`` command line: one module per group of commands, all on one Typer ``app``."""
 
-from toolgym.cli import catalogue, doctor, episodes, replaying, training, verifying  # noqa: F401 - registers commands
+from toolgym.cli import (  # noqa: F401 - registers commands
+    catalogue,
+    doctor,
+    episodes,
+    plotting,
+    replaying,
+    training,
+    verifying,
+)
 from toolgym.cli.common import app
 
 __all__ = ["app"]
