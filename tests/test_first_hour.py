@@ -268,3 +268,25 @@ def test_drawn_tasks_are_distinct_until_the_suite_is_used_up(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     drawn = [json.loads(line)["task"] for line in done.stdout.splitlines()]
     assert sorted(drawn[:2]) == sorted(drawn[2:]) == ["two/cube", "two/slab"]
+
+
+def test_the_agents_trigger_zones_are_drawn_as_the_targets_are() -> None:
+    import gymnasium as gym
+
+    import toolgym  # noqa: F401
+
+    def zone(image: np.ndarray) -> np.ndarray:  # the trigger colour, in the top view (right)
+        top = image[:, image.shape[1] // 2 :].astype(int)
+        return (top[..., 0] > 200) & (top[..., 1] < 140) & (top[..., 2] < 60)
+
+    env = gym.make("toolgym/GameScene-v0", action_mode="tool", max_steps=3)
+    try:
+        observation, _ = env.reset(seed=0, options={"task": "scene-curated/door-zone-centre"})
+        assert not zone(observation["image"]).any() and zone(observation["target"]).any()
+        call = {"name": "add_trigger", "arguments": {"name": "zone_1", "x": 0, "y": 0,
+                                                     "size_x": 1.5, "size_y": 1.5}}  # fmt: skip
+        observation, *_ = env.step(json.dumps(call))
+    finally:
+        env.close()
+    # The same zone where the target has it: the same pixels in the top views.
+    assert np.array_equal(zone(observation["image"]), zone(observation["target"]))

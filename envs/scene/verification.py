@@ -393,6 +393,8 @@ class Candidate:
 
     objects: dict[str, Any]
     actions: list[Action]
+    # Its trigger zones (validated), drawn in its views as the target's are.
+    triggers: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
 
 def verify_candidate(
@@ -424,9 +426,14 @@ def candidate_of(session: Session, actions: list[Action]) -> tuple[Candidate | N
     if not described.ok:
         return None, described.error.message if described.error else "describe failed"
     try:
-        return Candidate(sanitize(described.value), list(actions)), None
+        objects = sanitize(described.value)
     except DescriptionError as exc:
         return None, str(exc)
+    try:
+        triggers = sanitize_logic(described.value)["triggers"]
+    except DescriptionError:  # bad logic fails the logic checks; the views show the objects
+        triggers = []
+    return Candidate(objects, list(actions), triggers), None
 
 
 _references: dict[str, dict[str, Any]] = {}
