@@ -290,3 +290,25 @@ def test_the_agents_trigger_zones_are_drawn_as_the_targets_are() -> None:
         env.close()
     # The same zone where the target has it: the same pixels in the top views.
     assert np.array_equal(zone(observation["image"]), zone(observation["target"]))
+
+
+def test_a_cut_that_misses_the_part_says_where_the_part_is() -> None:
+    import gymnasium as gym
+
+    import toolgym  # noqa: F401
+
+    env = gym.make("toolgym/CadQuery-v0", action_mode="tool", max_steps=4)
+    try:
+        env.reset(seed=0, options={"task": "curated/plate-four-holes"})
+        plate = {"name": "add_box", "arguments": {"length": 60, "width": 40, "height": 6}}
+        env.step(json.dumps(plate))
+        miss = {"name": "cut_hole", "arguments": {"diameter": 5, "x": 400}}
+        observation, reward, *_, info = env.step(json.dumps(miss))
+    finally:
+        env.close()
+    expected = (
+        "cut_hole: the hole at (400, 0) misses the part, which spans x -30..30, y -20..20, "
+        "z -3..3 mm; nothing was cut"
+    )
+    assert info["error"] == expected and expected in observation["feedback"]
+    assert reward < 0
