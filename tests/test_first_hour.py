@@ -101,12 +101,15 @@ SEED = "Invalid value for '--seed': Input should be greater than or equal to 0"
         (("tasks", "curatd"), "did you mean curated?"),
         (("train", "--out", "README.md"), "--out README.md is a file; give a folder for the run"),
         (("eval", "--checkpoint", "tests"), "--checkpoint tests is a folder without"),
+        (("run", "--action-mode", "banana", "--task", "curated/disc"), "got 'banana'\n"),
+        (("replay", "README.md"), "README.md is a file; give the folder written by --record"),
     ],
 )
 def test_a_users_mistake_is_one_line_and_exit_2(args: tuple[str, ...], message: str) -> None:
     done = toolgym(*args, cwd=Path(__file__).resolve().parents[1])
     assert done.returncode == 2, done.stderr
-    assert message in " ".join(done.stderr.split()), done.stderr
+    assert message.strip() in " ".join(done.stderr.split()), done.stderr
+    assert not message.endswith("\n") or done.stderr.endswith(message), done.stderr
     assert "Traceback" not in done.stderr and not done.stdout.strip()
 
 

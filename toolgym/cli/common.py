@@ -100,12 +100,19 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(EXIT_ERROR)
 
 
+def message(exc: BaseException) -> str:
+    """An exception's message as written (a ``KeyError``'s without the quotes its ``str`` adds)."""
+    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
+        return exc.args[0]
+    return str(exc)
+
+
 def or_fail[T](lookup: Callable[[str], T], name: str) -> T:
     """``lookup(name)``, or exit 2 with its message (unknown suite, task, ...)."""
     try:
         return lookup(name)
     except (KeyError, ValueError) as exc:
-        fail(str(exc).strip("'\""))
+        fail(message(exc))
 
 
 def env_domain(env: str) -> Domain:

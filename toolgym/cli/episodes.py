@@ -19,6 +19,7 @@ from toolgym.cli.common import (
     err_console,
     fail,
     limits_for,
+    message,
 )
 
 
@@ -94,7 +95,7 @@ def run(
                 interrupted = True
                 results.close()
     except (KeyError, ValueError, TypeError) as exc:
-        fail(str(exc).strip("'\""))
+        fail(message(exc))
     if interrupted:
         plural = "" if len(scores) == 1 else "s"
         shown = "shown above" if as_json else "in the table"

@@ -19,6 +19,7 @@ from toolgym.cli.common import (
     env_domain,
     err_console,
     fail,
+    message,
     or_fail,
 )
 
@@ -80,7 +81,7 @@ def train(
         trainer = Trainer(config, log=console.print)
         row = trainer.train(resume=resume)
     except (KeyError, ValueError) as exc:
-        fail(str(exc).strip("'\""))
+        fail(message(exc))
     except KeyboardInterrupt:
         iteration = trainer.iteration if trainer else 0
         done = f"after iteration {iteration}" if iteration else "before the first iteration ended"
@@ -123,7 +124,7 @@ def evaluate(
             checkpoint, split, episodes, device, record=record, progress=not as_json
         )
     except (KeyError, ValueError, RuntimeError) as exc:
-        fail(str(exc).strip("'\""))
+        fail(message(exc))
     if as_json:
         print(json.dumps(report))
         return

@@ -21,6 +21,7 @@ from toolgym.cli.common import (
     err_console,
     fail,
     limits_for,
+    message,
     or_fail,
 )
 
@@ -131,7 +132,7 @@ def _task_of(task_id: str, suite_name: str | None) -> Task:
         try:
             return get_task(task_id)
         except KeyError as exc:
-            fail(str(exc).strip("'\"") + "; a task of a suite file needs --suite FILE")
+            fail(message(exc) + "; a task of a suite file needs --suite FILE")
     suite = or_fail(get_suite, suite_name)
     for task in suite.tasks:
         if task_id in (task.id, task.id.split("/", 1)[-1]):
