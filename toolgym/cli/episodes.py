@@ -112,7 +112,8 @@ def run(
         console.print(f"mean score {sum(scores) / len(scores):.3f} over {len(scores)} episodes")
     if out:
         console.print(
-            f"renders in {escape(str(out))}: agent | target, views iso, front, right, top",
+            f"renders in {escape(str(out))}: agent | target, views "
+            + ("perspective, top" if "GameScene" in env else "iso, front, right, top"),
             soft_wrap=True,
         )
     if record:
