@@ -38,7 +38,6 @@ demo: setup
 	@echo "Its logs: demo-out/train/progress.csv, and TensorBoard: .venv/bin/tensorboard --logdir demo-out/train"
 	@echo "  toolgym plot demo-out/train                 # the run's progress as demo-out/train/progress.png"
 	@echo "  toolgym eval --checkpoint demo-out/train --split train   # score the trained policy"
-	@echo "  toolgym run --agent oracle --task curated/disc --record rec/ && toolgym replay rec/"
 
 test: setup
 	$(VENV)/bin/ruff check .
