@@ -125,6 +125,9 @@ def evaluate(
         )
     except (KeyError, ValueError, RuntimeError) as exc:
         fail(message(exc))
+    except KeyboardInterrupt:
+        err_console.print("interrupted: the evaluation did not finish, so there is no score")
+        raise typer.Exit(130) from None
     if as_json:
         print(json.dumps(report))
         return
