@@ -176,9 +176,10 @@ def test_random_values_have_each_parameters_type_and_grid(env_id: str) -> None:
                 on_grid = abs(steps - round(steps)) < 1e-6
                 assert on_grid or value in (spec["min"], spec["max"]), (call, name)
     # Blender's set_modifier takes whole numbers for count and segments (a value step of 1).
-    assert grammar.get("set_modifier", {"params": {"value": {"step": 1.0}}})["params"]["value"][
-        "step"
-    ] == 1.0
+    assert (
+        grammar.get("set_modifier", {"params": {"value": {"step": 1.0}}})["params"]["value"]["step"]
+        == 1.0
+    )
 
 
 def test_the_random_agent_writes_game_scene_scripts_that_run() -> None:

@@ -123,4 +123,3 @@ def run(
         )
     if interrupted:
         raise typer.Exit(130)
-
