@@ -34,7 +34,10 @@ demo: setup
 	@echo "two on two cores); watch the score rise, iteration by iteration:"
 	$(VENV)/bin/toolgym train --suite assets/cadquery/demo/first-tools.toml --steps 160 \
 		--num-steps 8 --max-steps 1 --learning-rate 0.001 --update-epochs 8 --out demo-out/train --no-resume
+	@echo
 	@echo "Its logs: demo-out/train/progress.csv, and TensorBoard: .venv/bin/tensorboard --logdir demo-out/train"
+	@echo "  toolgym plot demo-out/train                 # the run's progress as demo-out/train/progress.png"
+	@echo "  toolgym eval --checkpoint demo-out/train --split train   # score the trained policy"
 
 test: setup
 	$(VENV)/bin/ruff check .

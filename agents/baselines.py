@@ -7,6 +7,7 @@ Both see only the observation and the action space, except the oracle, which is 
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -14,10 +15,15 @@ import numpy as np
 
 from toolgym.envs.tools import ToolRegistry
 
+# How a code-mode script calls a tool, per domain: CAD tools take and return the part, scene
+# tools take the session's ``world``, Blender's are bound to ``bpy`` already.
+# (what the call's result is assigned to, its first argument)
+CODE_CALL = {"cadquery": ("result = ", "globals().get('result')"), "scene": ("", "world")}
+
 
 class RandomAgent:
-    """Uniformly random tool calls within each parameter's range (code mode: the same call
-    written as a script)."""
+    """Uniformly random tool calls within each parameter's range, on its grid (``step``;
+    whole numbers for integer parameters); code mode: the same call written as a script."""
 
     def __init__(self, registry: ToolRegistry, action_mode: str, seed: int = 0) -> None:
         self.registry, self.action_mode = registry, action_mode
@@ -36,14 +42,23 @@ class RandomAgent:
             elif spec["kind"] == "points":
                 arguments[param] = self.rng.uniform(0, 20, (4, 2)).round(1).tolist()
             else:
-                low, high = max(spec["min"], -30.0), min(spec["max"], 30.0)
-                arguments[param] = float(np.round(self.rng.uniform(low, high), 1))
+                arguments[param] = self._number(spec)
         if self.action_mode == "tool":
             return json.dumps({"name": name, "arguments": arguments})
-        args = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
-        if self.registry.domain == "cadquery":  # CAD tools take and return the part
-            return f"result = tools.{name}(globals().get('result'), {args})\n"
-        return f"tools.{name}({args})\n"
+        assign, first = CODE_CALL.get(self.registry.domain, ("", None))
+        args = [first] if first else []
+        args += [f"{k}={v!r}" for k, v in arguments.items()]
+        return f"{assign}tools.{name}({', '.join(args)})\n"
+
+    def _number(self, spec: dict[str, Any]) -> float | int:
+        """A uniform value in the range (clipped to +-30), snapped to the parameter's grid."""
+        low = -30.0 if spec["min"] is None else max(spec["min"], -30.0)
+        high = 30.0 if spec["max"] is None else min(spec["max"], 30.0)
+        step = spec["step"] or 0.1
+        snapped = min(max(round(self.rng.uniform(low, high) / step) * step, low), high)
+        if spec["kind"] == "integer":
+            return int(np.clip(round(snapped), math.ceil(low), math.floor(high)))
+        return round(float(snapped), 6)
 
 
 def _names(prompt: str) -> list[str]:

@@ -11,6 +11,7 @@ import torch
 
 from toolgym.agents.grammar import Grammar
 from toolgym.agents.policy import Policy, pick_device, to_torch
+from toolgym.agents.progress import phase
 from toolgym.agents.vector import make_vector_env, play_queued
 from toolgym.envs.mixed import parse_mix
 
@@ -23,11 +24,13 @@ def evaluate_policy(
     episodes: int | None = None,
     greedy: bool = True,
     record: str | Path | None = None,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Play ``episodes`` tasks of ``config.suite``'s ``split`` (each task once, in order, cycling
     when asked for more; ``None``: every task once), recording them into ``record`` when given
-    (see ``toolgym replay``). Returns ``score`` (mean final score),
-    ``success_rate``, ``steps`` (mean calls per episode) and per-family and per-episode rows."""
+    (see ``toolgym replay``), with a progress bar when ``progress``. Returns ``score`` (mean
+    final score), ``success_rate``, ``steps`` (mean calls per episode) and per-family and
+    per-episode rows."""
     from toolgym.agents.train import observe
 
     tasks = [t.id for t in config.tasks(split)]
@@ -50,7 +53,11 @@ def evaluate_policy(
         record=str(record) if record is not None else None, ray=config.ray, **kwargs,
     )  # fmt: skip
     try:
-        results = play_queued(vec, queue, choose, seed=config.seed + 104_729)
+        with phase(f"{split} episodes", count, progress) as advance:
+            results = play_queued(
+                vec, queue, choose, seed=config.seed + 104_729,
+                on_outcome=lambda _, dones, rec: advance(int(np.sum(dones & rec))),
+            )  # fmt: skip
     finally:
         vec.close()
     report = summarize(results, split)
@@ -96,12 +103,43 @@ def _family(task_id: str) -> str:
     return parts[1] if len(parts) == 3 else parts[0]
 
 
+CHECKPOINT_KEYS = ("config", "grammar", "policy")
+
+
+def read_checkpoint(path: str | Path, device: str = "auto") -> dict[str, Any]:
+    """A trainer checkpoint's contents; ``ValueError`` saying "not a toolgym checkpoint" for
+    anything else (an empty file, another program's pickle, a torch file of other things).
+
+    Like every ``torch.load``, this unpickles: load only checkpoints you trust."""
+    import pickle
+
+    try:
+        state = torch.load(path, map_location=pick_device(device), weights_only=False)
+    except (pickle.UnpicklingError, EOFError, RuntimeError, ModuleNotFoundError,
+            AttributeError, ValueError, TypeError) as exc:  # fmt: skip
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else "empty or truncated"
+        raise ValueError(f"{path}: not a toolgym checkpoint ({reason})") from None
+    if not isinstance(state, dict) or not all(key in state for key in CHECKPOINT_KEYS):
+        raise ValueError(f"{path}: not a toolgym checkpoint (no {', '.join(CHECKPOINT_KEYS)})")
+    return state
+
+
+def _suite_from(suite: str) -> str:
+    """A run's suite; a suite file stored relative to the folder the run started in (older
+    checkpoints) is looked for there and then beside the package's ``assets/``."""
+    if not suite.endswith(".toml") or Path(suite).is_file():
+        return suite
+    beside = Path(__file__).resolve().parents[1] / suite
+    return str(beside) if beside.is_file() else suite
+
+
 def load_checkpoint(path: str | Path, device: str = "auto") -> tuple[Policy, Grammar, Any]:
     """The policy, its grammar and the run's config from a trainer checkpoint."""
     from toolgym.agents.train import TrainConfig, env_registry, make_policy
 
-    state = torch.load(path, map_location=pick_device(device), weights_only=False)
+    state = read_checkpoint(path, device)
     config = TrainConfig.from_dict(state["config"])
+    config.suite = _suite_from(config.suite)
     torch.set_num_threads(config.threads)
     op_ranges = None
     if config.mix:
@@ -126,12 +164,15 @@ def evaluate_checkpoint(
     device: str = "auto",
     record: str | Path | None = None,
     ray: str | None = None,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """:func:`evaluate_policy` on a checkpoint; ``ray``: run the envs in Ray actors (an address,
     or ``"local"``), whatever the run was trained with."""
     policy, grammar, config = load_checkpoint(path, device)
     config.ray = ray
-    return evaluate_policy(policy, grammar, config, split, episodes, record=record)
+    return evaluate_policy(
+        policy, grammar, config, split, episodes, record=record, progress=progress
+    )
 
 
 def score_table(report: dict[str, Any]) -> Any:

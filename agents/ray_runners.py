@@ -525,7 +525,7 @@ def run_episodes(
     actor (``actors`` of them; default: one per free CPU): the same episodes, in the same
     order, with the same scores. Renders are written here from the PNG bytes the actor sent.
     Recording (``record``) is not supported: it would land on the actors' nodes."""
-    from toolgym.agents.runner import Episode
+    from toolgym.agents.runner import Episode, episode_tasks
 
     if record is not None:
         raise ValueError(
@@ -536,12 +536,11 @@ def run_episodes(
     probe = gym.make(env_id, **env_kwargs)
     tasks = [t.id for t in probe.unwrapped.tasks]
     probe.close()
-    count = len(tasks) if episodes is None else episodes
+    order = episode_tasks(tasks, episodes, seed)
+    count = len(order)
     items = [
-        (env_id, agent, seed + k, k, tasks[k] if episodes is None else None, out is not None,
-         env_kwargs)
-        for k in range(count)
-    ]  # fmt: skip
+        (env_id, agent, seed + k, k, order[k], out is not None, env_kwargs) for k in range(count)
+    ]
     pool = ActorPool(min(count, actors or _free_cpus()))
     try:
         ready: dict[int, Any] = {}

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 import toolgym  # noqa: F401 - registers the environments
 from toolgym.agents.baselines import AGENTS, OracleAgent, RandomAgent
@@ -51,9 +53,10 @@ def run_episodes(
     **env_kwargs: Any,
 ) -> Iterator[Episode]:
     """Yield one :class:`Episode` per episode. With ``episodes=None``, every task of the suite's
-    split once, in order; otherwise ``episodes`` tasks drawn with seeds ``seed, seed + 1, ...``.
-    Episode ``k``'s agent is seeded with ``seed + k`` too. With ``record``, every episode is
-    recorded there (``toolgym.envs.RecordEpisodes``, with the env's timings on)."""
+    split once, in order; otherwise ``episodes`` tasks drawn (by ``seed``) without repeating one
+    before every task has run, the episodes seeded ``seed, seed + 1, ...``.
+    With ``record``, every episode is recorded there (``toolgym.envs.RecordEpisodes``, with the
+    env's timings on)."""
     if record is not None:
         env_kwargs.setdefault("timings_in_info", True)
     env = gym.make(env_id, **env_kwargs)
@@ -62,13 +65,23 @@ def run_episodes(
 
         env = RecordEpisodes(env, record)
     try:
-        tasks = env.unwrapped.tasks
-        count = len(tasks) if episodes is None else episodes
-        for k in range(count):
-            task = tasks[k].id if episodes is None else None
-            yield play_episode(env, agent_name, seed + k, task, out, k)
+        order = episode_tasks([t.id for t in env.unwrapped.tasks], episodes, seed)
+        for k in range(len(order)):
+            yield play_episode(env, agent_name, seed + k, order[k], out, k)
     finally:
         env.close()
+
+
+def episode_tasks(tasks: list[str], episodes: int | None, seed: int) -> list[str]:
+    """The task of each episode of a run: with ``episodes=None`` every task once, in order;
+    otherwise ``episodes`` tasks drawn by ``seed``, distinct until the suite is used up (a seeded
+    shuffle, then a fresh one), so a short run never plays one task twice."""
+    if episodes is None:
+        return list(tasks)
+    rng = np.random.default_rng(seed)
+    rounds = -(-episodes // len(tasks))
+    order = [int(i) for _ in range(rounds) for i in rng.permutation(len(tasks))]
+    return [tasks[i] for i in order[:episodes]]
 
 
 def play_episode(
@@ -99,14 +112,26 @@ def _episode(
     if out is not None:
         from PIL import Image
 
-        from toolgym.renderers.labels import captioned, label_views
+        from toolgym.renderers.labels import agent_and_target
 
         out.mkdir(parents=True, exist_ok=True)
-        render = out / f"{k:03d}-{task.id.replace('/', '_')}.png"
-        panels = {"agent": observation["image"], "target": observation["target"]}
-        labelled = captioned({name: label_views(image) for name, image in panels.items()})
+        render = _new_file(out, f"{k:03d}-{task.id.replace('/', '_')}", ".png")
+        labelled = agent_and_target(observation["image"], observation["target"])
         Image.fromarray(labelled).save(render)
     return Episode(
         task.id, steps, final.get("score"), bool(final.get("passed")),
         time.perf_counter() - started, errors, render,
     )  # fmt: skip
+
+
+def _new_file(folder: Path, stem: str, suffix: str) -> Path:
+    """``folder/stem+suffix``, or ``stem-2``, ``stem-3`` ... when taken: created empty here, so
+    two runs writing into one folder never replace each other's files."""
+    for n in itertools.count(1):
+        path = folder / f"{stem}{'' if n == 1 else f'-{n}'}{suffix}"
+        try:
+            path.open("xb").close()
+            return path
+        except FileExistsError:
+            continue
+    raise AssertionError("unreachable")

@@ -56,6 +56,7 @@ from toolgym.agents.policy import (
     to_torch,
 )
 from toolgym.agents.ppo import PPOConfig, annealed_lr, behaviour_cloning, gae, update
+from toolgym.agents.progress import phase
 from toolgym.agents.sampler import SamplerConfig, WeaknessSampler
 from toolgym.agents.vector import finished_episodes, make_vector_env, play_queued
 from toolgym.envs.mixed import mixed_tasks, parse_mix, tool_of_task
@@ -347,15 +348,24 @@ class Trainer:
                 self.bc_done = True
                 self.save()
             last = config.iterations if stop_after is None else min(stop_after, config.iterations)
-            with _progress(config.progress, last, self.iteration) as advance:
+            with phase(
+                "PPO", last, config.progress, self.iteration, self.log,
+                f"PPO: {last} iterations of {config.num_envs * config.num_steps} calls",
+            ) as advance:  # fmt: skip
+
+                def report(row: dict[str, Any]) -> None:
+                    status = _status(row)
+                    # One line per iteration stays above the bar: the score's course.
+                    advance(status=status, line=f"iteration {row['iteration']:>4}  {status}")
+
                 if config.overlap:
-                    row = self._overlapped(vec, last, writer, advance) or row
+                    row = self._overlapped(vec, last, writer, report) or row
                 while self.iteration < last:
                     row = self._iteration(vec)
                     self.iteration += 1
                     self._log_row(row, writer)
                     self.save()
-                    advance(row)
+                    report(row)
         finally:
             vec.close()
             writer.close()
@@ -364,8 +374,9 @@ class Trainer:
 
             record = self.out / "eval-episodes" if config.record_eval else None
             report = evaluate_policy(
-                self.policy, self.grammar, config, "test", config.eval_episodes, record=record
-            )
+                self.policy, self.grammar, config, "test", config.eval_episodes, record=record,
+                progress=config.progress,
+            )  # fmt: skip
             (self.out / "eval.json").write_text(json.dumps(report, indent=2))
             row["test_score"] = report["score"]
             row.update({f"test_score_{tool}": v for tool, v in report.get("tools", {}).items()})
@@ -419,9 +430,18 @@ class Trainer:
                 )
 
         started = time.perf_counter()
-        results = play_queued(
-            vec, [t.id for t in queue], oracle, config.seed + 7919, record, outcome
-        )
+        with phase(
+            "oracle traces", count, config.progress, log=self.log,
+            start=f"behaviour cloning: playing {count} oracle episodes for demonstrations",
+        ) as advance:  # fmt: skip
+
+            def outcome_and_bar(rewards: np.ndarray, dones: np.ndarray, rec: np.ndarray) -> None:
+                outcome(rewards, dones, rec)
+                advance(int(np.sum(dones & rec)))
+
+            results = play_queued(
+                vec, [t.id for t in queue], oracle, config.seed + 7919, record, outcome_and_bar
+            )
         self.bc_env_steps = len(tokens)
         returns = np.zeros(len(tokens), np.float32)
         for steps in steps_of.values():  # discounted returns-to-go, episode by episode
@@ -441,10 +461,17 @@ class Trainer:
         returns_t = torch.as_tensor(returns, device=self.device)
         for group in self.optimizer.param_groups:
             group["lr"] = config.bc_lr
-        losses = behaviour_cloning(
-            self.policy, self.optimizer, obs_t, tokens_t, config.bc_steps, config.bc_batch,
-            self.generator, config.ppo.max_grad_norm, returns_t, config.ppo.vf_coef,
-        )  # fmt: skip
+        losses: list[float] = []
+        # In chunks, for the bar: the same steps, minibatches and result as one call.
+        chunk = max(1, config.bc_steps // 100)
+        with phase("cloning", config.bc_steps, config.progress) as advance:
+            while len(losses) < config.bc_steps:
+                n = min(chunk, config.bc_steps - len(losses))
+                losses += behaviour_cloning(
+                    self.policy, self.optimizer, obs_t, tokens_t, n, config.bc_batch,
+                    self.generator, config.ppo.max_grad_norm, returns_t, config.ppo.vf_coef,
+                )  # fmt: skip
+                advance(n, status=f"NLL {losses[-1]:.2f}")
         for k, loss in enumerate(losses):
             writer.add_scalar("bc/nll", loss, k)
         self.log(f"behaviour cloning: NLL {losses[0]:.2f} -> {losses[-1]:.2f} per call")
@@ -669,41 +696,15 @@ def _weights(policy: Policy) -> dict[str, torch.Tensor]:
     return {k: v.detach().clone() for k, v in policy.state_dict().items()}
 
 
-class _progress:
-    """A rich progress bar over iterations showing the latest score (or nothing)."""
-
-    def __init__(self, enabled: bool, total: int, done: int) -> None:
-        self.enabled, self.total, self.done = enabled, total, done
-
-    def __enter__(self) -> Callable[[dict[str, Any]], None]:
-        if not self.enabled:
-            return lambda row: None
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-        self.bar = Progress(
-            TextColumn("PPO"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("{task.fields[status]}"),
-        )  # fmt: skip
-        self.bar.start()
-        task = self.bar.add_task("train", total=self.total, completed=self.done, status="")
-
-        def advance(row: dict[str, Any]) -> None:
-            status = (
-                f"steps {row['env_steps']}  score {row['score']:.3f}  "
-                f"success {row['success_rate']:.2f}  {row['sps']:.1f} steps/s"
-            )
-            for tool in (k.removeprefix("share_") for k in row if k.startswith("share_")):
-                # Mixed: each tool's score and its share of the iteration's steps.
-                status += f"  {tool} {row[f'score_{tool}']:.3f} ({row[f'share_{tool}']:.0%})"
-            # One line per iteration stays above the bar: the score's course, not just its end.
-            self.bar.console.print(f"iteration {row['iteration']:>4}  {status}")
-            self.bar.update(task, advance=1, status=status)
-
-        return advance
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.enabled:
-            self.bar.stop()
+def _status(row: dict[str, Any]) -> str:
+    status = (
+        f"steps {row['env_steps']}  score {row['score']:.3f}  "
+        f"success {row['success_rate']:.2f}  {row['sps']:.1f} steps/s"
+    )
+    for tool in (k.removeprefix("share_") for k in row if k.startswith("share_")):
+        # Mixed: each tool's score and its share of the iteration's steps.
+        status += f"  {tool} {row[f'score_{tool}']:.3f} ({row[f'share_{tool}']:.0%})"
+    return status
 
 
 def train(config: TrainConfig, resume: bool = True) -> dict[str, Any]:

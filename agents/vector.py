@@ -14,6 +14,8 @@ This module imports no torch: the workers never load it.
 from __future__ import annotations
 
 import functools
+import multiprocessing
+import signal
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -59,6 +61,10 @@ class ChosenTasks(gym.Wrapper):
 
 
 def _make(env_id: str, task_ids: Sequence[str], env_kwargs: dict[str, Any]) -> gym.Env:
+    if multiprocessing.parent_process() is not None:
+        # A worker leaves Ctrl-C to the learner, which closes it: a terminal's SIGINT reaches
+        # every process of the group, and each worker would print its own traceback.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     if "mix" in env_kwargs:  # several tools: one env per tool in each worker
         from toolgym.envs.mixed import MixedEnv
 

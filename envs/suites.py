@@ -10,6 +10,7 @@ Suite names are unique across domains. Task ids are ``"<suite>/<name>"``; genera
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib.resources
 import re
@@ -101,7 +102,11 @@ def get_suite(name: str) -> Suite:
     try:
         return suites()[name]
     except KeyError:
-        raise KeyError(f"unknown suite {name!r}; known: {', '.join(sorted(suites()))}") from None
+        close = difflib.get_close_matches(name, list(suites()), n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise KeyError(
+            f"unknown suite {name!r}; {hint}known: {', '.join(sorted(suites()))}"
+        ) from None
 
 
 def get_task(task_id: str) -> Task:
@@ -114,4 +119,9 @@ def get_task(task_id: str) -> Task:
         for task in suite.tasks:
             if task.id == task_id:
                 return task
-    raise KeyError(f"unknown task {task_id!r}; see `toolgym tasks` for the suites and their tasks")
+    known = [task.id for suite in suites().values() for task in suite.tasks]
+    close = difflib.get_close_matches(task_id, known, n=3, cutoff=0.6)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    raise KeyError(
+        f"unknown task {task_id!r}; {hint}see `toolgym tasks` for the suites and their tasks"
+    )

@@ -58,3 +58,30 @@ def captioned(panels: dict[str, np.ndarray]) -> np.ndarray:
         draw.text((left + 3, 2), name, fill=TEXT, font=_font())
         left += panel.shape[1] + 1
     return np.asarray(image)
+
+
+SCENE_VIEW_NAMES = ("perspective", "top")  # a game scene's two views, side by side
+
+
+def view_names(tiles: np.ndarray) -> tuple[str, ...]:
+    """The views a tile holds, from its shape: a row of two (game scenes: twice as wide as
+    high), else the 2 × 2 grid of iso, front, right and top (parts, Blender scenes)."""
+    return SCENE_VIEW_NAMES if tiles.shape[1] == 2 * tiles.shape[0] else VIEW_NAMES
+
+
+def readable(tiles: np.ndarray, min_view: int = 64) -> np.ndarray:
+    """``tiles`` enlarged (nearest neighbour, by a whole factor) until each view is at least
+    ``min_view`` pixels wide, with each view's name on it (see :func:`label_views`)."""
+    names = view_names(tiles)
+    width = tiles.shape[1] // 2
+    factor = max(1, -(-min_view // max(width, 1)))
+    big = np.repeat(np.repeat(tiles[..., :3], factor, axis=0), factor, axis=1)
+    return label_views(big, names, columns=2)
+
+
+def agent_and_target(agent: np.ndarray | None, target: np.ndarray | None) -> np.ndarray:
+    """The agent's views beside the target's, each readable and captioned "agent" / "target"
+    (the layout of ``toolgym run --out``, the replay GIF and the replay page)."""
+    panels = {name: readable(views) for name, views in (("agent", agent), ("target", target))
+              if views is not None}  # fmt: skip
+    return captioned(panels)

@@ -11,10 +11,12 @@ from __future__ import annotations
 import base64
 import difflib
 import html
+import io
 import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, PythonLexer
@@ -200,7 +202,13 @@ def _step_section(
         parts.append(_agent_section(line["agent"]))
     views = line.get("images") if isinstance(line.get("images"), dict) else {}
     figures = []
-    for key, caption in (("image", "agent's part"), ("target", "target")):
+    start = images.uri(images.start_view()) if k == 0 else None
+    if start:  # where the episode began, beside the first step's result
+        figures.append(
+            f"<figure><img alt='start' src='{start}'><figcaption>start (before step 1)"
+            "</figcaption></figure>"
+        )
+    for key, caption in (("image", "agent"), ("target", "target")):
         uri = images.uri(views.get(key))
         if uri:
             figures.append(
@@ -359,6 +367,13 @@ class _ImageCache:
     def __init__(self, episode: RecordedEpisode) -> None:
         self.episode, self.uris = episode, {}
 
+    def start_view(self) -> str | None:
+        """The reset's agent views (the file's name), when recorded."""
+        reset = self.episode.reset or {}
+        views = reset.get("images") if isinstance(reset.get("images"), dict) else {}
+        found = views.get("image")
+        return found if isinstance(found, str) else None
+
     def uri(self, relative: Any) -> str | None:
         if not isinstance(relative, str):
             return None
@@ -370,9 +385,28 @@ class _ImageCache:
                 data = None
             ok = data is not None and data.startswith(b"\x89PNG")
             self.uris[relative] = (
-                "data:image/png;base64," + base64.b64encode(data).decode() if ok else None
+                "data:image/png;base64," + base64.b64encode(_labelled(data)).decode()
+                if ok and data is not None
+                else None
             )
         return self.uris[relative]
+
+
+def _labelled(png: bytes) -> bytes:
+    """The views of a recorded PNG with their names on them (as ``toolgym run --out`` draws
+    them); the PNG as it is if it cannot be read."""
+    from PIL import Image
+
+    from toolgym.renderers.labels import readable
+
+    try:
+        with Image.open(io.BytesIO(png)) as image:
+            views = np.asarray(image.convert("RGB"))
+    except OSError:
+        return png
+    out = io.BytesIO()
+    Image.fromarray(readable(views)).save(out, format="PNG")
+    return out.getvalue()
 
 
 def _action_text(action: Any) -> str:

@@ -12,6 +12,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from toolgym.envs.episode_log import RecordedEpisode
+from toolgym.renderers.labels import agent_and_target
 
 CAPTION_HEIGHT = 28
 BACKGROUND = (255, 255, 255)
@@ -19,32 +20,33 @@ TEXT = (30, 30, 30)
 
 
 def episode_frames(episode: RecordedEpisode, scale: int = 2) -> list[np.ndarray]:
-    """RGB uint8 frames, one per recorded step whose views can be read (others are skipped)."""
+    """RGB uint8 frames: the start (the reset's views), then one per recorded step whose views
+    can be read (others are skipped). Each shows the agent's views beside the target's, the views
+    named and the panels captioned "agent" and "target", under the task, step, reward and score."""
     frames = []
     scores = episode.scores()
-    for k, line in enumerate(episode.steps):
+    lines = [(None, episode.reset)] if episode.reset else []
+    lines += list(enumerate(episode.steps))
+    for k, line in lines:
         views = line.get("images") if isinstance(line.get("images"), dict) else {}
-        panels = [_load(episode, views.get(key)) for key in ("image", "target")]
-        panels = [p for p in panels if p is not None]
-        if not panels:
+        agent, target = (_load(episode, views.get(key)) for key in ("image", "target"))
+        if agent is None and target is None:
             continue
-        height = max(p.height for p in panels)
-        width = sum(p.width for p in panels) + 4 * (len(panels) - 1)
-        frame = Image.new("RGB", (width * scale, height * scale + CAPTION_HEIGHT), BACKGROUND)
-        left = 0
-        for panel in panels:
-            big = panel.resize((panel.width * scale, panel.height * scale), Image.NEAREST)
-            frame.paste(big, (left, CAPTION_HEIGHT))
-            left += big.width + 4 * scale
-        reward = line.get("reward")
-        score = scores[k]
+        panels = agent_and_target(agent, target)
+        panels = np.repeat(np.repeat(panels, scale, axis=0), scale, axis=1)
+        height, width = panels.shape[:2]
+        frame = Image.new("RGB", (width, height + CAPTION_HEIGHT), BACKGROUND)
+        frame.paste(Image.fromarray(panels), (0, CAPTION_HEIGHT))
         draw = ImageDraw.Draw(frame)
         font = ImageFont.load_default_imagefont()
-        draw.text((4, 2), episode.task[: width * scale // 6], fill=TEXT, font=font)
-        caption = (
-            f"step {k + 1}/{len(episode.steps)}  reward {_fmt(reward)}  score {_fmt(score)}"
-            + ("  error" if line.get("error") else "")
-        )
+        draw.text((4, 2), episode.task[: width // 6], fill=TEXT, font=font)
+        if k is None:
+            caption = f"start (before step 1 of {len(episode.steps)})"
+        else:
+            caption = (
+                f"step {k + 1}/{len(episode.steps)}  reward {_fmt(line.get('reward'))}  "
+                f"score {_fmt(scores[k])}" + ("  error" if line.get("error") else "")
+            )
         draw.text((4, 15), caption, fill=TEXT, font=font)
         frames.append(np.asarray(frame))
     return frames
@@ -97,13 +99,13 @@ def write_mp4(frames: list[np.ndarray], path: Path, fps: int = 2) -> None:
     writer.close()
 
 
-def _load(episode: RecordedEpisode, relative: object) -> Image.Image | None:
+def _load(episode: RecordedEpisode, relative: object) -> np.ndarray | None:
     path = episode.file(relative if isinstance(relative, str) else None)
     if path is None:
         return None
     try:
         with Image.open(path) as image:
-            return image.convert("RGB")
+            return np.asarray(image.convert("RGB"))
     except OSError:
         return None
 

@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import cadquery as cq
@@ -49,6 +50,10 @@ RUN = {
     ".venv/bin/toolgym verify --task blender-placement/two-crates --script crates.py": 0,
     ".venv/bin/toolgym run --env toolgym/GameScene-v0 --agent oracle --task "
     "scene-curated/roll-east --json": 0,
+    # The README's own suite file (written into the scratch folder from its toml block).
+    ".venv/bin/toolgym tasks mine.toml": 0,
+    ".venv/bin/toolgym run --agent oracle --suite mine.toml": 0,
+    ".venv/bin/toolgym verify --task mine/spacer --script spacer.py --suite mine.toml": 0,
     ".venv/bin/toolgym show scene-curated/dining-four --image dining.png --export dining.glb": 0,
     ".venv/bin/toolgym run --agent oracle --suite primitives --episodes 4 --action-mode tool "
     "--max-steps 2 --record runs/oracle": 0,
@@ -66,6 +71,8 @@ SKIPPED = {
     "runs the trainer end to end and test_cli the command",
     ".venv/bin/toolgym eval --checkpoint runs/prims/checkpoints/latest.pt --split test "
     "--episodes 50": "needs the run above; test_cli evaluates a checkpoint",
+    ".venv/bin/toolgym plot runs/prims": "needs the run above; test_first_hour plots a run's "
+    "progress.csv",
     "make demo": "the set-up and the demo take minutes; test_make_demo_ends_with_what_to_look_at "
     "checks its recipe, and its steps are the doctor transcript and `run --out`, run here",
     "make test": "this is the test suite",
@@ -135,6 +142,9 @@ def scratch(tmp_path_factory) -> Path:
     plate = get_task("curated/plate-four-holes").reference
     (folder / "solutions" / "plate-four-holes.py").write_text(plate)
     (folder / "crates.py").write_text(get_task("blender-placement/two-crates").reference)
+    (mine,) = blocks("toml")  # the README's suite file, and its reference as a solution
+    (folder / "mine.toml").write_text(mine)
+    (folder / "spacer.py").write_text(tomllib.loads(mine)["task"][0]["reference"])
     return folder
 
 
@@ -239,8 +249,21 @@ def _warm_start(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
         ]  # fmt: skip
 
 
+def _own_suite_oracle(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    assert "mine/spacer" in done.stdout and "mean score 1.000" in done.stdout
+
+
+def _own_task_verified(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
+    assert done.stderr.startswith("PASS mine/spacer: score 1.000")
+    assert json.loads(done.stdout)["task"] == "mine/spacer"
+
+
 CHECKS = {
     ".venv/bin/toolgym sft runs/oracle --out warm-start.jsonl": _warm_start,
+    ".venv/bin/toolgym run --agent oracle --suite mine.toml": _own_suite_oracle,
+    ".venv/bin/toolgym verify --task mine/spacer --script spacer.py --suite mine.toml": (
+        _own_task_verified
+    ),
     ".venv/bin/toolgym run --env toolgym/Blender-v0 --agent oracle --suite blender-placement": (
         _blender_oracle
     ),
@@ -301,7 +324,11 @@ def test_make_demo_ends_with_what_to_look_at():
         for line in lines[last_run + 1 :]
         if (match := re.match(r'echo "  (toolgym [^#"]*?)\s*(#.*)?"$', line))
     ]
-    assert len(suggested) == 3, suggested
+    assert len(suggested) == 5, suggested
+    # After training: the run plotted, the trained policy scored.
+    assert suggested[-2:] == [
+        "toolgym plot demo-out/train", "toolgym eval --checkpoint demo-out/train --split train"
+    ]  # fmt: skip
     for command in suggested:
         checked = run_command(command.replace("toolgym ", ".venv/bin/toolgym ", 1) + " -h", ROOT)
         assert checked.returncode == 0, (command, checked.stderr)

@@ -77,7 +77,9 @@ def test_html_index_and_episode_pages(run_dir, tmp_path):
     for link in links:
         page = (tmp_path / link).read_text()
         assert page.count("<section class='step'") == 3
-        assert page.count("<img ") == 6 and page.count("src='data:image/png;base64,") == 6
+        # The agent's and the target's views per step, and the start's beside step 1.
+        assert page.count("<img ") == 7 and page.count("src='data:image/png;base64,") == 7
+        assert page.count("<figcaption>agent</figcaption>") == 3 and "start (before step 1)" in page
         assert "id='step-total'>3<" in page and "href='../report.html'" in page
         assert "class='diff'" in page  # steps 2 and 3 against the one before
         assert not re.search(r"(src|href)=['\"]?(https?:)?//", page)  # nothing to fetch
@@ -85,20 +87,42 @@ def test_html_index_and_episode_pages(run_dir, tmp_path):
 
 def test_gif_and_mp4_frames_show_step_reward_and_score(run_dir, tmp_path):
     frames = run_frames(read_run(run_dir))
-    assert len(frames) == 6
+    assert len(frames) == 8  # per episode, the start and three steps
     assert len({f.shape for f in frames}) == 1
     assert (frames[0][:28] < 100).any()  # the caption's text
     gif, mp4 = tmp_path / "run.gif", tmp_path / "run.mp4"
     done = toolgym("replay", str(run_dir), "--gif", str(gif), "--mp4", str(mp4))
     assert done.returncode == 0, done.stderr
     with Image.open(gif) as image:
-        assert image.n_frames == 6
+        assert image.n_frames == 8
         image.seek(1)
         decoded = np.asarray(image.convert("RGB")).astype(int)
         assert np.abs(decoded - frames[1]).mean() < 4  # a GIF's palette shifts colours a little
     import imageio_ffmpeg
 
-    assert imageio_ffmpeg.count_frames_and_secs(str(mp4))[0] == 6
+    assert imageio_ffmpeg.count_frames_and_secs(str(mp4))[0] == 8
+
+
+def test_a_one_step_episode_animates_from_its_start_with_labelled_panels(oracle_dir):
+    from toolgym.renderers.labels import CAPTION_HEIGHT as PANEL_CAPTION
+    from toolgym.renderers.replay_video import CAPTION_HEIGHT
+
+    start, step = run_frames(read_run(oracle_dir))
+    panels = [f[CAPTION_HEIGHT:] for f in (start, step)]
+    # Scaled 2x: the "agent" and "target" captions over the panels, then two 128 px tiles.
+    top, side = 2 * PANEL_CAPTION, (panels[0].shape[1] - 2) // 2  # a 2 px divider between
+    agent = [p[top:, :side] for p in panels]
+    target = [p[top:, side + 2 :] for p in panels]
+    assert not np.array_equal(agent[0], agent[1])  # nothing built at the start; the part after
+    assert np.array_equal(target[0], target[1])  # the same target throughout
+    assert np.array_equal(agent[1], target[1])  # the oracle built the target
+    ink = panels[0][:top] < 100  # the captions' text over each panel
+    assert ink[:, : side // 2].any() and ink[:, side + 2 : side + 2 + side // 2].any()
+    for frame in (start, step):  # the view names: ink in each view's corner
+        views = frame[CAPTION_HEIGHT + top :, :side]
+        half = views.shape[0] // 2
+        for y, x in ((0, 0), (0, half), (half, 0), (half, half)):
+            assert (views[y + 2 : y + 20, x + 2 : x + 40] < 100).any()
 
 
 def test_verify_passes_and_finds_a_tampered_reward(oracle_dir, tmp_path):

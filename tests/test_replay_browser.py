@@ -198,8 +198,8 @@ def test_replay_page_in_headless_chromium(report, tmp_path):
     assert seen["total"] == "3"
     assert seen["first"] == "1"
     assert seen["after_right"] == ["2", "2"]
-    # Two views per step (the agent's part, the target), all decoded.
-    assert len(seen["images"]) == 2 * steps
+    # Two views per step (the agent's, the target's) and the start's, all decoded.
+    assert len(seen["images"]) == 2 * steps + 1
     assert all(complete and width > 0 and height > 0 for complete, width, height in seen["images"])
     # The page itself is the only request; images are data: URIs.
     assert [url for url in seen["requests"] if not url.startswith("data:")] == [html.as_uri()]

@@ -84,8 +84,16 @@ def test_files_mode_exit_codes_and_report_schema(part_files):
         str(part_files["plate.step"]),
     )
     assert same.returncode == 0, same.stderr
-    report = json.loads(same.stdout)
+    outcome = json.loads(same.stdout)
+    # One layout for every single verdict, the verdict's line first (also alone on stderr).
+    assert list(outcome)[:2] == ["verdict", "task"] and outcome["task"] is None
+    assert outcome["candidate"] == str(part_files["plate.brep"]) and outcome["passed"]
+    assert same.stderr.splitlines()[0] == outcome["verdict"]
+    assert outcome["verdict"].startswith(f"PASS {part_files['plate.brep']}: score ")
+    report = outcome["report"]
     assert set(report) == REPORT_KEYS and report["passed"] and report["tier"] == "exact"
+    assert report["checks"]["valid"] == {"ok": True, "message": "a sound closed solid"}
+    assert all(check["message"] for check in report["checks"].values())
     # The same solid through STEP and through BREP: meshed alike to within the tolerance.
     assert report["metrics"]["iou"] == pytest.approx(1.0, abs=1e-3)
     assert report["score"] == pytest.approx(1.0, abs=1e-3)
@@ -98,7 +106,8 @@ def test_files_mode_exit_codes_and_report_schema(part_files):
             str(part_files["plate.step"]),
         )
         assert differs.returncode == 1, (fmt, differs.stderr)
-        metrics = json.loads(differs.stdout)["metrics"]
+        metrics = json.loads(differs.stdout)["report"]["metrics"]
+        assert differs.stderr.startswith(f"FAIL {part_files[fmt]}: score ")
         hole_area = 3.141592653589793 * 3**2
         inter = 40 * 30 * 3 - hole_area * 3
         union = (40 * 30 * 5 - hole_area * 5) + hole_area * 3
@@ -129,6 +138,8 @@ def test_task_mode_scores_the_oracle_and_a_wrong_part(tmp_path):
     wrong.write_text("result = cq.Workplane().box(10, 10, 10)\n")
     good = toolgym("verify", "--task", task.id, "--script", str(oracle))
     assert good.returncode == 0 and json.loads(good.stdout)["score"] == pytest.approx(1.0, abs=1e-6)
+    assert list(json.loads(good.stdout))[:2] == ["verdict", "task"]
+    assert good.stderr.startswith(f"PASS {task.id}: score 1.000")
     bad = toolgym("verify", "--task", task.id, "--script", str(wrong))
     assert bad.returncode == 1 and json.loads(bad.stdout)["score"] < 0.2
     empty = tmp_path / "empty.py"
@@ -335,3 +346,30 @@ def test_batches_verify_other_tools_tasks_as_cad_ones(tmp_path, suite, solved):
     assert results[task.id]["passed"] and results[task.id]["score"] >= 0.99
     others = [r for t, r in results.items() if t != task.id]
     assert {r["error_kind"] for r in others} == {"missing_script"}
+
+
+def test_a_task_of_a_suite_file_is_verified_with_suite(tmp_path):
+    suite, scripts = tiny_batch(tmp_path)
+    plate = str(scripts / "plate.py")
+    unknown = toolgym("verify", "--task", "tiny/plate", "--script", plate)
+    assert unknown.returncode == 2 and "needs --suite FILE" in unknown.stderr
+    for name in ("tiny/plate", "plate"):
+        done = toolgym("verify", "--task", name, "--script", plate, "--suite", str(suite))
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["task"] == "tiny/plate"
+    absent = toolgym("verify", "--task", "tiny/disc", "--script", plate, "--suite", str(suite))
+    assert absent.returncode == 2 and "suite tiny has no task 'tiny/disc'" in absent.stderr
+
+
+def test_a_results_file_another_batch_is_writing_is_refused(tmp_path):
+    import fcntl
+
+    suite, scripts = tiny_batch(tmp_path)
+    out = tmp_path / "same.jsonl"
+    with out.open("a") as other:  # what a running batch holds on its --out
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        done = toolgym(
+            "verify", "--suite", str(suite), "--scripts", str(scripts), "--out", str(out)
+        )
+    assert done.returncode == 2 and "another `toolgym verify` is writing it" in done.stderr
+    assert out.read_text() == ""  # no task was verified, or written twice

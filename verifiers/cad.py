@@ -216,7 +216,10 @@ def _feature_checks(
     """The pass criteria beyond IoU, each ``{"ok", "message", ...}``, and the score factor."""
     ours, theirs = candidate.topology, reference.topology
     checks: dict[str, dict[str, Any]] = {
-        "valid": {"ok": bool(valid["valid"]), "message": "not a sound closed solid"},
+        "valid": {
+            "ok": bool(valid["valid"]),
+            "message": "a sound closed solid" if valid["valid"] else "not a sound closed solid",
+        },
     }
     for name, mine, target, what in (
         ("bodies", ours.bodies, theirs.bodies, "separate bodies"),
@@ -243,7 +246,10 @@ def _feature_checks(
         checks["features"] = {"ok": None, "message": "not checked: a part has no B-Rep"}
     else:
         match = features.match_features(groups, target_groups)
-        checks["features"] = {"ok": match.ok, "message": "; ".join(match.messages())}
+        checks["features"] = {
+            "ok": match.ok,
+            "message": "; ".join(match.messages()) or "every face of the target has its match",
+        }
         factor *= match.factor
     return checks, factor
 
@@ -252,7 +258,11 @@ def _crosscheck(mesh_iou: float, brep_iou: float | str) -> dict[str, dict[str, A
     if isinstance(brep_iou, str):
         return {"brep_crosscheck": {"ok": None, "message": f"B-Rep boolean failed: {brep_iou}"}}
     agree = abs(brep_iou - mesh_iou) <= BREP_AGREEMENT
-    entry = {"ok": agree, "brep_iou": brep_iou, "mesh_iou": mesh_iou}
+    entry = {
+        "ok": agree, "brep_iou": brep_iou, "mesh_iou": mesh_iou,
+        "message": f"B-Rep IoU {brep_iou:.3f}, mesh IoU {mesh_iou:.3f}: they "
+        + ("agree" if agree else "disagree"),
+    }  # fmt: skip
     return {"brep_crosscheck" if agree else "brep_mismatch": entry}
 
 

@@ -68,6 +68,22 @@ def _selected_edges(part: Any, edges: str, tool: str) -> Any:
     return selected
 
 
+def _cut(part: Any, cutter: Any, tool: str, what: str) -> Any:
+    """``part`` less ``cutter``; a cutter wholly beside the part is an error that says where
+    the part is (a cut that removes nothing is a mistake, not a step)."""
+    have, cut = part.val().BoundingBox(), cutter.val().BoundingBox()
+    apart = (
+        have.xmax < cut.xmin or cut.xmax < have.xmin or have.ymax < cut.ymin
+        or cut.ymax < have.ymin or have.zmax < cut.zmin or cut.zmax < have.zmin
+    )  # fmt: skip
+    if apart:
+        raise ToolCallError(
+            f"{tool}: the {what} misses the part, which spans x {have.xmin:g}..{have.xmax:g}, "
+            f"y {have.ymin:g}..{have.ymax:g}, z {have.zmin:g}..{have.zmax:g} mm; nothing was cut"
+        )
+    return part.cut(cutter)
+
+
 def _box(length: float, width: float, height: float, x: float, y: float, z: float) -> Any:
     import cadquery as cq
 
@@ -155,7 +171,7 @@ def cut_box(
         y: centre Y.
         z: centre Z.
     """
-    return part.cut(_box(length, width, height, x, y, z))
+    return _cut(part, _box(length, width, height, x, y, z), "cut_box", "box")
 
 
 @registry.tool(needs_part=True, failure="could not cut the cylinder out of the part")
@@ -173,7 +189,7 @@ def cut_cylinder(
         z: centre Z.
         axis: the cylinder's axis.
     """
-    return part.cut(_cylinder(diameter, height, x, y, z, axis))
+    return _cut(part, _cylinder(diameter, height, x, y, z, axis), "cut_cylinder", "cylinder")
 
 
 @registry.tool(needs_part=True, failure="could not drill the hole through the part")
@@ -187,7 +203,8 @@ def cut_hole(part: Any, diameter: Length, x: Coordinate = 0.0, y: Coordinate = 0
     """
     box = part.val().BoundingBox()
     height = box.zlen + 2.0
-    return part.cut(_cylinder(diameter, height, x, y, (box.zmin + box.zmax) / 2, "Z"))
+    hole = _cylinder(diameter, height, x, y, (box.zmin + box.zmax) / 2, "Z")
+    return _cut(part, hole, "cut_hole", f"hole at ({x:g}, {y:g})")
 
 
 @registry.tool(needs_part=True, failure="radius {radius:g} mm is too large for this part's edges")

@@ -215,6 +215,8 @@ class GameSceneEnv(ToolEnv):
 
     def _render(self, candidate: Candidate | None) -> np.ndarray:
         scene = merged(self._spec, candidate.objects) if candidate is not None else self._spec.level
+        if candidate is not None and candidate.triggers:  # drawn as the target's are
+            scene = {**scene, "triggers": candidate.triggers}
         return self.renderer.render(scene, self._spec.bounds)
 
     def _succeeded(self, report: VerifierReport) -> bool:

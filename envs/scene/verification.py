@@ -472,6 +472,8 @@ class Candidate:
     objects: dict[str, Any]
     actions: list[Action]
     logic: dict[str, int] = dataclasses.field(default_factory=dict)
+    # Its trigger zones (validated), drawn in its views as the target's are.
+    triggers: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
 
 def verify_candidate(
@@ -516,14 +518,19 @@ def candidate_of(session: Session, actions: list[Action]) -> tuple[Candidate | N
     if not described.ok:
         return None, described.error.message if described.error else "describe failed"
     try:
+        objects = sanitize(described.value)
         logic = {
             key: len(described.value[key])
             for key in ("triggers", "bindings", "movers", "spawners")
             if isinstance(described.value.get(key), list) and described.value[key]
         }
-        return Candidate(sanitize(described.value), list(actions), logic), None
     except DescriptionError as exc:
         return None, str(exc)
+    try:
+        triggers = sanitize_logic(described.value)["triggers"]
+    except DescriptionError:  # bad logic fails the logic checks; the views show the objects
+        triggers = []
+    return Candidate(objects, list(actions), logic, triggers), None
 
 
 _references: dict[str, dict[str, Any]] = {}

@@ -162,10 +162,26 @@ def tools(
     for column in ("tool", "parameters", "description"):
         table.add_column(column, overflow="fold")
     for tool in registry.tools.values():
-        params = ", ".join(
-            f"{p.name}{'' if p.required else '?'}"
-            + (f" ({p.constraint.unit})" if p.constraint.unit else "")
-            for p in tool.params
-        )
+        params = "\n".join(_param_line(p) for p in tool.params)
         table.add_row(tool.name, escape(params), escape(tool.description))
     console.print(table)
+    console.print("name? : optional (default in brackets); --json for the full schemas")
+
+
+def _param_line(param: Any) -> str:
+    """``radius? 0.1..250 mm [5]``: the name, its range or choices, unit and default."""
+    c = param.constraint
+    if c.choices:
+        values = "|".join(c.choices)
+    elif c.min is not None or c.max is not None:
+        low = "" if c.min is None else f"{c.min:g}"
+        high = "" if c.max is None else f"{c.max:g}"
+        values = f"{low}..{high}" + (" whole" if param.kind == "integer" else "")
+        if param.kind == "points":
+            values = f"[x, y] points, each {values}"
+    else:
+        values = {"string": "text", "points": "[x, y] points"}.get(param.kind, param.kind)
+    unit = f" {c.unit}" if c.unit else ""
+    shown = f"{param.default:g}" if isinstance(param.default, float) else param.default
+    default = "" if param.required else f" [{shown}]"
+    return f"{param.name}{'' if param.required else '?'} {values}{unit}{default}"

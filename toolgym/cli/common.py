@@ -81,9 +81,30 @@ def check_writable_folder(path: Path, option: str = "--out", what: str = "the re
         fail(f"{option} {path}: the folder is not writable")
 
 
+def check_device(device: str) -> None:
+    """Exit 2 unless ``--device`` names a device that works here (CUDA: one that really runs)."""
+    if device not in ("auto", "cpu") and not device.startswith("cuda"):
+        fail(f"--device must be auto, cpu or cuda, not {device!r}")
+    if device.startswith("cuda"):
+        import torch
+
+        try:  # a driver too old for this torch, or a GPU in use elsewhere, fails only here
+            torch.zeros(1, device=device).add_(1).cpu()
+        except (RuntimeError, AssertionError, ValueError) as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            fail(f"CUDA not usable here ({reason}); use --device cpu")
+
+
 def fail(message: str) -> NoReturn:
     err_console.print(f"[red]error:[/] {message}")
     raise typer.Exit(EXIT_ERROR)
+
+
+def message(exc: BaseException) -> str:
+    """An exception's message as written (a ``KeyError``'s without the quotes its ``str`` adds)."""
+    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
+        return exc.args[0]
+    return str(exc)
 
 
 def or_fail[T](lookup: Callable[[str], T], name: str) -> T:
@@ -91,7 +112,7 @@ def or_fail[T](lookup: Callable[[str], T], name: str) -> T:
     try:
         return lookup(name)
     except (KeyError, ValueError) as exc:
-        fail(str(exc).strip("'\""))
+        fail(message(exc))
 
 
 def env_domain(env: str) -> Domain:

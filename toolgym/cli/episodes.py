@@ -19,6 +19,7 @@ from toolgym.cli.common import (
     err_console,
     fail,
     limits_for,
+    message,
 )
 from toolgym.cli.distributed import RayAddress, episode_runner
 from toolgym.cli.llm import ApiKeyEnv, BaseUrl, ImageSize, Jobs, ModelName, run_openai
@@ -42,7 +43,7 @@ def run(
     ] = None,
     action_mode: Annotated[str, typer.Option(help="code or tool.")] = "code",
     max_steps: Annotated[int, typer.Option(min=1, max=1000, help="Steps per episode.")] = 8,
-    seed: Annotated[int, typer.Option(help="Seed of the first episode.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the first episode.")] = 0,
     wall_s: WallSeconds = None,
     out: Annotated[
         Path | None, typer.Option(help="Folder for each episode's final render (PNG).")
@@ -86,7 +87,8 @@ def run(
     table.add_column("task", no_wrap=True)  # ids are never wrapped: they are copied into --task
     for column in ("steps", "score", "passed", "time"):
         table.add_column(column)
-    scores = []
+    scores: list[float] = []
+    interrupted = False
     try:
         results = episode_runner(ray)(
             env, agent, episodes=episodes, seed=seed, out=out, record=record, suite=suite,
@@ -95,28 +97,41 @@ def run(
         )  # fmt: skip
         with Progress(console=err_console, transient=True, disable=as_json) as progress:
             bar = progress.add_task(f"{agent} episodes", total=episodes)
-            for episode in results:
-                progress.advance(bar)
-                scores.append(episode.score or 0.0)
-                if as_json:
-                    print(json.dumps(episode.to_dict()), flush=True)
-                    continue
-                score = "error" if episode.score is None else f"{episode.score:.3f}"
-                table.add_row(
-                    episode.task, str(episode.steps), score, "yes" if episode.passed else "no",
-                    f"{episode.seconds:.1f} s",
-                )  # fmt: skip
+            try:
+                for episode in results:
+                    progress.advance(bar)
+                    scores.append(episode.score or 0.0)
+                    if as_json:
+                        print(json.dumps(episode.to_dict()), flush=True)
+                        continue
+                    score = "error" if episode.score is None else f"{episode.score:.3f}"
+                    table.add_row(
+                        episode.task, str(episode.steps), score,
+                        "yes" if episode.passed else "no", f"{episode.seconds:.1f} s",
+                    )  # fmt: skip
+            except KeyboardInterrupt:  # the episodes so far are shown, and the env closed
+                interrupted = True
+                results.close()
     except (KeyError, ValueError, TypeError) as exc:
-        fail(str(exc).strip("'\""))
+        fail(message(exc))
+    if interrupted:
+        plural = "" if len(scores) == 1 else "s"
+        shown = "shown above" if as_json else "in the table"
+        err_console.print(
+            f"interrupted after {len(scores)} finished episode{plural} ({shown}); the episode "
+            "under way is not counted",
+            highlight=False,
+        )
     if as_json:
-        return
+        raise typer.Exit(130) if interrupted else typer.Exit()
     table.columns[0].min_width = max((len(str(c)) for c in table.columns[0].cells), default=4)
     console.print(table)
     if scores:
         console.print(f"mean score {sum(scores) / len(scores):.3f} over {len(scores)} episodes")
     if out:
         console.print(
-            f"renders in {escape(str(out))}: agent | target, views iso, front, right, top",
+            f"renders in {escape(str(out))}: agent | target, views "
+            + ("perspective, top" if "GameScene" in env else "iso, front, right, top"),
             soft_wrap=True,
         )
     if record:
@@ -124,3 +139,5 @@ def run(
             f"recording in {escape(str(record))}: toolgym replay {escape(str(record))}",
             soft_wrap=True,
         )
+    if interrupted:
+        raise typer.Exit(130)

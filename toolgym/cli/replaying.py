@@ -16,6 +16,7 @@ from toolgym.cli.common import (
     console,
     err_console,
     fail,
+    message,
 )
 
 
@@ -36,6 +37,8 @@ def replay(
     an animation, or a re-execution that checks they reproduce."""
     from toolgym.envs.episode_log import read_run
 
+    if run_dir.is_file():
+        fail(f"{run_dir} is a file; give the folder written by --record (or one episode's folder)")
     try:
         episodes = read_run(run_dir)
     except FileNotFoundError as exc:
@@ -92,7 +95,7 @@ def _verify_replay(episodes: list[Any]) -> None:
         try:
             divergence = verify_episode(episode)
         except (KeyError, ValueError, TypeError, GymError) as exc:  # cannot make the env again
-            fail(str(exc).strip("'\""))
+            fail(message(exc))
         if divergence is None:
             console.print(f"{escape(episode.name)}: {len(episode.steps)} steps reproduce")
         else:

@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 
-from toolgym.cli.common import app, check_writable_folder, console, env_domain, fail, or_fail
+from toolgym.cli.common import (
+    app,
+    check_device,
+    check_writable_folder,
+    console,
+    env_domain,
+    err_console,
+    fail,
+    message,
+    or_fail,
+)
 from toolgym.cli.distributed import RayAddress, connect
 
 
@@ -26,7 +38,7 @@ def train(
     out: Annotated[Path, typer.Option(help="Run folder: checkpoints, CSV, TensorBoard.")] = Path(
         "runs/ppo"
     ),
-    seed: Annotated[int, typer.Option(help="Seed of everything.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of everything.")] = 0,
     num_envs: Annotated[int, typer.Option(min=1, max=64, help="Parallel environments.")] = 2,
     num_steps: Annotated[int, typer.Option(min=1, help="Steps per env per iteration.")] = 32,
     max_steps: Annotated[int, typer.Option(min=1, max=1000, help="Calls per episode.")] = 4,
@@ -69,7 +81,9 @@ def train(
     else:
         env_domain(env)
         or_fail(_suite, suite)
-    check_writable_folder(out)
+        suite = _portable_suite(suite)
+    check_writable_folder(out, what="the run (checkpoints, progress.csv, TensorBoard)")
+    check_device(device)
     if final_tier not in ("cheap", "exact"):
         fail(f"--final-tier must be cheap or exact, not {final_tier!r}")
     config = TrainConfig(
@@ -85,10 +99,21 @@ def train(
     connect(ray)
     config.sampling.enabled = sampler
     config.ppo.learning_rate, config.ppo.update_epochs = learning_rate, update_epochs
+    trainer = None
     try:
-        row = Trainer(config, log=console.print).train(resume=resume)
+        trainer = Trainer(config, log=console.print)
+        row = trainer.train(resume=resume)
     except (KeyError, ValueError) as exc:
-        fail(str(exc).strip("'\""))
+        fail(message(exc))
+    except KeyboardInterrupt:
+        iteration = trainer.iteration if trainer else 0
+        done = f"after iteration {iteration}" if iteration else "before the first iteration ended"
+        again = shlex.join(a for a in sys.argv[1:] if a != "--no-resume")
+        err_console.print(
+            f"interrupted {done}; checkpoints are in {escape(str(out))}; resume with: "
+            f"toolgym {escape(again)}"
+        )
+        raise typer.Exit(130) from None
     console.print(f"checkpoint: {escape(str(out / 'checkpoints' / 'latest.pt'))}")
     if "test_score" in row:
         console.print(f"test split: mean score {row['test_score']:.3f}")
@@ -114,25 +139,47 @@ def evaluate(
     """Evaluate a trained policy (greedy calls) and print a score table."""
     from toolgym.agents.evaluate import evaluate_checkpoint, score_table
 
-    if not checkpoint.is_file():
-        fail(f"--checkpoint {checkpoint}: no such file")
+    checkpoint = _checkpoint_file(checkpoint)
     if split not in ("train", "test"):
         fail(f"--split must be train or test, got {split!r}")
     if record is not None:
         check_writable_folder(record, "--record", "the recording")
     if ray is not None and record is not None:
         fail("--record is not supported with --ray")
+    check_device(device)
     connect(ray)
     try:
-        report = evaluate_checkpoint(checkpoint, split, episodes, device, record=record, ray=ray)
+        report = evaluate_checkpoint(
+            checkpoint, split, episodes, device, record=record, ray=ray, progress=not as_json
+        )
     except (KeyError, ValueError, RuntimeError) as exc:
-        fail(str(exc).strip("'\""))
+        fail(message(exc))
+    except KeyboardInterrupt:
+        err_console.print("interrupted: the evaluation did not finish, so there is no score")
+        raise typer.Exit(130) from None
     if as_json:
         print(json.dumps(report))
         return
     console.print(score_table(report))
     if record:
         console.print(f"recording in {escape(str(record))}: toolgym replay {escape(str(record))}")
+
+
+def _checkpoint_file(path: Path) -> Path:
+    """The checkpoint file ``--checkpoint`` names: a file, or a run folder's latest."""
+    if path.is_dir():
+        for inside in (path / "checkpoints" / "latest.pt", path / "latest.pt"):
+            if inside.is_file():
+                return inside
+        fail(f"--checkpoint {path} is a folder without checkpoints/latest.pt; give a .pt file")
+    if not path.exists():
+        fail(f"--checkpoint {path}: no such file")
+    return path
+
+
+def _portable_suite(name: str) -> str:
+    """A suite file's absolute path (a checkpoint then evaluates from any folder); names as is."""
+    return str(Path(name).resolve()) if name.endswith(".toml") else name
 
 
 def _suite(name: str) -> Any:
