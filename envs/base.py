@@ -6,6 +6,8 @@ part beside the target with the tool's own feedback. A failed step (exception, c
 invalid call) costs a penalty and changes nothing: the session goes back to the state after the
 last good step. When the episode ends, the exact verifier scores the final part, and the last
 reward settles the difference, so an episode's return is its exact final score minus penalties.
+In tool mode the call ``{"name": "stop"}`` (:data:`STOP_CALL`) ends the episode where it is: no
+sandbox call, no penalty, the exact verifier scores the part as it stands (``terminated``).
 
 Domains subclass :class:`ToolEnv` and fill in what is specific to their tool: the backend, the tool
 registry, the reference part, the candidate part and how both are verified and rendered.
@@ -13,6 +15,7 @@ registry, the reference part, the candidate part and how both are verified and r
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -37,6 +40,7 @@ MAX_STEPS_RANGE = (1, 1000)
 VIEW_SIZE_RANGE = (8, 512)
 ACTION_CHARS_RANGE = (1, 1_000_000)
 PENALTY_RANGE = (0.0, 1.0)
+STOP_CALL = "stop"  # tool mode: the call that ends the episode (the agent says it is done)
 
 
 def check_int(name: str, value: Any, low: int, high: int, unit: str = "") -> None:
@@ -183,6 +187,8 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         if self._done:
             raise RuntimeError("the episode is over; call reset()")
         self._steps += 1
+        if self.action_mode == "tool" and _is_stop(action):
+            return self._stop()
         timings: dict[str, float] = {}
         started = time.perf_counter()
         outcome, error = self._act(action)
@@ -236,6 +242,16 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             raise RuntimeError("the episode is over; call reset()")
         info: dict[str, Any] = {"task": self.task.id, "isolation": self.session.layers}
         return float(self._finish(info)), info
+
+    def _stop(self) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """The agent's stop call: the episode ends with the part as it stands."""
+        assert self.task is not None and self.session is not None
+        info: dict[str, Any] = {"task": self.task.id, "isolation": self.session.layers}
+        info["sandbox"] = sandbox_info(None, self.timings_in_info)
+        reward = self._finish(info)
+        if self.timings_in_info:
+            info["timings"], info["sandbox_wall_s"] = {}, 0.0
+        return self._observation("stopped: the episode ends here"), float(reward), True, False, info
 
     def render(self) -> np.ndarray | None:
         """The agent's part beside the target (rgb_array)."""
@@ -399,6 +415,19 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             "feedback": feedback[:FEEDBACK_CHARS],
             "step": self._steps,
         }
+
+
+def _is_stop(action: Any) -> bool:
+    """Whether a tool-mode action is the stop call (a dict or JSON text named ``stop``)."""
+    if isinstance(action, str | bytes) and b"stop" not in (
+        action.encode("utf-8", "replace") if isinstance(action, str) else action
+    ):
+        return False  # cheap: most calls never mention it
+    try:
+        call = json.loads(action) if isinstance(action, str | bytes) else action
+    except ValueError:
+        return False
+    return isinstance(call, dict) and call.get("name") == STOP_CALL and not call.get("arguments")
 
 
 def sandbox_info(outcome: CallResult | None, timings: bool = False) -> dict[str, Any]:

@@ -3,7 +3,10 @@
 Views are orthographic, as in engineering drawings, from fixed directions; lights are fixed to the
 camera (a key light from the upper left and some ambient), so a part looks the same in every
 episode. A :class:`Framing` (centre and half-width in mesh units, mm for CAD) is chosen once per
-target and shared by candidate and target renders, so size and placement differences show.
+target and shared by candidate and target renders, so size and placement differences show. A
+framing may carry a ground grid (lines every ``grid`` units on the plane ``z = ground``, a darker
+line through the world's axes): a scale a policy can read, the same in both images. The grid is in
+the RGB images only; depth and silhouette are the mesh's alone.
 
 RGB comes from Panda3D's ``p3tinydisplay`` software rasteriser: no GPU or display is needed and
 pixels are deterministic. Depth and silhouette are computed exactly by casting one ray per pixel
@@ -55,14 +58,19 @@ DEFAULT_VIEWS = (
 )
 PART_COLOR = (0.62, 0.70, 0.85)
 BACKGROUND = (1.0, 1.0, 1.0)
+GRID_COLOR = (0.80, 0.80, 0.80)
+AXIS_COLOR = (0.55, 0.55, 0.55)  # the grid lines through x = 0 and y = 0
 
 
 @dataclasses.dataclass(frozen=True)
 class Framing:
-    """What the cameras look at: a centre and the half-width of the square field of view."""
+    """What the cameras look at: a centre and the half-width of the square field of view; and
+    optionally a ground grid, lines every ``grid`` units (0: none) on the plane ``z = ground``."""
 
     center: tuple[float, float, float]
     half_width: float
+    grid: float = 0.0
+    ground: float = 0.0
 
     @classmethod
     def around(cls, bounds: np.ndarray | None, margin: float = 1.15) -> Framing:
@@ -116,6 +124,34 @@ def mesh_node(
     return path
 
 
+def grid_node(framing: Framing, pixels: int) -> NodePath | None:
+    """Unlit lines every ``framing.grid`` units on the plane ``z = framing.ground``, covering the
+    field of view, each about one pixel wide (flat boxes, so they also show edge-on)."""
+    if framing.grid <= 0:
+        return None
+    cx, cy, _ = framing.center
+    reach = framing.half_width * 1.75  # the iso view sees the plane's corners too
+    width = 2 * framing.half_width / pixels
+    root = NodePath("grid")
+    for axis in (0, 1):
+        centre = (cx, cy)[axis]
+        first = np.ceil((centre - reach) / framing.grid)
+        last = np.floor((centre + reach) / framing.grid)
+        for k in np.arange(first, last + 1):
+            at = float(k * framing.grid)
+            size = [2 * reach, 2 * reach, width]
+            size[axis] = width * (1.5 if k == 0 else 1.0)
+            box = trimesh.creation.box(size)
+            offset = [cx, cy, framing.ground - 0.5 * width]
+            offset[axis] = at
+            box.apply_translation(offset)
+            line = mesh_node(box.vertices, box.faces, AXIS_COLOR if k == 0 else GRID_COLOR)
+            line.reparent_to(root)
+    root.set_light_off(1)
+    root.flatten_strong()
+    return root
+
+
 class MeshRenderer:
     """Renders meshes from fixed views into square images of ``size`` pixels.
 
@@ -138,6 +174,14 @@ class MeshRenderer:
         key.set_hpr(25, -35, 0)
         self.root.set_light(ambient)
         self.root.set_light(key)
+        self._grids: dict[Framing, NodePath | None] = {}
+
+    def _grid(self, framing: Framing) -> NodePath | None:
+        if framing not in self._grids:
+            if len(self._grids) > 64:  # one per framing seen; a long run sees many tasks
+                self._grids.clear()
+            self._grids[framing] = grid_node(framing, self.size)
+        return self._grids[framing]
 
     def render(self, mesh: trimesh.Trimesh | None, framing: Framing) -> Renders:
         """RGB, depth and silhouette of ``mesh`` (``None`` or empty: background only)."""
@@ -148,6 +192,9 @@ class MeshRenderer:
         node = None if empty else mesh_node(mesh.vertices, mesh.faces, PART_COLOR)
         if node is not None:
             node.reparent_to(self.root)
+        grid = self._grid(framing)
+        if grid is not None:
+            grid.reparent_to(self.root)
         try:
             for k, view in enumerate(self.views):
                 rgb[k] = self._rgb(view, framing)
@@ -156,6 +203,8 @@ class MeshRenderer:
         finally:
             if node is not None:
                 node.remove_node()
+            if grid is not None:
+                grid.detach_node()
         return Renders(rgb, depth, np.isfinite(depth))
 
     def render_parts(

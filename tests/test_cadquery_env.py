@@ -267,8 +267,10 @@ def test_export_step_stl_and_glb(env, tmp_path):
 def test_observations_show_the_part_beside_the_target(env):
     obs, _ = env.reset(seed=0)
     blank = obs["image"]
-    assert blank.shape == (128, 128, 3) and (blank == 255).all()  # nothing built yet
-    assert (obs["target"] != 255).any()
+    # Nothing built yet: only the white background and the grey ground grid (no colour).
+    assert blank.shape == (128, 128, 3) and (blank[..., 0] == blank[..., 2]).all()
+    assert (blank == 255).all(axis=-1).mean() > 0.5
+    assert (obs["target"][..., 0] != obs["target"][..., 2]).any()  # the part's blue
     obs, *_ = env.step(env.unwrapped.task.reference)
     assert np.array_equal(obs["image"], obs["target"])  # same part, same cameras, same pixels
     hidden = gym.make("toolgym/CadQuery-v0", task=PLATE_TASK, show_target=False)

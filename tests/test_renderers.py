@@ -66,3 +66,38 @@ def test_custom_views():
         assert out.rgb.shape == (1, 32, 32, 3) and out.mask[0].sum() == 16 * 16
     finally:
         renderer.close()
+
+
+def test_a_family_frame_shows_size_and_place_and_a_grid():
+    """Two spheres of different size at the same place, framed as CadQuery-v0 frames every
+    primitive (the family's fixed frame), give different views; a moved sphere moves; the grid
+    is drawn around them, the same for both."""
+    from toolgym.envs.cadquery.framing import family_framing, task_framing
+
+    renderer = MeshRenderer(64)
+    try:
+        small, big = trimesh.creation.icosphere(3, 10.0), trimesh.creation.icosphere(3, 20.75)
+        frames = [task_framing("primitive", m.bounds) for m in (small, big)]
+        assert frames[0] == frames[1] == family_framing("primitive")  # not the part's own
+        a, b = (renderer.render(m, frames[0]) for m in (small, big))
+        area = [int(r.mask.sum()) for r in (a, b)]
+        assert area[1] / area[0] == pytest.approx((20.75 / 10.0) ** 2, rel=0.2)
+        assert np.abs(a.rgb.astype(float) - b.rgb).mean() > 1.0  # out of 255
+        moved = renderer.render(small.copy().apply_translation((20, 0, 0)), frames[0])
+        assert not np.array_equal(moved.mask, a.mask)
+        assert moved.mask.sum() == pytest.approx(a.mask.sum(), rel=0.1)  # pixel edges
+        # The grid: grey pixels where no part is, identical in both images.
+        top = [v.name for v in DEFAULT_VIEWS].index("top")
+        from scipy.ndimage import binary_dilation
+
+        clear = ~binary_dilation(a.mask[top] | b.mask[top], iterations=2)  # off the edges
+        grey = (a.rgb[top] < 240).all(axis=-1) & clear
+        assert grey.sum() > 100 and np.array_equal(a.rgb[top][clear], b.rgb[top][clear])
+        # A hand-written task: a rung of a fixed ladder about the origin, which changes only
+        # when a part outgrows it.
+        bigger = trimesh.creation.icosphere(3, 12.0)
+        hand = [task_framing(None, m.bounds) for m in (small, bigger, big)]
+        assert hand[0] == hand[1] and hand[0].center == (0.0, 0.0, 0.0)
+        assert hand[2].half_width > hand[0].half_width
+    finally:
+        renderer.close()

@@ -15,6 +15,7 @@ from toolgym.envs.cadquery.artifacts import (
     session_part,
     tessellation_tolerance,
 )
+from toolgym.envs.cadquery.framing import task_framing
 from toolgym.envs.cadquery.tools import registry
 from toolgym.envs.cadquery.verification import exact_tolerance, reference_part, verify_for_task
 from toolgym.envs.sandbox import CallResult
@@ -24,6 +25,14 @@ from toolgym.verifiers.parts import Part
 from toolgym.verifiers.report import VerifierReport
 
 EXPORT_FORMATS = ("step", "stl", "glb")
+PROMPT_FORMS = ("described", "image")
+
+
+def image_prompt(task: Task) -> str:
+    """The prompt of ``prompt_form="image"``: the kind of task, no numbers (the target views
+    say the rest)."""
+    kind = f" It is a {task.family.replace('_', ' ')}." if task.family else ""
+    return f"Build the part shown in the target views: match its shape, size and placement.{kind}"
 
 
 class CadQueryEnv(ToolEnv):
@@ -44,16 +53,27 @@ class CadQueryEnv(ToolEnv):
 
     ``action_mode="tool"``: one tool call per step, a dict or JSON text
     ``{"name": "add_box", "arguments": {"length": 60, ...}}`` applied to ``result``. See
-    :meth:`tool_schemas` (function-calling JSON schemas) and :meth:`tool_grammar`.
+    :meth:`tool_schemas` (function-calling JSON schemas) and :meth:`tool_grammar`. The call
+    ``{"name": "stop"}`` ends the episode with the part as it stands (``terminated``, no penalty).
 
     The space is :class:`~toolgym.envs.spaces.UnicodeText` of ``max_action_chars`` characters.
 
     ## Observation space
 
     A ``Dict``: ``image`` and ``target``, uint8 ``(2·view_size, 2·view_size, 3)`` tiles of the
-    iso, front, right and top views (orthographic, framed on the target, so scale and placement
-    show; ``target`` is black when ``show_target=False``); ``prompt``, the task text; ``feedback``,
+    iso, front, right and top views (orthographic; ``target`` is black when
+    ``show_target=False``); ``prompt``, the task text (``prompt_form="described"``: the request
+    with its numbers; ``"image"``: only the kind of part, no numbers, so only the target views
+    say what to build); ``feedback``,
     the script's output and errors plus a one-line verifier summary; ``step``, steps taken.
+
+    Framing: both images of a task share one fixed frame that does not depend on the part's
+    size (``toolgym.envs.cadquery.framing``): a procedural family's envelope (the box that holds
+    every part the family draws), or for a hand-written task the smallest of a fixed ladder of
+    frames (10, 15, 25, 40, 60, 100, ... mm half-width) about the origin that holds the target.
+    So a bigger part covers more pixels and a moved part moves. A light-grey ground grid lies
+    under the part, lines every 1, 2, 5, 10, 20, 50 ... mm (about eight cells across the frame,
+    the same for every task of a family), a darker line along each world axis: a scale to read.
 
     ## Rewards
 
@@ -80,6 +100,7 @@ class CadQueryEnv(ToolEnv):
     - ``suite`` (``"curated"``), ``split`` (``"train"`` or ``"test"``), ``task`` (one task id).
     - ``action_mode`` (``"code"``), ``max_steps`` (8; 1 to 1,000), ``view_size`` (64 px per
       view; 8 to 512).
+    - ``prompt_form`` (``"described"`` or ``"image"``).
     - ``show_target`` (True), ``success_iou`` (None: the task's threshold; else 0.01 to 1),
       ``error_penalty`` (0.1; 0 to 1).
     - ``max_action_chars`` (20,000; 1 to 1,000,000), ``limits`` (sandbox :class:`Limits`),
@@ -132,7 +153,11 @@ class CadQueryEnv(ToolEnv):
         render_mode: str | None = None,
         timings_in_info: bool = False,
         final_tier: str | None = None,
+        prompt_form: str = "described",
     ) -> None:
+        if prompt_form not in PROMPT_FORMS:
+            raise ValueError(f"prompt_form must be one of {PROMPT_FORMS}, got {prompt_form!r}")
+        self.prompt_form = prompt_form
         if success_iou is not None:
             check_number("success_iou", success_iou, 0.01, 1.0)
         self.success_iou = success_iou
@@ -161,11 +186,18 @@ class CadQueryEnv(ToolEnv):
             # like, and a right part renders pixel for pixel as the target (the reference itself
             # is meshed finer, for the exact tier).
             coarse = measure(reference.brep, tolerance=step_tolerance).part or reference
-            framing = Framing.around(reference.mesh.bounds)
+            framing = task_framing(task.family, reference.mesh.bounds)
             image = tile(self.renderer.render(coarse.mesh, framing).rgb)
             self._targets[task.id] = (reference, coarse, framing, image)
         self._reference, self._step_reference, self._framing, image = self._targets[task.id]
         return image
+
+    def _observation(self, feedback: str) -> dict[str, Any]:
+        obs = super()._observation(feedback)
+        if self.prompt_form == "image":
+            assert self.task is not None
+            obs["prompt"] = image_prompt(self.task)
+        return obs
 
     def _candidate(self) -> tuple[Part | None, str | None]:
         assert self.session is not None

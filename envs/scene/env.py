@@ -25,6 +25,18 @@ from toolgym.envs.tools import ToolCallError
 from toolgym.verifiers.report import VerifierReport
 
 EXPORT_FORMATS = ("json", "glb")
+PROMPT_FORMS = ("described", "image")
+IMAGE_PROMPTS = {  # prompt_form="image": the kind of task, no numbers, no names of places
+    "layout": "Furnish the room as the target views show.",
+    "physics": "Arrange the objects as the target views show, so that the set-up works.",
+    "logic": "Script the game logic this level needs; the target views show the level.",
+}
+
+
+def image_prompt(kind: str, template: str) -> str:
+    """The prompt of ``prompt_form="image"``: the kind of task and its template, no numbers."""
+    what = IMAGE_PROMPTS.get(kind, "Build the scene the target views show.")
+    return f"{what} It is a {template.replace('_', ' ')} task."
 
 
 class GameSceneEnv(ToolEnv):
@@ -62,7 +74,10 @@ class GameSceneEnv(ToolEnv):
     A ``Dict``: ``image`` and ``target``, uint8 ``(view_size, 2·view_size, 3)``: the scene from a
     fixed perspective camera (left) and from above, orthographic (right), framed on the task's
     area so both line up; the target is the reference scene (goal zones and triggers drawn as
-    patches on the floor; black with ``show_target=False``). ``prompt``, the task text;
+    patches on the floor; black with ``show_target=False``). The frame is the task's area
+    (its room or play field, fixed per task), never the objects' own extent, so sizes and
+    places show. ``prompt``, the task text (``prompt_form="described"``), or only the kind of
+    task and its template's name, no numbers (``"image"``: the target views say the rest);
     ``feedback``, the script's output and errors, what a tool did, and the verifier's verdict
     with the failing constraints in words ("chair_2 faces 74° away from table_1") and every
     change the verifier refused or ignored ("crate_1 was given a static body (the catalogue's
@@ -102,8 +117,9 @@ class GameSceneEnv(ToolEnv):
       ``max_steps`` (8; 1 to 1,000), ``view_size`` (64 px; 8 to 512), ``show_target`` (True),
       ``error_penalty`` (0.1; 0 to 1), ``max_action_chars`` (20,000), ``limits`` (sandbox
       :class:`Limits`), ``render_mode``, ``timings_in_info`` (False), ``final_tier`` (None: the
-      task's; ``"cheap"`` settles the return at the per-step tier, as in ``CadQueryEnv``). An
-      argument out of range raises ``ValueError``.
+      task's; ``"cheap"`` settles the return at the per-step tier, as in ``CadQueryEnv``),
+      ``prompt_form`` (``"described"`` or ``"image"``). An argument out of range raises
+      ``ValueError``.
 
     ## Info
 
@@ -138,7 +154,11 @@ class GameSceneEnv(ToolEnv):
         render_mode: str | None = None,
         timings_in_info: bool = False,
         final_tier: str | None = None,
+        prompt_form: str = "described",
     ) -> None:
+        if prompt_form not in PROMPT_FORMS:
+            raise ValueError(f"prompt_form must be one of {PROMPT_FORMS}, got {prompt_form!r}")
+        self.prompt_form = prompt_form
         self._targets: dict[str, np.ndarray] = {}
         self._actions: list[Action] = []  # the successful steps so far (logic is replayed)
         self._pending: Action | None = None
@@ -212,6 +232,12 @@ class GameSceneEnv(ToolEnv):
         if self._ignored and summary.startswith("verifier:"):  # what the verifier did not take
             summary, self._ignored = f"{summary}\n{self._ignored}", ""
         return super()._feedback(outcome, f"tool: {note}\n{summary}" if note else summary)
+
+    def _observation(self, feedback: str) -> dict[str, Any]:
+        obs = super()._observation(feedback)
+        if self.prompt_form == "image":
+            obs["prompt"] = image_prompt(self._spec.kind, self._spec.template)
+        return obs
 
     def _render(self, candidate: Candidate | None) -> np.ndarray:
         scene = merged(self._spec, candidate.objects) if candidate is not None else self._spec.level

@@ -1,0 +1,75 @@
+"""How CadQuery-v0 frames its views: one frame per family, whatever the part's own size.
+
+A view framed on the target's own bounding box hides its size: a 20 mm and a 41.5 mm sphere look
+the same. So every task of a procedural family is seen through the same fixed frame, the family's
+*envelope*: the box that holds every part the family draws (measured over 2 × 60 seeds of the
+primitives and plate_holes and 2 × 12 of each other family, then widened by 10 % of its span on
+each side). The current part and the target share it, so a part twice as big covers twice the
+pixels and a part moved 10 mm moves on screen. A ground grid with lines every
+:func:`grid_spacing` mm lies on the envelope's floor: a scale a policy can read, the same in
+every episode of the family.
+
+A hand-written task (no family) is framed about the origin, with the smallest half-width of
+:data:`LADDER` that shows its target from every direction: the frame changes only when the part
+outgrows a rung, never with its exact size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from toolgym.renderers.mesh_views import Framing
+
+# Per family: the (low, high) corners, in mm, of the box holding every part it draws.
+ENVELOPES: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]] = {
+    "primitive": ((-54.5, -53.5, -44.75), (54.25, 54.75, 40.0)),
+    "plate_holes": ((-59.75, -40.0, -6.0), (59.75, 40.0, 6.0)),
+    "u_channel": ((-30.0, -74.25, 0.0), (30.0, 74.25, 50.0)),
+    "finished_block": ((-38.75, -38.75, -24.75), (38.75, 38.75, 24.75)),
+    "stepped_shaft": ((-19.75, -19.75, 0.0), (19.75, 19.75, 123.5)),
+    "l_bracket": ((0.0, -24.75, 0.0), (69.5, 24.75, 66.5)),
+    "slotted_plate": ((-69.75, -44.5, -5.0), (69.75, 44.5, 5.0)),
+    "enclosure": ((-56.25, -43.25, 0.0), (56.25, 43.25, 59.5)),
+    "v_pulley": ((-49.25, -49.25, 0.0), (49.25, 49.25, 28.5)),
+    "transition": ((-33.5, -34.75, 0.0), (33.5, 34.75, 78.0)),
+    "bent_tube": ((-14.25, -14.25, 0.0), (150.0, 14.25, 134.25)),
+    "flange": ((-53.0, -53.0, 0.0), (53.0, 53.0, 35.0)),
+    "pillow_block": ((-50.25, -17.5, 0.0), (50.25, 17.5, 73.75)),
+}
+WIDEN = 0.1  # share of the envelope's span added on each side: unseen seeds reach a bit further
+# mm, hand-written tasks: a geometric ladder (about x1.6 a rung), so a part fills at least a
+# third of the frame's width whatever its size.
+LADDER = (10.0, 15.0, 25.0, 40.0, 60.0, 100.0, 150.0, 250.0, 400.0, 600.0, 1000.0, 1500.0, 2500.0)
+MARGIN = 1.05  # the frame's half-width over the envelope's bounding-sphere radius
+GRID_STEPS = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0)  # mm, round numbers
+
+
+def grid_spacing(half_width: float) -> float:
+    """The round spacing (mm) that puts about eight grid cells across a frame."""
+    return next((s for s in GRID_STEPS if s >= 2 * half_width / 8), GRID_STEPS[-1])
+
+
+def family_framing(family: str) -> Framing | None:
+    """The fixed frame of a procedural family (``None`` for one without an envelope)."""
+    if family not in ENVELOPES:
+        return None
+    low, high = (np.asarray(c, dtype=np.float64) for c in ENVELOPES[family])
+    extra = WIDEN * (high - low)
+    low, high = low - extra, high + extra
+    radius = float(np.linalg.norm(high - low) / 2) * MARGIN
+    center = tuple(float(c) for c in (low + high) / 2)
+    return Framing(center, radius, grid_spacing(radius), float(low[2]))
+
+
+def task_framing(family: str | None, bounds: np.ndarray | None) -> Framing:
+    """The frame of a task's views: its family's fixed frame, or for a hand-written task a rung
+    of :data:`LADDER` about the origin, big enough for ``bounds`` (2×3, the target's box)."""
+    fixed = family_framing(family) if family else None
+    if fixed is not None:
+        return fixed
+    reach = 1.0
+    if bounds is not None and np.isfinite(bounds).all():
+        reach = float(np.linalg.norm(np.abs(np.asarray(bounds, dtype=np.float64)).max(axis=0)))
+    half = next((h for h in LADDER if h >= reach * MARGIN), reach * MARGIN)
+    # The grid lies below any part the rung holds (their lowest point is above -half / MARGIN).
+    return Framing((0.0, 0.0, 0.0), half, grid_spacing(half), -0.96 * half)
