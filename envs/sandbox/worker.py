@@ -229,7 +229,9 @@ class Worker:
 
         def run() -> None:
             self.backend.before_exec(self.namespace)
-            exec(compile(code, filename, "exec"), self.namespace)
+            # dont_inherit: the script's own __future__ imports only, never the worker's (with
+            # ``annotations`` inherited, bpy.props annotations would be strings and not register).
+            exec(compile(code, filename, "exec", dont_inherit=True), self.namespace)
 
         _, report = self._run(run)
         results, missing = {}, []
