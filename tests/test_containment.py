@@ -154,7 +154,14 @@ def test_c_stack_overflow_is_a_clean_error():
         assert_recovered(session)
 
 
-def test_process_limit_is_named(short_session):
+def only(**tight) -> Limits:
+    """Limits where only the ``tight`` ones can trip: every other one is far out of reach, so the
+    limit that trips never depends on how busy the machine is."""
+    far = dict(wall_s=300.0, cpu_s=300.0, memory_mb=4096, max_processes=512)
+    return Limits(**{**far, **tight})
+
+
+def test_process_limit_is_named():
     script = (
         "import os, time\n"
         "for _ in range(1000):\n"
@@ -162,9 +169,36 @@ def test_process_limit_is_named(short_session):
         "        time.sleep(100)\n"
         "        os._exit(0)\n"
     )
-    result = short_session.run(script)
-    assert result.error.kind == "processes" and result.error.limit == "max_processes"
-    assert_recovered(short_session)
+    with Session("cadquery", only(max_processes=16)) as session:
+        result = session.run(script)
+        assert result.error.kind == "processes" and result.error.limit == "max_processes"
+        assert_recovered(session)
+
+
+FORKS = (
+    "import os, time\n"
+    "started = 0\n"
+    "for _ in range({n}):\n"
+    "    if os.fork() == 0:\n"
+    "        time.sleep(100)\n"
+    "        os._exit(0)\n"
+    "    started += 1\n"
+)
+
+
+def test_max_processes_is_exact():
+    """The default limit, 32: a script starts 32 processes, and the 33rd fails, naming the limit,
+    also once snapshots are parked (they are the sandbox's, not the script's)."""
+    with Session("cadquery", only(max_processes=32)) as session:
+        for _ in range(3):
+            session.snapshot()
+        result = session.run(FORKS.format(n=32), fetch=["started"])
+        assert result.ok and result.results["started"] == 32, result.feedback()
+        assert_no_strays(session)  # the 32 are ended after the call
+        result = session.run(FORKS.format(n=33), fetch=["started"])
+        assert result.error is not None and result.error.limit == "max_processes", result.error
+        assert "limit max_processes" in result.error.message
+        assert_recovered(session)
 
 
 def test_worker_killed_from_outside_mid_call(short_session):
@@ -178,10 +212,36 @@ def test_worker_killed_from_outside_mid_call(short_session):
     assert_recovered(short_session)
 
 
-def test_limit_errors_name_the_limit(short_session):
-    assert short_session.run("import time\ntime.sleep(60)").error.limit == "wall_s"
-    assert short_session.run("while True:\n    pass").error.limit == "cpu_s"
-    assert short_session.run("x = bytearray(10**11)").error.limit == "memory_mb"
+LIMIT_BREACHES = {
+    "wall_s": ("import time\ntime.sleep(60)", {"wall_s": 2.0}),
+    "cpu_s": ("while True:\n    pass", {"cpu_s": 1.0}),
+    "memory_mb": ("x = bytearray(10**11)", {"memory_mb": 512}),
+    "file_bytes": (
+        "with open('big.bin', 'wb') as f:\n    f.write(b'x' * (3 << 20))",
+        {"file_bytes": 2 << 20},
+    ),
+    "max_processes": (FORKS.format(n=5), {"max_processes": 4}),
+}
+
+
+@pytest.mark.parametrize("limit", list(LIMIT_BREACHES))
+def test_limit_errors_name_the_limit(limit):
+    script, tight = LIMIT_BREACHES[limit]
+    with Session("cadquery", only(**tight)) as session:
+        result = session.run(script)
+        assert result.error is not None and result.error.limit == limit, result.error
+        assert f"limit {limit}" in result.error.message
+        assert_recovered(session)
+
+
+def test_oversized_file_names_its_limit():
+    """One file past ``file_bytes`` (EFBIG), while the workspace has room: the limit is named."""
+    limits = only(file_bytes=4 << 20, workspace_bytes=64 << 20)
+    with Session("cadquery", limits) as session:
+        result = session.run("open('big.bin', 'wb').write(b'x' * (5 << 20))")
+        assert result.error.kind == "file_bytes" and result.error.limit == "file_bytes"
+        assert str(4 << 20) in result.error.message
+        assert_recovered(session)
 
 
 def test_breach_restores_the_latest_snapshot(short_session):
