@@ -34,6 +34,11 @@ class Limits:
         max_snapshots: snapshots kept per session; the oldest (after the initial one) is dropped.
         workspace_bytes: bytes all of a session's writable files may hold together (its
             workspace, ``/tmp`` and ``/dev/shm``); a write beyond fails with ``ENOSPC``.
+        snapshot_bytes: bytes the snapshots' copies of those files may hold together. A file
+            unchanged since the previous snapshot is a hard link and costs nothing; when a new
+            copy does not fit, the oldest snapshots (never the first) are dropped to make room,
+            and a snapshot that still does not fit fails. So a session's files never hold more
+            than ``workspace_bytes + snapshot_bytes`` of memory (both are ``tmpfs``).
     """
 
     wall_s: float = 30.0
@@ -45,6 +50,7 @@ class Limits:
     file_bytes: int = 256 * MiB
     max_snapshots: int = 64
     workspace_bytes: int = 256 * MiB
+    snapshot_bytes: int = 256 * MiB
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
