@@ -335,3 +335,34 @@ def test_batches_verify_other_tools_tasks_as_cad_ones(tmp_path, suite, solved):
     assert results[task.id]["passed"] and results[task.id]["score"] >= 0.99
     others = [r for t, r in results.items() if t != task.id]
     assert {r["error_kind"] for r in others} == {"missing_script"}
+
+
+def test_ctrl_c_works_when_started_with_sigint_ignored(tmp_path):
+    """`nohup toolgym ... &` (or a parent that ignores SIGINT) starts the command with SIGINT
+    ignored; the command still stops on Ctrl-C, as a batch does: exit 130."""
+    from conftest import descendants, in_syscall, wait_until
+
+    suite = tmp_path / "tiny.toml"
+    suite.write_text(SUITE.replace("{plate}", PLATE.strip()))
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "plate.py").write_text("import time\ntime.sleep(120)\n" + PLATE)
+    command = [sys.executable, "-m", "toolgym", "verify", "--suite", str(suite)]
+    command += ["--scripts", str(scripts), "--out", str(tmp_path / "results.jsonl")]
+    running = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    try:
+        wait_until(
+            lambda: any(in_syscall(p, "nanosleep") for p in descendants(running.pid)),
+            timeout_s=120,
+            what="the script to sleep",
+        )
+        running.send_signal(signal.SIGINT)
+        _, stderr = running.communicate(timeout=60)
+    finally:
+        running.kill()
+    assert running.returncode == 130, stderr[-2000:]
