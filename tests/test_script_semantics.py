@@ -8,7 +8,7 @@ import pytest
 from toolgym.envs.sandbox import Session
 
 # An annotation-heavy class, a dataclass resolved through sys.modules["__main__"], and a main block.
-PORTABLE = '''
+PORTABLE = """
 import dataclasses, typing
 
 class Spec:
@@ -27,7 +27,7 @@ fields = [f.name for f in dataclasses.fields(Box)]
 ran_main = False
 if __name__ == "__main__":
     ran_main = True
-'''
+"""
 
 
 @pytest.mark.parametrize("backend", ["cadquery", "scene", "blender"])
@@ -51,7 +51,7 @@ def test_scripts_run_as_main_without_inherited_future_imports(backend):
 
 
 def test_blender_property_annotations_register():
-    script = '''
+    script = """
 import bpy
 
 class ToolgymSettings(bpy.types.PropertyGroup):
@@ -78,7 +78,7 @@ if __name__ == "__main__":
     count = bpy.context.scene.toolgym.count
     label = bpy.context.scene.toolgym.label
     factor = bpy.context.scene["toolgym_factor"]
-'''
+"""
     with Session("blender", snapshot_on_start=False) as session:
         result = session.run(script, fetch=["count", "label", "factor"])
         assert result.ok, result.feedback()
