@@ -161,6 +161,7 @@ def test_task_mode_scores_the_oracle_and_a_wrong_part(tmp_path):
     assert no_script.returncode == 2 and "no such script" in no_script.stderr
 
 
+@pytest.mark.timing
 def test_batch_summarises_and_resumes_after_an_interruption(tmp_path):
     suite = tmp_path / "tiny.toml"
     suite.write_text(SUITE.replace("{plate}", PLATE.strip()))
@@ -196,10 +197,10 @@ def test_batch_summarises_and_resumes_after_an_interruption(tmp_path):
     waited = time.monotonic() - started
     running.send_signal(signal.SIGINT)  # interrupted while the slow script runs
     try:
-        _, stderr = running.communicate(timeout=20)
+        _, stderr = running.communicate(timeout=60)  # promptly when quiet: a busy machine's margin
     except subprocess.TimeoutExpired:
         running.kill()
-        pytest.fail(f"no exit 20 s after Ctrl-C, sent after {waited:.0f} s and {written} lines")
+        pytest.fail(f"no exit 60 s after Ctrl-C, sent after {waited:.0f} s and {written} lines")
     assert running.returncode == 130 and b"rerun to resume" in stderr
     first = out.read_text().splitlines()
     assert [json.loads(line)["task"] for line in first] == ["tiny/plate", "tiny/block"]

@@ -71,7 +71,7 @@ def _spawn(
         return
     try:
         sock.close()
-        for fd in inherited:  # our wake-up pipe and pidfds are no business of a session
+        for fd in inherited:  # our wake-up pipe, pidfds and namespace: no business of a session
             os.close(fd)
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -167,7 +167,8 @@ def main(argv: list[str]) -> None:
             except protocol.ChannelError:
                 _leave(kill_sessions=False)  # sessions end when their control channels close
             if message.get("op") == "spawn" and len(fds) == 2:
-                _spawn(sock, (*wake, *watched), backend, pidns, message, fds)
+                inherited = (*wake, *watched, pidns.own_namespace)
+                _spawn(sock, inherited, backend, pidns, message, fds)
             else:
                 for received in fds:
                     os.close(received)
