@@ -14,21 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import descendants, in_syscall, wait_until
+from conftest import dead, descendants, in_syscall, wait_until
 from toolgym.envs.sandbox import Session
 
 # Dead within this long of the owner's death. The promise is 1 s; the margin is for a busy machine
 # (a zygote that shuts its interpreter down takes 6 s quietly, and a step in progress 30 s).
 GONE_WITHIN_S = 3.0
-
-
-def dead(pid: int) -> bool:
-    """Gone, or a zombie (the machine's init may reap orphans late: they hold nothing)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] == b"Z"
-    except OSError:
-        return True
 
 
 def python(script: str, run_dir: Path) -> subprocess.Popen:

@@ -28,16 +28,9 @@ from toolgym.envs.sandbox.worker import Worker
 def descendants(root: int) -> set[int]:
     """PIDs of every live descendant of ``root``, read from /proc."""
     children: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
+    for pid, stat in isolation.proc_files("stat"):
         ppid = int(stat[stat.rindex(b")") + 2 :].split()[1])
-        children.setdefault(ppid, []).append(int(name))
+        children.setdefault(ppid, []).append(pid)
     found: set[int] = set()
     stack = [root]
     while stack:

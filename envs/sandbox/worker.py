@@ -351,14 +351,7 @@ def _file_limit() -> int:
 def _count_tasks() -> int:
     """Tasks (processes and their threads) of this real uid, as ``RLIMIT_NPROC`` counts them."""
     uid, total = os.getuid(), 0
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/status", "rb") as f:
-                status = f.read()
-        except OSError:
-            continue
+    for _pid, status in isolation.proc_files("status"):
         fields = dict(
             line.split(b":", 1) for line in status.splitlines() if line.startswith((b"Uid", b"Thr"))
         )
