@@ -133,6 +133,8 @@ def _watch(owners: list[int]) -> list[int]:
             fds.append(os.pidfd_open(pid))
         except ProcessLookupError:
             _leave(kill_sessions=True)
+        except OSError:  # no pidfds (Linux < 5.3): the parent's channel closing still tells
+            continue
     return fds
 
 
