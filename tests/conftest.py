@@ -33,6 +33,15 @@ def assert_no_strays(session: Session) -> None:
     assert len(processes) == expected, f"{len(processes)} processes alive, expected {expected}"
 
 
+def dead(pid: int) -> bool:
+    """Gone, or a zombie (the machine's init may reap orphans late: they hold nothing)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except OSError:
+        return True
+
+
 def outer_pid(session: Session, inner: int) -> int:
     """The pid, as we see it, of the session's process whose pid inside the session is ``inner``."""
     for pid in live_processes(session, settle_s=0):

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import toolgym  # noqa: F401 - registers the environment
-from conftest import descendants, in_syscall, outer_pid, wait_until
+from conftest import dead, descendants, in_syscall, outer_pid, wait_until
 from toolgym.envs.cadquery.artifacts import session_part
 from toolgym.envs.sandbox import Session
 
@@ -65,12 +65,7 @@ def kill_and_wait(pid: int) -> None:
     wait_until(lambda: not os.path.exists(f"/proc/{pid}") or _zombie(pid), what=f"{pid} dead")
 
 
-def _zombie(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] == b"Z"
-    except OSError:
-        return True
+_zombie = dead
 
 
 TARGETS = ["worker", "init", "snapshot", "zygote"]

@@ -143,6 +143,7 @@ def test_api_misuse_raises(cq_session):
         Session("maya")
 
 
+@pytest.mark.timing
 def test_exit_does_not_wait_for_a_thread_stuck_mid_spawn():
     """A Ctrl-C'd batch verification exits while a daemon thread may hold a zygote's lock,
     waiting up to 30 s for a spawn's reply. The exit's shutdown kills the zygote anyway."""

@@ -185,3 +185,35 @@ def test_fd_exhaustion_in_a_step_is_an_error_naming_the_cause(tmp_path):
     assert "RLIMIT_NOFILE" in feedback, feedback
     assert error is None  # and afterwards the env works again
     wait_until(lambda: run_dir_entries(tmp_path) == [], what=str(run_dir_entries(tmp_path)))
+
+
+def snapshot_store_bytes(session: Session) -> int:
+    """Bytes the session's snapshot copies hold, read from outside the session."""
+    from toolgym.envs.sandbox import workspace
+
+    if "mountns" in session.layers:
+        info = os.statvfs(f"/proc/{session.init_pid}/root/.toolgym/snapshots")
+        return (info.f_blocks - info.f_bfree) * info.f_frsize
+    return workspace.usage(os.path.join(os.path.dirname(session.workspace), "snapshots"))
+
+
+@pytest.mark.parametrize("isolation", [None, ()], ids=["allow-list", "no namespaces"])
+def test_snapshot_copies_stay_within_their_budget(isolation):
+    """A big file rewritten every step and snapshotted each time: the copies never hold more than
+    ``snapshot_bytes``, older snapshots make room, and the latest one restores the latest file."""
+    kwargs = {} if isolation is None else {"isolation": isolation}
+    mib = 1 << 20
+    limits = Limits(wall_s=60, workspace_bytes=8 * mib, snapshot_bytes=12 * mib)
+    with Session("cadquery", limits, **kwargs) as session:
+        for step in range(6):
+            write = f"open('big.bin', 'wb').write(bytes([{step}]) * {5 * mib})"
+            assert session.run(write).ok
+            latest = session.snapshot()
+            assert snapshot_store_bytes(session) <= limits.snapshot_bytes
+        assert len(session.info["snapshots"]) <= 3  # the first, and at most two 5 MiB copies
+        session.run("open('big.bin', 'wb').write(b'gone')")
+        session.rollback(latest)
+        read = "b = open('big.bin', 'rb').read()\nn, v = len(b), b[0]"
+        back = session.run(read, fetch=["n", "v"])
+        assert back.results == {"n": 5 * mib, "v": 5}, back.feedback()
+

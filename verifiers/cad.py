@@ -149,6 +149,10 @@ def verify_part(
         score = composite_score(metrics, bool(valid["valid"]), weights) * factor
         if brep_iou is not None:
             checks.update(_crosscheck(metrics["iou"], brep_iou))
+        notes = [f"{name}: {p.note}" for name, p in (("candidate", candidate), ("reference",
+                 reference)) if p.note]  # fmt: skip
+        if notes:  # the part was repaired to be read: say so, it does not change the score
+            checks["read_as_solid"] = {"ok": True, "message": "; ".join(notes)}
     except Exception as exc:  # a verifier failure is an error, never a silent 0
         return VerifierReport({}, None, False, tier, [f"{type(exc).__name__}: {exc}"], {})
     metrics["score"] = score

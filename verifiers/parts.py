@@ -43,6 +43,8 @@ class Part:
         length_scale: lengths of ``features`` are multiplied by this (a normalised part's scale).
         tolerance: the chordal tolerance the mesh was made with, when known; parts compared with
             this one are meshed alike.
+        note: what had to be done to read the part (closed shells sewn into solids), if anything;
+            reports say so.
     """
 
     mesh: trimesh.Trimesh
@@ -50,6 +52,7 @@ class Part:
     brep: bytes | None = None
     length_scale: float = 1.0
     tolerance: float | None = None
+    note: str | None = None
 
     @classmethod
     def from_arrays(
@@ -104,7 +107,8 @@ class Part:
         if "normalized" not in self._cache:
             scale = 1.0 / max(float(self.mesh.extents.max()), 1e-12) if len(self.mesh.faces) else 1
             self._cache["normalized"] = Part(
-                normalized(self.mesh), self.features, None, self.length_scale * scale
+                normalized(self.mesh), self.features, None, self.length_scale * scale,
+                note=self.note,
             )
         return self._cache["normalized"]
 

@@ -29,7 +29,8 @@ class VerifierReport:
         checks: the pass criteria beyond the thresholds, each ``{"ok": bool or None (not
             checked), "message": ...}``: ``valid``, ``bodies``, ``cavities``, ``genus``,
             ``deviation``, ``features``; and ``brep_crosscheck`` or ``brep_mismatch`` when a
-            B-Rep boolean cross-checked the IoU (informational).
+            B-Rep boolean cross-checked the IoU (informational); ``read_as_solid`` when a part
+            file held closed shells that were sewn into solids to be measured (informational).
     """
 
     metrics: dict[str, float]

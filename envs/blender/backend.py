@@ -9,6 +9,7 @@ cache, which each session copies into its workspace (Mesa ignores a read-only ca
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
@@ -43,7 +44,12 @@ class BlenderBackend(Backend):
         import bpy
 
         bpy.ops.mesh.primitive_cube_add()
-        render_workbench(bpy, os.path.join(os.environ["HOME"], "prime.png"), 16, 16)
+        image = os.path.join(os.environ["HOME"], "prime.png")  # HOME: the run directory
+        try:
+            render_workbench(bpy, image, 16, 16)  # only the shader cache it fills is kept
+        finally:
+            with contextlib.suppress(OSError):
+                os.remove(image)
 
     def prepare_workspace(self, workspace: str) -> None:
         primed = os.path.join(os.environ["HOME"], SHADER_CACHE)

@@ -102,9 +102,11 @@ def measure(
     with Session("cadquery", MEASURE_LIMITS, snapshot_on_start=False) as session:
         measured = session.request("measure", args)
         if not measured.ok:
-            return Measured(None, error=measured.feedback())
+            return Measured(None, error=_why(measured))
         part = _part(measured.value)
         part.brep, part.tolerance = measured.value["brep"], tolerance
+        note = measured.value.get("note")
+        part.note = note if isinstance(note, str) else None
         if reference_brep is None:
             return Measured(part)
         volumes = session.request(
@@ -119,6 +121,14 @@ def measure(
     common, a, b = (float(volumes.value[k]) for k in ("common", "candidate", "reference"))
     union = a + b - common
     return Measured(part, float(np.clip(common / union, 0.0, 1.0)) if union > 0 else 0.0)
+
+
+def _why(result: CallResult) -> str:
+    """Why a measurement failed, in one line: the error's message (a traceback of the trusted
+    measuring code says nothing about the file), or the feedback when there is no message."""
+    if result.error is None or not result.error.message:
+        return result.feedback()
+    return result.error.message.removeprefix("ValueError: ").removeprefix("TypeError: ")
 
 
 def _part(value: Any) -> Part:

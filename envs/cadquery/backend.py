@@ -202,7 +202,8 @@ def _measured(shape: Any, args: dict[str, Any]) -> dict[str, Any]:
 def measure_brep(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
     """:func:`tessellate` with features, for a part sent as file bytes (``data``, of ``format``
     ``brep`` or ``step``) rather than built in this session; also its B-Rep ``volume`` and the
-    part as ``brep`` bytes. Meant for sessions that run no agent code."""
+    part as ``brep`` bytes, and ``note``: what had to be done to read it (closed shells sewn into
+    solids), or ``None``. Meant for sessions that run no agent code."""
     import cadquery as cq
 
     fmt = str(args.get("format", "brep")).lower()
@@ -217,12 +218,15 @@ def measure_brep(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
         shape = cq.Shape.cast(measure.read_brep(args["data"]))
     else:
         raise ValueError(f"unknown format {fmt!r}; known: brep, step")
-    if not shape.Solids():
-        raise TypeError(f"the part holds no solid (it is a {type(shape).__name__})")
-    brep = args["data"] if fmt == "brep" else export({"result": shape}, {"format": "brep"})
+    shape, note = measure.closed_solids(shape)  # closed shells become solids, said in ``note``
+    if fmt == "brep" and note is None:
+        brep = args["data"]
+    else:
+        brep = export({"result": shape}, {"format": "brep"})
     return _measured(shape, {**args, "features": True}) | {
         "volume": measure.volume(shape.wrapped),
         "brep": brep,
+        "note": note,
     }
 
 

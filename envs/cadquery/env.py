@@ -9,15 +9,18 @@ import trimesh
 
 from toolgym.envs.base import ToolEnv, check_number
 from toolgym.envs.cadquery.artifacts import (
-    STEP_TOLERANCE_SHARE,
     export_brep,
     measure,
     session_part,
-    tessellation_tolerance,
 )
 from toolgym.envs.cadquery.framing import task_framing
 from toolgym.envs.cadquery.tools import registry
-from toolgym.envs.cadquery.verification import exact_tolerance, reference_part, verify_for_task
+from toolgym.envs.cadquery.verification import (
+    exact_tolerance,
+    reference_part,
+    step_reference,
+    verify_for_task,
+)
 from toolgym.envs.sandbox import CallResult
 from toolgym.envs.tasks import Task
 from toolgym.renderers.mesh_views import DEFAULT_VIEWS, Framing, MeshRenderer, tile
@@ -179,13 +182,10 @@ class CadQueryEnv(ToolEnv):
     def _prepare(self, task: Task) -> np.ndarray:
         if task.id not in self._targets:
             reference = reference_part(task)
-            step_tolerance = tessellation_tolerance(
-                reference.mesh.extents, STEP_TOLERANCE_SHARE, task.verification.deviation_mm
-            )
             # The target meshed as each step's part is: the per-step verifier compares like with
             # like, and a right part renders pixel for pixel as the target (the reference itself
             # is meshed finer, for the exact tier).
-            coarse = measure(reference.brep, tolerance=step_tolerance).part or reference
+            coarse = step_reference(task, reference)
             framing = task_framing(task.family, reference.mesh.bounds)
             image = tile(self.renderer.render(coarse.mesh, framing).rgb)
             self._targets[task.id] = (reference, coarse, framing, image)

@@ -119,6 +119,42 @@ def face_inventory(shape: Any) -> np.ndarray:
     return np.array(rows, dtype=np.float64).reshape(-1, len(INVENTORY_COLUMNS))
 
 
+def closed_solids(shape: Any) -> tuple[Any, str | None]:
+    """The solids of a CadQuery ``Shape`` read from a file, and a note when they had to be made.
+
+    Real STEP files often carry a part as a closed shell rather than a solid: each closed shell
+    (after sewing its faces, if they were loose) becomes a solid, outward-oriented. Returns
+    ``(shape, note)``, ``note`` saying what was done (``None`` if the file held solids). Raises
+    ``ValueError`` ("not a closed solid", naming what is open) when no closed solid can be made.
+    """
+    import cadquery as cq
+    from OCP.BRepBuilderAPI import BRepBuilderAPI_Sewing
+    from OCP.ShapeFix import ShapeFix_Solid
+
+    if shape.Solids():
+        return shape, None
+    kind = type(shape).__name__
+    shells = shape.Shells()
+    if not shells and shape.Faces():  # a soup of faces: sew them into shells first
+        sewing = BRepBuilderAPI_Sewing(1e-6 * max(shape.BoundingBox().DiagonalLength, 1.0))
+        for face in shape.Faces():
+            sewing.Add(face.wrapped)
+        sewing.Perform()
+        shells = cq.Shape.cast(sewing.SewedShape()).Shells()
+    if not shells:
+        raise ValueError(f"the part is not a closed solid: it holds no surface (it is a {kind})")
+    open_shells = [s for s in shells if not s.Closed()]
+    if open_shells:
+        raise ValueError(
+            f"the part is not a closed solid: {len(open_shells)} of its {len(shells)} shells "
+            "are open (a surface with holes in it, not the boundary of a volume)"
+        )
+    solids = [cq.Solid(ShapeFix_Solid().SolidFromShell(s.wrapped)) for s in shells]
+    many = f"{len(solids)} closed shells" if len(solids) > 1 else "a closed shell"
+    note = f"the file held {many}, not a solid: sewn into {len(solids)} solid(s) to measure"
+    return (solids[0] if len(solids) == 1 else cq.Compound.makeCompound(solids)), note
+
+
 def volume(shape: Any) -> float:
     """Volume of an OpenCASCADE shape (units³)."""
     from OCP.BRepGProp import BRepGProp

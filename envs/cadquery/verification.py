@@ -16,10 +16,12 @@ import trimesh
 
 from toolgym.envs.cadquery.artifacts import (
     EXACT_TOLERANCE_SHARE,
+    STEP_TOLERANCE_SHARE,
     export_brep,
     load_part,
     measure,
     measure_file,
+    session_part,
     tessellation_tolerance,
 )
 from toolgym.envs.sandbox import Limits, Session
@@ -57,6 +59,32 @@ def reference_part(task: Task) -> Part:
     with _references_lock:
         _references[task.id] = measured.part
     return measured.part
+
+
+_step_references: dict[str, Part] = {}
+
+
+def step_reference(task: Task, reference: Part) -> Part:
+    """The target meshed as each step's part is: the reference program run in a session and its
+    result meshed there, at the step tolerance, exactly as ``session_part`` meshes an agent's
+    result. So a right part gives the very same triangles (a BREP round trip would move them by
+    up to the tolerance, and cost a lofted part 1.6 % of its score), and renders pixel for pixel
+    as the target. Built once per task and process."""
+    with _references_lock:
+        if task.id in _step_references:
+            return _step_references[task.id]
+    tolerance = tessellation_tolerance(
+        reference.mesh.extents, STEP_TOLERANCE_SHARE, task.verification.deviation_mm
+    )
+    with Session("cadquery") as session:
+        ran = session.run(task.reference, filename=f"<reference {task.id}>")
+        part, why = session_part(session, tolerance=tolerance) if ran.ok else (None, ran)
+    if part is None:
+        raise ReferenceBuildError(f"{task.id}: the reference program failed: {why.feedback()}")
+    part.brep, part.tolerance = reference.brep, tolerance
+    with _references_lock:
+        _step_references[task.id] = part
+    return part
 
 
 def exact_tolerance(task: Task, reference: Part) -> float:
@@ -135,11 +163,15 @@ def verify_files(
     """Score a part file against another (STEP, BREP, STL, OBJ, GLB). B-Rep files are measured
     in sandbox sessions, the candidate as finely as the reference's tolerances need; when both
     are B-Rep and the tier is exact, a B-Rep boolean cross-checks the IoU.
+    Both B-Rep parts are meshed at the same tolerance, so a part scored against itself reads 1.
     Raises ``PartError`` for a file that cannot be read."""
     target = load_part(reference)
+    tolerance = tessellation_tolerance(target.mesh.extents, EXACT_TOLERANCE_SHARE)
+    if target.brep is not None:  # meshed at its default tolerance so far: mesh it as the candidate
+        target = load_part(reference, tolerance=tolerance)
     measured = measure_file(
         candidate,
-        tolerance=tessellation_tolerance(target.mesh.extents, EXACT_TOLERANCE_SHARE),
+        tolerance=tolerance,
         reference_brep=target.brep if tier == "exact" else None,
     )
     return verify_part(

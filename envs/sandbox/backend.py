@@ -8,6 +8,8 @@ lives in the backend's own package (``toolgym.envs.<tool>.backend``); the sandbo
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -42,8 +44,15 @@ class Backend:
         return {}
 
     def session_globals(self) -> Namespace:
-        """The namespace a session's first script starts from."""
-        return {"__name__": "__sandbox__", "__builtins__": __builtins__}
+        """The namespace a session's first script starts from: a script runs as ``__main__``, as
+        under ``python script.py`` or ``blender --python``, so its ``if __name__ == "__main__":``
+        block runs. It is the ``__dict__`` of a fresh module installed as
+        ``sys.modules["__main__"]`` (called once per worker), so ``pickle``, ``dataclasses`` and
+        ``typing.get_type_hints`` find the script's own names there."""
+        main = types.ModuleType("__main__")
+        main.__dict__["__builtins__"] = __builtins__
+        sys.modules["__main__"] = main
+        return main.__dict__
 
     def before_exec(self, namespace: Namespace) -> None:
         """Called in the worker before each script runs (a new step begins)."""

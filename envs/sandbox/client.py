@@ -34,7 +34,13 @@ from toolgym.envs.sandbox.results import (
     result_from_reply,
 )
 from toolgym.envs.sandbox.workspace import usage as workspace_usage
-from toolgym.envs.sandbox.zygotes import SETUP_TIMEOUT_S, default_run_dir, get_zygote
+from toolgym.envs.sandbox.zygotes import (
+    SETUP_TIMEOUT_S,
+    default_run_dir,
+    get_zygote,
+    live_zygote_pid,
+    reap_zygotes,
+)
 
 EXIT_STATUS_WAIT_S = 2.0
 _FRAME_OVERHEAD = 1 << 20
@@ -169,6 +175,13 @@ class Session:
         return self._h.init_pid
 
     @property
+    def zygote_pid(self) -> int | None:
+        """The pid of the backend's zygote now, ``None`` if it has died (then reaped): never a
+        dead process's pid, which the system may give to another. A session does not need its
+        zygote once started; the next session starts a fresh one."""
+        return live_zygote_pid(self.backend)
+
+    @property
     def _snapshots(self) -> dict[int, _Snapshot]:
         return self._h.snapshots
 
@@ -189,7 +202,6 @@ class Session:
         except OSError as exc:
             cause = describe_os_error(exc)
             raise SandboxError(f"the {self.backend} zygote failed to start: {cause}") from None
-        self.zygote_pid = zygote.pid
         session_dir = tempfile.mkdtemp(prefix="session-", dir=default_run_dir())
         self._h = handles = _Handles(session_dir)
         self._finalizer = weakref.finalize(self, handles.release)
@@ -400,6 +412,7 @@ class Session:
 
     def _result(self, message: dict[str, Any], timeout: float | None) -> CallResult:
         self._check_open()
+        reap_zygotes()  # one killed from outside is no zombie for longer than a call
         started = time.perf_counter()
         try:
             recovery = self._ensure_running()

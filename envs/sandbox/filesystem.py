@@ -265,7 +265,11 @@ def _bind(source_fd: int, target: str) -> None:
 
 
 def build_root(
-    staging: str, plan: Plan, scratch_bytes: int, prepare: Callable[[str], None] | None = None
+    staging: str,
+    plan: Plan,
+    scratch_bytes: int,
+    prepare: Callable[[str], None] | None = None,
+    snapshot_bytes: int | None = None,
 ) -> list[str]:
     """Make the session's root on ``staging`` (an empty directory of ours) and switch to it.
 
@@ -282,8 +286,8 @@ def build_root(
     os.chmod(staging + PRIVATE, 0o700)
     size = f"size={max(scratch_bytes, 1 << 20)}"
     mount("tmpfs", staging + SCRATCH, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=0700,{size}")
-    # Copies are hard links where unchanged; four full workspaces bound what snapshots may hold.
-    store = f"size={4 * max(scratch_bytes, 1 << 20)}"
+    # Copies are hard links where unchanged; Limits.snapshot_bytes bounds what they hold.
+    store = f"size={max(snapshot_bytes or scratch_bytes, 1 << 20)}"
     mount("tmpfs", staging + SNAPSHOTS, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=0700,{store}")
     for name, where in SCRATCH_MOUNTS.items():
         source = f"{staging}{SCRATCH}/{name}"

@@ -136,6 +136,19 @@ def reap_exited() -> Iterator[tuple[int, int]]:
         yield pid, status
 
 
+def proc_files(name: str) -> Iterator[tuple[int, bytes]]:
+    """``(pid, content)`` of ``/proc/<pid>/<name>`` for every process visible, skipping those
+    that exit while being read."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/{name}", "rb") as f:
+                yield int(entry), f.read()
+        except OSError:
+            continue
+
+
 def session_uid(index: int) -> int:
     return SESSION_UID_BASE + index % 0x100000
 

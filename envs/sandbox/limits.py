@@ -22,13 +22,23 @@ class Limits:
         cpu_s: CPU seconds one call may use, per process (``RLIMIT_CPU``, reset before each call).
         memory_mb: address space the session may grow by beyond the tool's own footprint, in MiB
             (``RLIMIT_AS`` set to the zygote's virtual size plus this).
-        max_processes: processes the agent's code may start, on top of the sandbox's own.
+        max_processes: processes (and threads) a script may start, on top of the sandbox's own
+            (the worker and its threads, the parked snapshots): the ``max_processes + 1``-th
+            fails (``EAGAIN``), naming the limit. It is the soft ``RLIMIT_NPROC`` set before
+            each script; the hard one, ``max_processes + max_snapshots + 8``, also bounds a
+            script that raises its own soft limit.
         output_bytes: bytes of stdout and of stderr kept per call; the rest is counted and dropped.
         artifact_bytes: largest message a session may send back (meshes, images, exports).
-        file_bytes: largest file a session may write, and the cap on its captured output stream.
+        file_bytes: largest file a session may write, and the cap on its captured output stream
+            (``RLIMIT_FSIZE``: a write past it fails with ``EFBIG``, naming the limit).
         max_snapshots: snapshots kept per session; the oldest (after the initial one) is dropped.
         workspace_bytes: bytes all of a session's writable files may hold together (its
             workspace, ``/tmp`` and ``/dev/shm``); a write beyond fails with ``ENOSPC``.
+        snapshot_bytes: bytes the snapshots' copies of those files may hold together. A file
+            unchanged since the previous snapshot is a hard link and costs nothing; when a new
+            copy does not fit, the oldest snapshots (never the first) are dropped to make room,
+            and a snapshot that still does not fit fails. So a session's files never hold more
+            than ``workspace_bytes + snapshot_bytes`` of memory (both are ``tmpfs``).
     """
 
     wall_s: float = 30.0
@@ -40,6 +50,7 @@ class Limits:
     file_bytes: int = 256 * MiB
     max_snapshots: int = 64
     workspace_bytes: int = 256 * MiB
+    snapshot_bytes: int = 256 * MiB
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):

@@ -28,16 +28,9 @@ from toolgym.envs.sandbox.worker import Worker
 def descendants(root: int) -> set[int]:
     """PIDs of every live descendant of ``root``, read from /proc."""
     children: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
+    for pid, stat in isolation.proc_files("stat"):
         ppid = int(stat[stat.rindex(b")") + 2 :].split()[1])
-        children.setdefault(ppid, []).append(int(name))
+        children.setdefault(ppid, []).append(pid)
     found: set[int] = set()
     stack = [root]
     while stack:
@@ -80,6 +73,7 @@ class Storage:
     store: str
     workspace: str
     uid: int | None = None
+    budget: int | None = None  # bytes the snapshot copies may hold (Limits.snapshot_bytes)
 
 
 def _make_storage(
@@ -97,10 +91,20 @@ def _make_storage(
             # Opened inside the new mount namespace: a bind's source must belong to it.
             plan = filesystem.open_plan(filesystem.allow_list())
             warnings += filesystem.build_root(
-                session_dir, plan, limits.workspace_bytes, backend.prepare_workspace
+                session_dir,
+                plan,
+                limits.workspace_bytes,
+                backend.prepare_workspace,
+                limits.snapshot_bytes,
             )
             names = list(filesystem.SCRATCH_MOUNTS)
-            return Storage(filesystem.SCRATCH, names, filesystem.SNAPSHOTS, filesystem.WORKSPACE)
+            return Storage(
+                filesystem.SCRATCH,
+                names,
+                filesystem.SNAPSHOTS,
+                filesystem.WORKSPACE,
+                budget=limits.snapshot_bytes,
+            )
         except OSError as exc:
             layers.remove("mountns")
             warnings.append(f"filesystem allow-list failed ({exc}); the session sees every file")
@@ -115,7 +119,7 @@ def _make_storage(
     os.chmod(workspace, 0o755)
     os.chmod(store, 0o700)
     backend.prepare_workspace(workspace)
-    return Storage(session_dir, ["workspace"], store, workspace)
+    return Storage(session_dir, ["workspace"], store, workspace, budget=limits.snapshot_bytes)
 
 
 def _give_to(path: str, uid: int) -> None:
@@ -210,7 +214,9 @@ def _storage_op(op: str, message: dict[str, Any], storage: Storage) -> dict[str,
         if op == "save":
             previous = message.get("previous")
             previous = previous if isinstance(previous, int) else None
-            workspace.save(storage.root, storage.names, storage.store, snapshot_id, previous)
+            workspace.save(
+                storage.root, storage.names, storage.store, snapshot_id, previous, storage.budget
+            )
         elif op == "restore":
             workspace.restore(storage.store, snapshot_id, storage.root, storage.names, storage.uid)
         else:

@@ -20,7 +20,9 @@ class CallError:
     ``recursion``, ``memory``, ``timeout``, ``cpu_time``, ``artifact_bytes``, ``crash`` (killed by a
     signal, e.g. a segfault in the tool), ``exited`` (the process exited, e.g. ``os._exit``),
     ``request`` (unknown backend request), ``protocol`` (the session sent invalid data),
-    ``workspace_bytes`` (the workspace is full), ``snapshot`` (no snapshot could be forked),
+    ``workspace_bytes`` (the workspace is full), ``file_bytes`` (one file grew past its limit),
+    ``processes`` (no more processes or threads: ``max_processes``), ``snapshot`` (no snapshot
+    could be forked),
     ``sandbox`` (the sandbox itself failed: no session could be started, say, for want of file
     descriptors; the message names the cause).
     ``limit`` names the :class:`Limits` field that was breached, if any.

@@ -93,11 +93,19 @@ def _classify(exc: BaseException) -> dict[str, Any]:
         return _error("memory", "the script ran out of memory (limit memory_mb)", limit="memory_mb")
     if isinstance(exc, RecursionError):
         return _error("recursion", f"RecursionError: {exc}")
-    if isinstance(exc, BlockingIOError) and _at_process_limit():
+    if _at_process_limit() and (
+        isinstance(exc, BlockingIOError) or "can't start new thread" in str(exc)
+    ):
         return _error(
             "processes",
             f"cannot start another process: {exc} (limit max_processes)",
             limit="max_processes",
+        )
+    if isinstance(exc, OSError) and exc.errno == errno.EFBIG:
+        return _error(
+            "file_bytes",
+            f"a file grew past the limit of {_file_limit()} bytes: {exc} (limit file_bytes)",
+            limit="file_bytes",
         )
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return _error(
@@ -193,6 +201,22 @@ class Worker:
             soft = min(soft, hard)
         resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
 
+    def _arm_process_limit(self, extra: int) -> None:
+        """Let the script start exactly ``extra`` more processes (or threads): the soft
+        ``RLIMIT_NPROC`` becomes what this uid runs now (the worker, its threads and the parked
+        snapshots) plus ``extra``. The hard limit, set by the init, still bounds a script that
+        raises its own soft limit."""
+        _soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+        soft = _count_tasks() + extra
+        if hard != resource.RLIM_INFINITY:
+            soft = min(soft, hard)
+        resource.setrlimit(resource.RLIMIT_NPROC, (soft, hard))
+
+    def _disarm_process_limit(self) -> None:
+        """Backend requests (a render's threads, say) and snapshots get the hard limit's room."""
+        _soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+        resource.setrlimit(resource.RLIMIT_NPROC, (hard, hard))
+
     def _run(self, fn: Any) -> tuple[Any, dict[str, Any]]:
         """Run ``fn`` with limits armed and output captured; return ``(value, report)``."""
         self._arm_cpu_limit()
@@ -229,9 +253,15 @@ class Worker:
 
         def run() -> None:
             self.backend.before_exec(self.namespace)
-            exec(compile(code, filename, "exec"), self.namespace)
+            self._arm_process_limit(self.limits.max_processes)
+            # dont_inherit: the script's own __future__ imports only, never the worker's (with
+            # ``annotations`` inherited, bpy.props annotations would be strings and not register).
+            exec(compile(code, filename, "exec", dont_inherit=True), self.namespace)
 
-        _, report = self._run(run)
+        try:
+            _, report = self._run(run)
+        finally:
+            self._disarm_process_limit()
         results, missing = {}, []
         for name in message.get("fetch") or ():
             if name in self.namespace:
@@ -311,7 +341,24 @@ def _sendable(value: Any, depth: int = 0) -> Any:
 def _at_process_limit() -> bool:
     """Whether this uid is at its process limit (fork then fails with EAGAIN)."""
     soft = resource.getrlimit(resource.RLIMIT_NPROC)[0]
-    return soft != resource.RLIM_INFINITY and _count_processes() >= soft - 1
+    return soft != resource.RLIM_INFINITY and _count_tasks() >= soft - 1
+
+
+def _file_limit() -> int:
+    return resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+
+
+def _count_tasks() -> int:
+    """Tasks (processes and their threads) of this real uid, as ``RLIMIT_NPROC`` counts them."""
+    uid, total = os.getuid(), 0
+    for _pid, status in isolation.proc_files("status"):
+        fields = dict(
+            line.split(b":", 1) for line in status.splitlines() if line.startswith((b"Uid", b"Thr"))
+        )
+        with contextlib.suppress(KeyError, ValueError, IndexError):
+            if int(fields[b"Uid"].split()[0]) == uid:
+                total += int(fields[b"Threads"])
+    return total
 
 
 def _count_processes() -> int:

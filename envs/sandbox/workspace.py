@@ -10,6 +10,7 @@ symlinks are kept (a FIFO or socket is not state a snapshot can hold); symlinks 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import stat
@@ -102,10 +103,18 @@ def _sync(source: str, target: str, uid: int | None, link_from: str | None) -> N
             continue  # changed while we copied: the script is still writing
 
 
-def save(root: str, names: list[str], store: str, snapshot_id: int, previous: int | None) -> None:
+def save(
+    root: str,
+    names: list[str],
+    store: str,
+    snapshot_id: int,
+    previous: int | None,
+    budget: int | None = None,
+) -> None:
     """Copy ``root/<name>`` for each of ``names`` into ``store/<snapshot_id>``.
 
-    Raises ``OSError`` (``ENOSPC`` when the store is full); a failed copy is removed."""
+    Raises ``OSError`` (``ENOSPC`` when the store is full, or would then hold more than
+    ``budget`` bytes); a failed copy is removed."""
     target = os.path.join(store, str(snapshot_id))
     base = os.path.join(store, str(previous)) if previous is not None else None
     discard(store, snapshot_id)
@@ -117,6 +126,8 @@ def save(root: str, names: list[str], store: str, snapshot_id: int, previous: in
             if link_from and not os.path.isdir(link_from):
                 link_from = None
             _sync(os.path.join(root, name), os.path.join(target, name), None, link_from)
+        if budget is not None and _used(store) > budget:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     except OSError:
         discard(store, snapshot_id)
         raise
@@ -134,6 +145,14 @@ def restore(store: str, snapshot_id: int, root: str, names: list[str], uid: int 
 
 def discard(store: str, snapshot_id: int) -> None:
     shutil.rmtree(os.path.join(store, str(snapshot_id)), ignore_errors=True)
+
+
+def _used(store: str) -> int:
+    """Bytes the store holds: its file system's use when it has its own (a tmpfs), else a walk."""
+    if os.path.ismount(store):
+        info = os.statvfs(store)
+        return (info.f_blocks - info.f_bfree) * info.f_frsize
+    return usage(store)
 
 
 def usage(root: str) -> int:

@@ -1,9 +1,15 @@
 """The zygote: a clean interpreter that imports one tool once and forks sessions from that state.
 
-Started by the parent as ``python -m toolgym.envs.sandbox.zygote BACKEND FD`` with a scrubbed
-environment. It never runs agent code, never renders and never runs OpenCASCADE booleans, so its
-forks are safe. For each ``spawn`` request it forks the session's init (PID 1 of fresh namespaces),
-which then starts the first worker.
+Started by the parent as ``python -m toolgym.envs.sandbox.zygote BACKEND FD OWNERS`` with a
+scrubbed environment. It never runs agent code, never renders and never runs OpenCASCADE booleans,
+so its forks are safe. For each ``spawn`` request it forks the session's init (PID 1 of fresh
+namespaces), which then starts the first worker.
+
+``OWNERS`` are the pids (comma-separated) whose death ends the sandbox: the parent, and the process
+that started it when the parent is a multiprocessing child (a vector-env worker). The zygote
+watches them with pidfds: when one dies it kills every session it started and leaves at once
+(``os._exit``, no interpreter shutdown), so nothing outlives its owner by more than a moment,
+even mid-step, or when a forked child of the parent still holds a channel.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import socket
 import sys
 import traceback
 import warnings
-from typing import Any
+from typing import Any, NoReturn
 
 from toolgym.envs.sandbox import filesystem, isolation, protocol, reaper
 from toolgym.envs.sandbox.backend import Backend, load_backend
@@ -36,7 +42,7 @@ def _prime(backend: Backend) -> None:
 
 def _spawn(
     sock: socket.socket,
-    wake: tuple[int, int],
+    inherited: tuple[int, ...],
     backend: Backend,
     pidns: isolation.PidNamespaceSpawner,
     message: dict[str, Any],
@@ -65,7 +71,7 @@ def _spawn(
         return
     try:
         sock.close()
-        for fd in wake:
+        for fd in inherited:  # our wake-up pipe, pidfds and namespace: no business of a session
             os.close(fd)
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -100,16 +106,43 @@ def _announce(control: socket.socket, gate_write: int, init_pid: int) -> None:
     os.close(gate_write)
 
 
-def _drop_empty_log() -> None:
-    """Our stderr is a log file in the run directory: leave none behind if nothing was logged."""
+def _leave(kill_sessions: bool) -> NoReturn:
+    """Exit at once, without an interpreter shutdown (seconds with a tool loaded), removing our
+    log (stderr, a file in the run directory): nobody is left to read it. With
+    ``kill_sessions`` every process we started goes first."""
+    if kill_sessions:
+        for _ in range(20):  # a session may still be forking; a killed init ends its namespace
+            strays = reaper.descendants(os.getpid())
+            if not strays:
+                break
+            for pid in strays:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            for _ in isolation.reap_exited():
+                pass
     with contextlib.suppress(OSError):
-        if os.fstat(2).st_size == 0:
-            os.unlink(os.readlink("/proc/self/fd/2"))
+        os.unlink(os.readlink("/proc/self/fd/2"))
+    os._exit(0)
+
+
+def _watch(owners: list[int]) -> list[int]:
+    """Pidfds of ``owners``; leaves at once if one has already died."""
+    fds = []
+    for pid in owners:
+        try:
+            fds.append(os.pidfd_open(pid))
+        except ProcessLookupError:
+            _leave(kill_sessions=True)
+        except OSError:  # no pidfds (Linux < 5.3): the parent's channel closing still tells
+            continue
+    return fds
 
 
 def main(argv: list[str]) -> None:
     backend_name, fd = argv[0], int(argv[1])
+    owners = [int(pid) for pid in argv[2].split(",") if pid] if len(argv) > 2 else []
     warnings.simplefilter("ignore", DeprecationWarning)  # fork() in a process with idle threads
+    watched = _watch(owners)
     sock = socket.socket(fileno=fd)
     backend = load_backend(backend_name)
     backend.warm_up()
@@ -122,7 +155,9 @@ def main(argv: list[str]) -> None:
     signal.signal(signal.SIGCHLD, lambda *_: None)
     protocol.send(sock, {"event": "ready", "pid": os.getpid(), "python": sys.version})
     while True:
-        readable, _, _ = select.select([sock, wake[0]], [], [])
+        readable, _, _ = select.select([sock, wake[0], *watched], [], [])
+        if any(fd in readable for fd in watched):
+            _leave(kill_sessions=True)  # an owner died: nobody will ever use these sessions
         if wake[0] in readable:
             with contextlib.suppress(BlockingIOError):
                 os.read(wake[0], 4096)
@@ -132,10 +167,10 @@ def main(argv: list[str]) -> None:
             try:
                 message, fds = protocol.recv(sock)
             except protocol.ChannelError:
-                _drop_empty_log()
-                return  # the parent is gone; sessions end when their control channels close
+                _leave(kill_sessions=False)  # sessions end when their control channels close
             if message.get("op") == "spawn" and len(fds) == 2:
-                _spawn(sock, wake, backend, pidns, message, fds)
+                inherited = (*wake, *watched, pidns.own_namespace)
+                _spawn(sock, inherited, backend, pidns, message, fds)
             else:
                 for received in fds:
                     os.close(received)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import multiprocessing
 import os
 import socket
 import subprocess
@@ -41,6 +42,17 @@ def _zygote_env() -> dict[str, str]:
     return env
 
 
+def owners() -> list[int]:
+    """Processes whose death ends the sandbox: this one and, in a multiprocessing child (a
+    vector-env worker, say), the process that started it, which it would otherwise outlive until
+    its step ends."""
+    pids = [os.getpid()]
+    parent = multiprocessing.parent_process()
+    if parent is not None and parent.pid:
+        pids.append(parent.pid)
+    return pids
+
+
 class Zygote:
     """A long-lived, clean interpreter with one tool imported; forks sessions on request."""
 
@@ -64,6 +76,7 @@ class Zygote:
                     "toolgym.envs.sandbox.zygote",
                     self.backend,
                     str(theirs.fileno()),
+                    ",".join(str(pid) for pid in owners()),
                 ],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
@@ -88,6 +101,7 @@ class Zygote:
         self.starts += 1
 
     def alive(self) -> bool:
+        """Whether the zygote runs; one that died is reaped here (no zombie is left)."""
         return self._proc is not None and self._proc.poll() is None
 
     def spawn(self, spec: dict[str, Any], limits: Limits) -> tuple[socket.socket, socket.socket]:
@@ -126,12 +140,15 @@ class Zygote:
             self._sock.close()
             self._sock = None
         if self._proc is not None:
-            if self._proc.poll() is None:
+            crashed = self._proc.poll() is not None
+            if not crashed:
                 self._proc.kill()
             self._proc.wait()
             self._proc = None
             with contextlib.suppress(OSError):
-                if self.log_path.stat().st_size == 0:
+                # The log of a zygote we stopped is noise (Blender's start-up messages, say); one
+                # that died on its own keeps it, if it says anything, to tell why.
+                if not crashed or self.log_path.stat().st_size == 0:
                     self.log_path.unlink()
 
     def close(self, wait_s: float | None = None) -> None:
@@ -162,6 +179,19 @@ def get_zygote(backend: str) -> Zygote:
         return zygote
 
 
+def live_zygote_pid(backend: str) -> int | None:
+    """The pid of this process's zygote for ``backend`` if it runs; ``None`` if there is none or
+    it died (it is then reaped, and the next session starts a fresh one)."""
+    zygote = _zygotes.get(backend)
+    return zygote.pid if zygote is not None and zygote.alive() else None
+
+
+def reap_zygotes() -> None:
+    """Reap zygotes that died (killed from outside, say), so none stays a zombie."""
+    for zygote in list(_zygotes.values()):
+        zygote.alive()
+
+
 def shutdown_zygotes(wait_s: float | None = None) -> None:
     """Stop every zygote (see :meth:`Zygote.close` for ``wait_s``)."""
     with _zygotes_lock:
@@ -171,7 +201,12 @@ def shutdown_zygotes(wait_s: float | None = None) -> None:
 
 
 def _forget_inherited_zygotes() -> None:
-    # A forked child (e.g. a vector-env worker) must not share its parent's zygote channels.
+    # A forked child (e.g. a vector-env worker) must not share its parent's zygote channels, nor
+    # hold them open: a zygote leaves when its parent's end closes.
+    for zygote in _zygotes.values():
+        if zygote._sock is not None:
+            with contextlib.suppress(OSError):
+                zygote._sock.close()
     _zygotes.clear()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
@@ -57,6 +58,9 @@ def main(
     ] = False,
 ) -> None:
     """toolgym: Gymnasium environments for CadQuery, Blender and a Panda3D game-scene runtime."""
+    # Started with SIGINT ignored (`nohup ... &`, a parent's child), Ctrl-C would do nothing:
+    # every command takes it as usual, and the batch ones stop cleanly on it.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def check_writable_file(path: Path) -> None:
