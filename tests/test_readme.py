@@ -232,7 +232,7 @@ def _replay_report(folder: Path, done: subprocess.CompletedProcess[str]) -> None
 
 def _replay_gif(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
     with Image.open(folder / "random.gif") as gif:
-        assert gif.n_frames == 6  # two episodes of three steps
+        assert gif.n_frames == 8  # two episodes: a start frame and three steps each
 
 
 def _replay_verified(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
