@@ -144,8 +144,10 @@ def make_roll_env() -> gym.Env:
 
 @pytest.mark.parametrize("vector", ["sync", "async"])
 def test_vector_envs(vector):
-    maker = gym.vector.SyncVectorEnv if vector == "sync" else gym.vector.AsyncVectorEnv
-    envs = maker([make_roll_env, make_roll_env])
+    if vector == "sync":
+        envs = gym.vector.SyncVectorEnv([make_roll_env, make_roll_env])
+    else:  # forkserver, as the trainer's workers: a fork of this (by now threaded) process may hang
+        envs = gym.vector.AsyncVectorEnv([make_roll_env, make_roll_env], context="forkserver")
     try:
         obs, _ = envs.reset(seed=0)
         assert obs["image"].shape == (2, 64, 128, 3)
