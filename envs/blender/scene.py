@@ -352,10 +352,9 @@ def canonical_faces(faces: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(rolled[np.lexsort(rolled.T[::-1])])
 
 
-def evaluated_mesh(obj: Any, depsgraph: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``obj``'s evaluated, triangulated mesh: vertices (float64 (n, 3), m, world coordinates)
-    and faces (int32 (m, 3), in :func:`canonical_faces` order)."""
-    evaluated = obj.evaluated_get(depsgraph)
+def _triangles(evaluated: Any) -> tuple[np.ndarray, np.ndarray]:
+    """An evaluated object's mesh as flat arrays: local vertex coordinates (float64, 3 per
+    vertex) and triangle corners (int32, 3 per triangle); the temporary mesh is freed."""
     data = evaluated.to_mesh()
     try:
         data.calc_loop_triangles()
@@ -365,6 +364,14 @@ def evaluated_mesh(obj: Any, depsgraph: Any) -> tuple[np.ndarray, np.ndarray]:
         data.loop_triangles.foreach_get("vertices", faces)
     finally:
         evaluated.to_mesh_clear()
+    return vertices, faces
+
+
+def evaluated_mesh(obj: Any, depsgraph: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``obj``'s evaluated, triangulated mesh: vertices (float64 (n, 3), m, world coordinates)
+    and faces (int32 (m, 3), in :func:`canonical_faces` order)."""
+    evaluated = obj.evaluated_get(depsgraph)
+    vertices, faces = _triangles(evaluated)
     matrix = np.array(evaluated.matrix_world, dtype=np.float64)
     vertices = vertices.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3]
     return vertices, canonical_faces(faces)
@@ -497,15 +504,7 @@ def _instances(depsgraph: Any, visible: dict[str, bool]) -> list[tuple[str, dict
         parent = instance.parent
         if parent is None or not visible.get(parent.original.name, False):
             continue
-        data = instance.object.to_mesh()
-        try:
-            data.calc_loop_triangles()
-            vertices = np.empty(len(data.vertices) * 3, dtype=np.float64)
-            data.vertices.foreach_get("co", vertices)
-            faces = np.empty(len(data.loop_triangles) * 3, dtype=np.int32)
-            data.loop_triangles.foreach_get("vertices", faces)
-        finally:
-            instance.object.to_mesh_clear()
+        vertices, faces = _triangles(instance.object)
         matrix = np.array(instance.matrix_world, dtype=np.float64)
         location, rotation, scale = instance.matrix_world.decompose()
         label = f"{parent.original.name}/{instance.object.name}"
