@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import shutil
 import signal
 import socket
 import sys
@@ -27,6 +28,10 @@ from typing import Any, NoReturn
 from toolgym.envs.sandbox import filesystem, isolation, protocol, reaper
 from toolgym.envs.sandbox.backend import Backend, load_backend
 from toolgym.envs.sandbox.limits import Limits
+
+# Directories of the sessions we started. Each session's init removes its own when it ends, but an
+# init we kill when an owner dies gets no chance to, so we remove what is left on the way out.
+_session_dirs: set[str] = set()
 
 
 def _prime(backend: Backend) -> None:
@@ -67,6 +72,7 @@ def _spawn(
             os.close(gate_write)
         control.close()
         worker_sock.close()
+        _track(message["spec"]["session_dir"])
         protocol.send(sock, {"reply": "spawn", "ok": True})
         return
     try:
@@ -106,6 +112,13 @@ def _announce(control: socket.socket, gate_write: int, init_pid: int) -> None:
     os.close(gate_write)
 
 
+def _track(session_dir: str) -> None:
+    """Remember a session's directory, forgetting those whose sessions already removed theirs."""
+    _session_dirs.difference_update([d for d in _session_dirs if not os.path.lexists(d)])
+    if os.path.basename(session_dir).startswith("session-"):
+        _session_dirs.add(session_dir)
+
+
 def _leave(kill_sessions: bool) -> NoReturn:
     """Exit at once, without an interpreter shutdown (seconds with a tool loaded), removing our
     log (stderr, a file in the run directory): nobody is left to read it. With
@@ -120,6 +133,8 @@ def _leave(kill_sessions: bool) -> NoReturn:
                     os.kill(pid, signal.SIGKILL)
             for _ in isolation.reap_exited():
                 pass
+        for session_dir in _session_dirs:  # killed inits could not remove their own
+            shutil.rmtree(session_dir, ignore_errors=True)
     with contextlib.suppress(OSError):
         os.unlink(os.readlink("/proc/self/fd/2"))
     os._exit(0)
