@@ -12,7 +12,7 @@ SYSTEM_LIBS := libEGL.so.1:libegl1 libGL.so.1:libgl1 libOpenGL.so.0:libopengl0 \
 	libXfixes.so.3:libxfixes3 libXi.so.6:libxi6 libXrender.so.1:libxrender1 libXt.so.6:libxt6 \
 	libSM.so.6:libsm6 libICE.so.6:libice6 libxkbcommon.so.0:libxkbcommon0
 
-.PHONY: setup demo test lint bench bench-learn doctor system-libs clean
+.PHONY: setup demo test test-slow lint bench bench-learn doctor system-libs clean
 
 setup: system-libs $(STAMP)
 
@@ -39,9 +39,14 @@ demo: setup
 	@echo "  toolgym plot demo-out/train                 # the run's progress as demo-out/train/progress.png"
 	@echo "  toolgym eval --checkpoint demo-out/train --split train   # score the trained policy"
 
+# Everything but the tests marked slow (sweeps over every task, training and cluster runs): under
+# fifteen minutes on two quiet cores. CI runs both targets.
 test: setup
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
+
+test-slow: setup
+	$(PY) -m pytest -m slow $(PYTEST_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check .
