@@ -27,9 +27,10 @@ from toolgym.envs.replay import verify_episode
 from toolgym.envs.suites import get_suite, get_task
 
 ENV = "toolgym/CadQuery-v0"
-ENV_KWARGS = {"suite": "primitives", "max_steps": 1, "view_size": 16, "final_tier": "cheap"}
+ENV_KWARGS = {"suite": "primitives", "max_steps": 2, "view_size": 16, "final_tier": "cheap"}
 TRAIN = [t.id for t in get_suite("primitives").split("train")]
 TASKS = TRAIN[:4]  # one-call parts
+WRONG = '{"name": "no_such_tool", "arguments": {}}'  # a failed step: the part stays as it was
 
 
 @pytest.fixture(scope="module")
@@ -58,9 +59,12 @@ def cluster():
     nodes.shutdown()
 
 
-def oracle(observations, current):
-    """Each task's reference call (one-call tasks)."""
-    return [get_task(task).tool_calls[0] for task in current]
+def two_calls(observations, current):
+    """A failed call, then the task's reference: episodes of two steps that pass."""
+    return [
+        WRONG if step == 0 else get_task(task).tool_calls[0]
+        for step, task in zip(observations["step"], current, strict=True)
+    ]
 
 
 def kill(pid: int) -> None:
@@ -90,7 +94,7 @@ def local_results(tmp_path_factory):
     folder = tmp_path_factory.mktemp("local-recording")
     vec = make_vector_env(ENV, TRAIN, 2, asynchronous=False, record=str(folder), **ENV_KWARGS)
     try:
-        return play_queued(vec, TASKS, oracle, seed=3), played(folder)
+        return play_queued(vec, TASKS, two_calls, seed=3), played(folder)
     finally:
         vec.close()
 
@@ -108,10 +112,10 @@ class TestVectorEnv:
         assert len(set(vec.actor_pids())) == 2  # one actor per node: a CPU each
         observations, _ = vec.reset(seed=11)
         assert observations["image"].dtype == np.uint8 and observations["image"].shape[0] == 2
-        remote = play_queued(vec, TASKS, oracle, seed=3)
+        remote = play_queued(vec, TASKS, two_calls, seed=3)
         local, local_recorded = local_results
         assert remote == local  # task, exact final score, passed, steps: in the same order
-        assert all(score > 0.9 for _, score, _, _ in remote)
+        assert all(score > 0.9 and steps == 2 for _, score, _, steps in remote)
         # Each finished episode's recording was sent here as it ended: the same episodes and
         # rewards as the local recorders wrote, and it replays step for step.
         assert sorted(played(vec._record)) == sorted(local_recorded)
@@ -124,15 +128,15 @@ class TestVectorEnv:
 
         def choose(observations, current):
             calls.append(list(current))
-            if len(calls) == 2:  # the second round of episodes is in flight: lose actor 0
+            if len(calls) == 2:  # mid-episode: each env took its first call of two
                 kill(vec.actor_pids()[0])
-            return oracle(observations, current)
+            return two_calls(observations, current)
 
-        restarts = vec.restarts
+        restarts, replayed = vec.restarts, vec.replayed_steps
         results = play_queued(vec, TASKS, choose, seed=3)
-        assert vec.restarts == restarts + 1
-        # The new actor replayed env 0's first round (reset, one step), then took the step in
-        # flight: the caller saw the same episodes, scores and step counts as without the loss.
+        assert vec.restarts == restarts + 1 and vec.replayed_steps == replayed + 1
+        # The new actor replayed env 0's episode (its reset, its first call), then took the call
+        # in flight: the caller saw the same episodes, scores and step counts as without the loss.
         assert results == local_results[0]
         new = vec._record / "new"
         new.mkdir()
@@ -140,6 +144,50 @@ class TestVectorEnv:
             if path.name not in before and path != new:
                 path.rename(new / path.name)
         assert sorted(played(new)) == sorted(local_results[1])  # each recorded once, whole
+
+    def test_trainer_iteration_completes_with_whole_episodes_through_a_lost_actor(
+        self, cluster, vec, tmp_path, monkeypatch
+    ):
+        """The trainer on these actors (the last test of the class: it closes them)."""
+        from toolgym.agents import train
+        from toolgym.agents.policy import PolicyConfig
+        from toolgym.agents.ppo import PPOConfig
+
+        def config(out, ray):
+            return train.TrainConfig(
+                suite="primitives", steps=8, num_envs=2, num_steps=4, max_steps=2,
+                view_size=16, out=str(out), progress=False, ray=ray, asynchronous=False,
+                policy=PolicyConfig(image_size=16, hidden=32, embed=8, prompt_bytes=32,
+                                    feedback_bytes=16),
+                ppo=PPOConfig(num_minibatches=2, update_epochs=1),
+            )  # fmt: skip
+
+        quiet = {"log": lambda _: None}
+        local = train.Trainer(config(tmp_path / "local", None), **quiet).train(resume=False)
+
+        def these_actors(env_id, task_ids, num_envs, asynchronous, ray=None, **kwargs):
+            assert (ray, list(task_ids), kwargs) == (cluster.address, TRAIN, ENV_KWARGS)
+            return vec
+
+        steps = []
+        step = RayVectorEnv.step
+
+        def step_losing_an_actor(self, actions):
+            steps.append(1)
+            if len(steps) == 2:  # episodes of two calls are in flight
+                kill(self.actor_pids()[1])
+            return step(self, actions)
+
+        monkeypatch.setattr(train, "make_vector_env", these_actors)
+        monkeypatch.setattr(RayVectorEnv, "step", step_losing_an_actor)
+        restarts = vec.restarts
+        row = train.Trainer(config(tmp_path / "ray", cluster.address), **quiet).train(resume=False)
+        assert vec.restarts == restarts + 1
+        assert row["iteration"] == 1 and row["env_steps"] == 8
+        # Whole episodes, none cut: the iteration local workers give for the same seed.
+        for key in ("episodes", "return", "score", "success_rate", "policy_loss", "value_loss"):
+            assert row[key] == pytest.approx(local[key], rel=1e-5, abs=1e-7), key
+        assert (tmp_path / "ray" / "checkpoints" / "latest.pt").exists()
 
 
 def test_run_episodes_on_actors_match_local_and_record_here(cluster, tmp_path):
@@ -208,42 +256,6 @@ def test_verify_batch_across_actors_resumes_after_interruption_and_a_lost_actor(
     assert all(r["passed"] and r["score"] > 0.99 for r in results)
 
 
-def test_trainer_iteration_completes_with_whole_episodes_through_a_lost_actor(
-    cluster, tmp_path, monkeypatch
-):
-    from toolgym.agents.policy import PolicyConfig
-    from toolgym.agents.ppo import PPOConfig
-    from toolgym.agents.train import TrainConfig, Trainer
-
-    def config(out, ray):
-        return TrainConfig(
-            suite="primitives", steps=8, num_envs=2, num_steps=4, max_steps=2, view_size=16,
-            out=str(out), progress=False, ray=ray, asynchronous=False,
-            policy=PolicyConfig(image_size=16, hidden=32, embed=8, prompt_bytes=32,
-                                feedback_bytes=16),
-            ppo=PPOConfig(num_minibatches=2, update_epochs=1),
-        )  # fmt: skip
-
-    local = Trainer(config(tmp_path / "local", None), log=lambda _: None).train(resume=False)
-    vectors = []
-    step = RayVectorEnv.step
-
-    def step_losing_an_actor(self, actions):
-        vectors.append(self)
-        if len(vectors) == 2:  # the second step: episodes of two calls are in flight
-            kill(self.actor_pids()[1])
-        return step(self, actions)
-
-    monkeypatch.setattr(RayVectorEnv, "step", step_losing_an_actor)
-    row = Trainer(config(tmp_path / "ray", cluster.address), log=lambda _: None).train(resume=False)
-    assert vectors[-1].restarts == 1 and vectors[-1].replayed_steps == 1
-    assert row["iteration"] == 1 and row["env_steps"] == 8
-    # Whole episodes, none cut: the iteration is the one local workers give for the same seed.
-    for key in ("episodes", "return", "score", "success_rate", "policy_loss", "value_loss"):
-        assert row[key] == pytest.approx(local[key], rel=1e-5, abs=1e-7), key
-    assert (tmp_path / "ray" / "checkpoints" / "latest.pt").exists()
-
-
 def test_mixed_tools_on_actors_match_local_workers_and_record_here(cluster, tmp_path):
     mix = "cadquery:primitives,scene:scene-layout"
     tasks = ["primitives/primitive/train-0", "scene-layout/dining/train-0"]
@@ -262,7 +274,7 @@ def test_mixed_tools_on_actors_match_local_workers_and_record_here(cluster, tmp_
     results = {}
     for where in ("local", "ray"):
         vec = make_vector_env(
-            "", tasks, 2, asynchronous=False, record=str(tmp_path / where),
+            "", tasks, 1, asynchronous=False, record=str(tmp_path / where),
             ray=cluster.address if where == "ray" else None, **kwargs,
         )  # fmt: skip
         try:
