@@ -10,9 +10,8 @@ sandbox object.
 - :class:`RayVectorEnv` is a Gymnasium ``VectorEnv`` over such actors (same-step autoreset, the
   ``info`` layout of ``SyncVectorEnv``), a drop-in for ``make_vector_env`` (``ray=ADDRESS``):
   for the same seeds it returns the same observations and rewards as local workers. An actor lost
-  mid-rollout costs only its in-flight episodes: they end truncated (no ``episode_score``), a new
-  actor takes the lost environments' places, and a task the learner had queued there
-  (``task_queue``, as :func:`~toolgym.agents.vector.play_queued` does) is played again.
+  mid-rollout costs only the time of its in-flight episodes: a new actor replays them from their
+  last reset, then takes the step in flight, so no episode is cut and the results are the same.
 - :func:`run_episodes` and :func:`verify_batch` hand whole episodes or scripts to a pool of actors;
   an item whose actor died reruns on another, and results come back in the local order.
 
@@ -25,8 +24,10 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import itertools
 import json
 import os
+import shutil
 import socket
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -91,9 +92,9 @@ def start(address: str | None = None, num_cpus: int | None = None) -> None:
         for attempt in range(START_ATTEMPTS):
             try:
                 ray.init(
-                    address=LOCAL, num_cpus=num_cpus or os.cpu_count(), include_dashboard=False,
-                    _node_ip_address="127.0.0.1", log_to_driver=False, logging_level="WARNING",
-                    configure_logging=False,
+                    address=LOCAL, num_cpus=num_cpus or os.process_cpu_count(),
+                    include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False,
+                    logging_level="WARNING", configure_logging=False,
                 )  # fmt: skip
                 break
             except Exception as exc:  # Ray's own start-up limit (30 s) trips on a busy machine
@@ -121,24 +122,36 @@ def _loopback(host: str) -> bool:
 class EnvRunner:
     """A Ray actor's body: ``num_envs`` tool-mode environments (``ChosenTasks`` over
     ``gym.make(env_id, action_mode="tool", **env_kwargs)``, as the local workers), plus whole
-    episodes and script verification on demand. Every method returns plain data."""
+    episodes and script verification on demand. Every method returns plain data.
+
+    With ``record``, every episode of the envs is recorded (``RecordEpisodes``) into a folder of
+    the actor's node, and each episode's folder is sent back, as ``(name, {path: bytes})``, with
+    the reply to the call that finished it (see :func:`write_recordings`), then removed here.
+    The env calls (``reset``, ``step``, ``set_attr``) reply ``(one result per env, folders)``.
+    """
 
     def __init__(
-        self, env_id: str, task_ids: Sequence[str], env_kwargs: dict[str, Any], num_envs: int
-    ) -> None:
+        self, env_id: str, task_ids: Sequence[str], env_kwargs: dict[str, Any], num_envs: int,
+        record: bool = False,
+    ) -> None:  # fmt: skip
         from toolgym.agents.vector import _make
+        from toolgym.envs.recording import RecordEpisodes
 
+        self.recordings = _temporary_folder() if record else None
         self.envs = [_make(env_id, list(task_ids), env_kwargs) for _ in range(num_envs)]
+        if self.recordings is not None:
+            self.envs = [RecordEpisodes(env, self.recordings) for env in self.envs]
         self.episode_envs: dict[str, gym.Env] = {}
 
     def pid(self) -> int:
         """The actor's process id (the tests kill it)."""
         return os.getpid()
 
-    def reset(self, seeds: list[int | None], options: dict[str, Any] | None) -> list[Any]:
-        return [env.reset(seed=s, options=options) for env, s in zip(self.envs, seeds, strict=True)]
+    def reset(self, seeds: list[int | None], options: dict[str, Any] | None) -> Shipment:
+        envs = zip(self.envs, seeds, strict=True)
+        return [env.reset(seed=s, options=options) for env, s in envs], self._finished()
 
-    def step(self, actions: list[str]) -> list[tuple[Any, ...]]:
+    def step(self, actions: list[str]) -> Shipment:
         """Each env's ``(obs, reward, terminated, truncated, info, final)``; an episode that ended
         restarts at once (same-step autoreset) and ``final`` is ``(last obs, last info)``."""
         results = []
@@ -149,23 +162,46 @@ class EnvRunner:
                 final = (obs, info)
                 obs, info = env.reset()
             results.append((obs, float(reward), bool(terminated), bool(truncated), info, final))
-        return results
+        return results, self._finished()
 
-    def set_attr(self, name: str, values: list[Any]) -> None:
+    def set_attr(self, name: str, values: list[Any]) -> Shipment:
         for env, value in zip(self.envs, values, strict=True):
             env.set_wrapper_attr(name, value)
+        return [None] * len(self.envs), []
+
+    def replay(self, attrs: dict[str, list[Any]], calls: list[tuple[Any, ...]]) -> Shipment:
+        """Set ``attrs``, then make each ``(method, *args)`` call in turn (what the envs of a
+        lost actor did since their last reset, then the call in flight); the last one's reply.
+        The episodes the replayed calls finished were sent before: their recordings are not."""
+        for name, values in attrs.items():
+            self.set_attr(name, values)
+        reply: Shipment = ([], [])
+        for method, *args in calls:
+            reply = getattr(self, method)(*args)
+        return reply
+
+    def _finished(self, every: bool = False) -> list[Recording]:
+        """The recorded episodes' folders that no env writes to any more (``every``: all), read
+        and removed."""
+        if self.recordings is None:
+            return []
+        current = set() if every else {env.get_wrapper_attr("episode_dir") for env in self.envs}
+        return _take_folders(self.recordings, current)
 
     def episode(
         self, env_id: str, agent: str, seed: int, k: int, task: str | None, render: bool,
-        env_kwargs: dict[str, Any],
-    ) -> tuple[dict[str, Any], bytes | None]:  # fmt: skip
+        env_kwargs: dict[str, Any], record: bool = False,
+    ) -> tuple[dict[str, Any], bytes | None, list[Recording]]:  # fmt: skip
         """Episode ``k`` of ``toolgym run`` (see :func:`toolgym.agents.runner.play_episode`):
-        its row, and its final render as PNG bytes when asked."""
+        its row, its final render as PNG bytes when asked, and its recording when asked."""
         from toolgym.agents.runner import play_episode
+        from toolgym.envs.recording import RecordEpisodes
 
-        key = json.dumps([env_id, env_kwargs], sort_keys=True, default=repr)
+        key = json.dumps([env_id, env_kwargs, record], sort_keys=True, default=repr)
         if key not in self.episode_envs:
             self.episode_envs[key] = gym.make(env_id, **env_kwargs)
+            if record:
+                self.episode_envs[key] = RecordEpisodes(self.episode_envs[key], _temporary_folder())
         env = self.episode_envs[key]
         with tempfile.TemporaryDirectory() as folder:
             out = Path(folder) if render else None
@@ -173,7 +209,8 @@ class EnvRunner:
             png = episode.render.read_bytes() if episode.render else None
         row = episode.to_dict()
         row["render"] = episode.render.name if episode.render else None
-        return row, png
+        recorded = _take_folders(env.directory, set()) if isinstance(env, RecordEpisodes) else []
+        return row, png, recorded
 
     def verify(self, task_id: str, code: str, filename: str, limits: Any) -> dict[str, Any]:
         """One script's verdict (``Outcome.to_dict()``), run in a fresh session here."""
@@ -182,9 +219,64 @@ class EnvRunner:
 
         return verify_script(get_task(task_id), code, filename=filename, limits=limits).to_dict()
 
-    def close(self) -> None:
+    def close(self) -> list[Recording]:
+        """Close every env; the recordings of the episodes they were playing (cut short)."""
         for env in [*self.envs, *self.episode_envs.values()]:
             env.close()
+        from toolgym.envs.recording import RecordEpisodes
+
+        finished = self._finished(every=True)
+        for env in [*self.envs, *self.episode_envs.values()]:
+            if isinstance(env, RecordEpisodes):  # its folder here, empty by now
+                shutil.rmtree(env.directory, ignore_errors=True)
+        return finished
+
+
+# An episode's recording as it crosses: its folder's name and its files' bytes by relative path.
+Recording = tuple[str, dict[str, bytes]]
+Shipment = tuple[list[Any], list[Recording]]  # one result per env, finished recordings
+
+
+def _temporary_folder() -> Path:
+    return Path(tempfile.mkdtemp(prefix="toolgym-recordings-"))
+
+
+def _take_folders(root: Path, keep: set[Path | None]) -> list[Recording]:
+    """Each folder of ``root`` but ``keep``, read into memory and removed, by name."""
+    taken = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and p not in keep):
+        files = {
+            path.relative_to(folder).as_posix(): path.read_bytes()
+            for path in folder.rglob("*")
+            if path.is_file()
+        }
+        shutil.rmtree(folder, ignore_errors=True)
+        taken.append((folder.name, files))
+    return taken
+
+
+def write_recordings(root: Path, recordings: Iterable[Recording], first: int) -> int:
+    """Write recorded episodes sent by actors into the run folder ``root``, numbered from
+    ``first`` in the order given (the actor's own number is replaced: the folders then sort in
+    the order the episodes ended, as a local run's do). Returns the next number."""
+    root.mkdir(parents=True, exist_ok=True)
+    for number, (name, files) in enumerate(recordings, first):
+        stem = f"{number:04d}-{name.split('-', 1)[-1]}"
+        folder = root / stem
+        for n in itertools.count(2):  # never over a folder of an earlier run
+            try:
+                folder.mkdir()
+                break
+            except FileExistsError:
+                folder = root / f"{stem}-{n}"
+        for relative, data in files.items():
+            path = (folder / relative).resolve()
+            if not path.is_relative_to(folder.resolve()):
+                raise ValueError(f"a recording sent {relative!r}, a path outside its folder")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        first = number + 1
+    return first
 
 
 def _actor_options(num_envs: int, memory_per_env: int) -> dict[str, Any]:
@@ -197,12 +289,12 @@ def _actor_options(num_envs: int, memory_per_env: int) -> dict[str, Any]:
 
 def _new_actor(
     env_id: str, task_ids: Sequence[str], env_kwargs: dict[str, Any], num_envs: int,
-    memory_per_env: int,
+    memory_per_env: int, record: bool = False,
 ) -> Any:  # fmt: skip
     import ray
 
     remote = ray.remote(EnvRunner).options(**_actor_options(num_envs, memory_per_env))
-    return remote.remote(env_id, list(task_ids), env_kwargs, num_envs)
+    return remote.remote(env_id, list(task_ids), env_kwargs, num_envs, record)
 
 
 def _wait_ready(actors: list[Any], timeout_s: float = READY_TIMEOUT_S) -> None:
@@ -255,13 +347,20 @@ class RayVectorEnv(gym.vector.VectorEnv):
     environment arguments) and used like it: ``reset(seed=s)`` seeds env ``i`` with ``s + i``,
     ``step(actions)`` autoresets on the same step and reports ``final_obs``/``final_info``,
     ``set_attr(name, values)`` reaches each env's ``ChosenTasks`` wrapper. Connect first
-    (:func:`start`).
+    (:func:`start`). ``reset(seed=None)`` seeds the envs with fresh random seeds drawn here, so
+    that what they do can be replayed. With ``record`` (a folder here), every episode is
+    recorded on its actor's node and written into that folder as it ends (``RecordEpisodes``'
+    layout, numbered in the order the episodes ended; the episodes in flight when the vector env
+    closes are written then, cut short, as a local recorder leaves them).
 
-    Faults: when an actor dies (its process killed, its node lost), its environments' episodes
-    in flight end with ``truncated=True``, reward 0 and ``final_info["lost"] = True`` (no
-    ``episode_score``: no learner counts them as played); a new actor takes their places with
-    the attributes set so far, and the tasks they were playing from ``task_queue`` go back to the
-    front of their queues. ``restarts`` counts the actors replaced.
+    Faults: when an actor dies (its process killed, its node lost), a new actor takes its
+    environments and replays, from their last ``reset``, the attributes set and the actions
+    taken since (at most one iteration of the trainer, which resets every iteration), then
+    takes the step that was in flight. The environments being deterministic for a seed, the
+    episodes in flight go on where they were: the caller sees the step it asked for, never a
+    cut episode, and the same observations, rewards and scores as without the fault (a step
+    whose outcome depends on time, one that ran into its wall-clock limit, may differ).
+    ``restarts`` counts the actors replaced, ``replayed_steps`` the steps taken again.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -273,6 +372,7 @@ class RayVectorEnv(gym.vector.VectorEnv):
         num_envs: int,
         envs_per_actor: int = 1,
         memory_per_env: int = MEMORY_PER_ENV,
+        record: str | os.PathLike[str] | None = None,
         **env_kwargs: Any,
     ) -> None:
         from toolgym.agents.vector import _make
@@ -286,24 +386,31 @@ class RayVectorEnv(gym.vector.VectorEnv):
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._spec = (env_id, list(task_ids), dict(env_kwargs))
         self._memory_per_env = memory_per_env
+        self._record = None if record is None else Path(record)
+        self._recorded = 0  # episodes written into the recording
         starts = range(0, num_envs, envs_per_actor)
         self._slices = [slice(a, min(a + envs_per_actor, num_envs)) for a in starts]
         _check_capacity(num_envs, num_envs * memory_per_env)
         self._actors = [self._spawn(s) for s in self._slices]
         _wait_ready(self._actors)
-        self._attrs: dict[str, list[Any]] = {}
-        self._queues: list[list[str]] = [[] for _ in range(num_envs)]
-        self._tasks: list[str | None] = [None] * num_envs
-        self._queued = [False] * num_envs  # whether env i's episode is a task from its queue
-        self._seeds: list[int | None] = [None] * num_envs
+        self._attrs: dict[str, list[Any]] = {}  # every attribute set so far, as set
+        # What a new actor replays: the attributes as they were at the last reset, then that
+        # reset and every call since (("reset", seeds, options), ("set_attr", name, values),
+        # ("step", actions)), each with one entry per env.
+        self._replay_attrs: dict[str, list[Any]] = {}
+        self._log: list[tuple[Any, ...]] = []
+        self._seeds = np.random.default_rng()  # for reset(seed=None)
         self._obs: list[Any] = [None] * num_envs
         self._pending: list[Any] | None = None
+        self._actions: list[str] = []
         self.restarts = 0
+        self.replayed_steps = 0
 
     def _spawn(self, part: slice) -> Any:
         env_id, task_ids, env_kwargs = self._spec
         count = part.stop - part.start
-        return _new_actor(env_id, task_ids, env_kwargs, count, self._memory_per_env)
+        record = self._record is not None
+        return _new_actor(env_id, task_ids, env_kwargs, count, self._memory_per_env, record)
 
     def actor_pids(self) -> list[int]:
         """The actors' process ids, one per actor, in env order."""
@@ -322,37 +429,35 @@ class RayVectorEnv(gym.vector.VectorEnv):
             seeds = [None if seed is None else seed + i for i in range(self.num_envs)]
         else:
             seeds = list(seed)
-        self._seeds = seeds
-        results: list[Any] = [None] * self.num_envs
-        for a, part in enumerate(self._slices):
-            results[part] = self._call(a, "reset", seeds[part], options)
+        seeds = [int(self._seeds.integers(2**31)) if s is None else s for s in seeds]
+        self._replay_attrs, self._log = dict(self._attrs), []
+        results = self._everywhere(("reset", seeds, options))
         infos: dict[str, Any] = {}
         for i, (obs, info) in enumerate(results):
-            self._started(i, obs, info)
+            self._obs[i] = obs
             infos = self._add_info(infos, info, i)
         return self._batch(), infos
 
     def step_async(self, actions: Sequence[str]) -> None:
         """Send the actions; :meth:`step_wait` collects what they gave."""
-        actions = list(actions)
-        self._pending = [
-            self._actors[a].step.remote(actions[part]) for a, part in enumerate(self._slices)
-        ]
-        self._actions = actions
+        self._actions = list(actions)
+        self._pending = [actor.step.remote(self._actions[part]) for actor, part in self._each()]
 
     def step_wait(self) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         import ray
 
         assert self._pending is not None, "step_wait without step_async"
         pending, self._pending = self._pending, None
+        call = ("step", self._actions)
         results: list[Any] = [None] * self.num_envs
         for a, (part, ref) in enumerate(zip(self._slices, pending, strict=True)):
             try:
-                results[part] = ray.get(ref)
+                results[part] = self._unpack(ray.get(ref))
             except Exception as exc:
                 if not _lost(exc):
                     raise
-                results[part] = self._replace(a)
+                results[part] = self._recover(a, call)
+        self._log.append(call)
         rewards = np.zeros(self.num_envs)
         terminated = np.zeros(self.num_envs, bool)
         truncated = np.zeros(self.num_envs, bool)
@@ -361,7 +466,6 @@ class RayVectorEnv(gym.vector.VectorEnv):
             rewards[i], terminated[i], truncated[i] = reward, term, trunc
             if final is not None:
                 infos = self._add_info(infos, {"final_obs": final[0], "final_info": final[1]}, i)
-                self._started(i, obs, info)
             self._obs[i] = obs
             infos = self._add_info(infos, info, i)
         return self._batch(), rewards, terminated, truncated, infos
@@ -374,85 +478,107 @@ class RayVectorEnv(gym.vector.VectorEnv):
         if not isinstance(values, list | tuple):
             values = [values] * self.num_envs
         values = list(values)
+        self._everywhere(("set_attr", name, values))
         self._attrs[name] = values
-        if name == "task_queue":
-            self._queues = [list(q) for q in values]
-        for a, part in enumerate(self._slices):
-            self._call(a, "set_attr", name, values[part])
 
     def close_extras(self, **kwargs: Any) -> None:
         import ray
 
         for actor in self._actors:
             with contextlib.suppress(Exception):  # a dead actor has nothing left to close
-                ray.get(actor.close.remote(), timeout=30)
+                self._unpack(([], ray.get(actor.close.remote(), timeout=30)))
             ray.kill(actor)
 
-    # -- bookkeeping --------------------------------------------------------------------------
+    # -- faults -------------------------------------------------------------------------------
     def _batch(self) -> Any:
         empty = create_empty_array(self.single_observation_space, self.num_envs)
         return concatenate(self.single_observation_space, self._obs, empty)
 
-    def _started(self, i: int, obs: Any, info: dict[str, Any]) -> None:
-        """Env ``i`` began an episode: mirror the pop from its task queue."""
-        self._obs[i] = obs
-        self._tasks[i] = info.get("task")
-        self._queued[i] = bool(self._queues[i]) and self._queues[i][0] == self._tasks[i]
-        if self._queued[i]:
-            self._queues[i].pop(0)
+    def _unpack(self, shipment: Shipment) -> list[Any]:
+        """An actor's reply: its recordings written here, its results returned."""
+        results, recordings = shipment
+        if recordings and self._record is not None:
+            self._recorded = write_recordings(self._record, recordings, self._recorded)
+        return results
 
-    def _call(self, a: int, method: str, *args: Any) -> Any:
-        """Call actor ``a`` (reset, set_attr: calls that can simply be redone on a new one)."""
+    def _everywhere(self, call: tuple[Any, ...]) -> list[Any]:
+        """``call`` (``("reset", seeds, options)`` or ``("set_attr", name, values)``) on every
+        actor, each with its envs' part; the results, one per env. Logged for replays."""
         import ray
 
-        for _ in range(MAX_LOSSES):
+        refs = [self._send(actor, _part(call, part)) for actor, part in self._each()]
+        results: list[Any] = [None] * self.num_envs
+        for a, (part, ref) in enumerate(zip(self._slices, refs, strict=True)):
             try:
-                return ray.get(getattr(self._actors[a], method).remote(*args))
+                results[part] = self._unpack(ray.get(ref))
             except Exception as exc:
                 if not _lost(exc):
                     raise
-                self._respawn(a)
-        raise RuntimeError(f"env-runner actor {a} died {MAX_LOSSES} times in {method}")
+                results[part] = self._recover(a, call)
+        if call[0] != "reset":  # a reset starts the log (see reset)
+            self._log.append(call)
+        else:
+            self._log = [call]
+        return results
 
-    def _respawn(self, a: int) -> Any:
-        """A new actor in place of actor ``a``, with every attribute set so far; the task each
-        of its envs was playing from a queue goes back to the queue's front."""
+    def _each(self) -> Iterator[tuple[Any, slice]]:
+        return zip(self._actors, self._slices, strict=True)
+
+    @staticmethod
+    def _send(actor: Any, call: tuple[Any, ...]) -> Any:
+        kind, *args = call
+        return getattr(actor, kind).remote(*args)
+
+    def _recover(self, a: int, call: tuple[Any, ...]) -> list[Any]:
+        """Actor ``a`` died during ``call``: a new one replays its envs' log, then ``call``;
+        what ``call`` gave, one entry per env of the actor."""
         import ray
 
         part = self._slices[a]
-        ray.kill(self._actors[a])
-        self._actors[a] = self._spawn(part)
-        _wait_ready([self._actors[a]])
-        self.restarts += 1
-        for name, values in self._attrs.items():
-            if name == "task_queue":
-                for i in range(part.start, part.stop):
-                    if self._queued[i]:
-                        self._queues[i].insert(0, self._tasks[i])
-                values = self._queues
-            ray.get(self._actors[a].set_attr.remote(name, list(values[part])))
-        return self._actors[a]
+        attrs = {name: values[part] for name, values in self._replay_attrs.items()}
+        log = [] if call[0] == "reset" else self._log
+        calls = [_part(c, part) for c in [*log, call]]
+        for _ in range(MAX_LOSSES):
+            ray.kill(self._actors[a])
+            self._actors[a] = self._spawn(part)
+            self.restarts += 1
+            try:
+                _wait_ready([self._actors[a]])
+                result = self._unpack(ray.get(self._actors[a].replay.remote(attrs, calls)))
+            except Exception as exc:
+                if not _lost(exc):
+                    raise
+                continue
+            self.replayed_steps += sum(c[0] == "step" for c in log) * (part.stop - part.start)
+            return result
+        raise RuntimeError(f"env-runner actor {a} died {MAX_LOSSES} times in a row")
 
-    def _replace(self, a: int) -> list[tuple[Any, ...]]:
-        """Actor ``a`` died mid-step: its episodes end truncated; new ones start on a new actor
-        (seeded from the lost envs' seeds and the restart count, so reruns repeat)."""
-        part = self._slices[a]
-        self._respawn(a)
-        seeds = [None if s is None else s + 7_919 * self.restarts for s in self._seeds[part]]
-        fresh = self._call(a, "reset", seeds, None)
-        lost = []
-        for i, (obs, info) in zip(range(part.start, part.stop), fresh, strict=True):
-            final = (self._obs[i], {"lost": True, "task": self._tasks[i]})
-            lost.append((obs, 0.0, False, True, info, final))
-        return lost
+
+def _part(call: tuple[Any, ...], part: slice) -> tuple[Any, ...]:
+    """``call`` for the envs of ``part`` only: its per-env list cut to them."""
+    kind, *args = call
+    if kind == "reset":
+        seeds, options = args
+        return (kind, seeds[part], options)
+    if kind == "set_attr":
+        name, values = args
+        return (kind, name, values[part])
+    (actions,) = args
+    return (kind, actions[part])
 
 
 def make_ray_vector_env(
     env_id: str, task_ids: Sequence[str], num_envs: int, address: str | None = None,
     **env_kwargs: Any,
 ) -> RayVectorEnv:  # fmt: skip
-    """Connect to Ray at ``address`` (see :func:`start`) and build a :class:`RayVectorEnv`."""
+    """Connect to Ray at ``address`` (see :func:`start`) and build a :class:`RayVectorEnv`.
+    A mixed env (``mix=`` in ``env_kwargs``) holds one env per tool: it declares the memory of
+    as many."""
     start(address)
+    if "mix" in env_kwargs and "memory_per_env" not in env_kwargs:
+        from toolgym.envs.mixed import parse_mix
+
+        env_kwargs["memory_per_env"] = MEMORY_PER_ENV * len(parse_mix(env_kwargs["mix"]))
     return RayVectorEnv(env_id, task_ids, num_envs, **env_kwargs)
 
 
@@ -523,33 +649,32 @@ def run_episodes(
 ) -> Iterator[Any]:  # fmt: skip
     """:func:`toolgym.agents.runner.run_episodes` with each episode played by an env-runner
     actor (``actors`` of them; default: one per free CPU): the same episodes, in the same
-    order, with the same scores. Renders are written here from the PNG bytes the actor sent.
-    Recording (``record``) is not supported: it would land on the actors' nodes."""
+    order, with the same scores. Renders are written here from the PNG bytes the actor sent;
+    so are recordings (``record``), episode ``k`` in the folder numbered ``k``."""
     from toolgym.agents.runner import Episode, episode_tasks
 
     if record is not None:
-        raise ValueError(
-            "--record is not supported with --ray: recordings would land on the "
-            "nodes that played the episodes"
-        )
-
+        env_kwargs.setdefault("timings_in_info", True)  # as a local recording has them
     probe = gym.make(env_id, **env_kwargs)
     tasks = [t.id for t in probe.unwrapped.tasks]
     probe.close()
     order = episode_tasks(tasks, episodes, seed)
     count = len(order)
     items = [
-        (env_id, agent, seed + k, k, order[k], out is not None, env_kwargs) for k in range(count)
+        (env_id, agent, seed + k, k, order[k], out is not None, env_kwargs, record is not None)
+        for k in range(count)
     ]
     pool = ActorPool(min(count, actors or _free_cpus()))
     try:
         ready: dict[int, Any] = {}
         following = 0
-        for index, (row, png) in pool.imap("episode", items):
+        for index, (row, png, recorded) in pool.imap("episode", items):
             if png is not None and out is not None:
                 out.mkdir(parents=True, exist_ok=True)
                 (out / row["render"]).write_bytes(png)
                 row["render"] = out / row["render"]
+            if record is not None:
+                write_recordings(record, recorded, index)
             ready[index] = Episode(**row)
             while following in ready:  # in the local order
                 yield ready.pop(following)

@@ -87,15 +87,11 @@ def make_vector_env(
     ``env_kwargs``, each is a ``toolgym.envs.mixed.MixedEnv`` (``env_id`` unused). With
     ``record``, every episode is recorded into that folder (``toolgym.envs.RecordEpisodes``).
     With ``ray`` (an address, or ``"local"``), the envs run in Ray actors instead
-    (``toolgym.agents.ray_runners.RayVectorEnv``)."""
+    (``toolgym.agents.ray_runners.RayVectorEnv``; recordings are written here all the same)."""
     if ray is not None:
-        if record is not None:
-            raise ValueError("recording episodes is not supported on Ray")
-        if "mix" in env_kwargs:
-            raise ValueError("training on several tools (--mix) is not supported on Ray yet")
         from toolgym.agents.ray_runners import make_ray_vector_env
 
-        return make_ray_vector_env(env_id, task_ids, num_envs, ray, **env_kwargs)
+        return make_ray_vector_env(env_id, task_ids, num_envs, ray, record=record, **env_kwargs)
     factory = functools.partial(_make, env_id, list(task_ids), env_kwargs)
     if record is not None:
         from toolgym.envs.recording import recorded
@@ -150,9 +146,6 @@ def play_queued(
         if on_outcome is not None:
             on_outcome(rewards, terminated | truncated, recording)
         steps += recording
-        lost = (info.get("final_info") or {}).get("_lost")  # its actor died: the task reruns
-        if lost is not None:
-            steps[lost] = 0
         for i, task, score, passed in finished_episodes(info):
             if remaining[i] > 0:
                 results.append((task, score, passed, int(steps[i])))

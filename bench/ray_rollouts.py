@@ -1,22 +1,28 @@
 """Rollouts on Ray: bytes per step, steps/s with 1 and 2 env-runner actors, memory per env.
 
-    .venv/bin/python bench/ray_rollouts.py [--rounds 12] [--view-size 32]
+    nice -n 10 .venv/bin/python bench/ray_rollouts.py [--rounds 4] [--block 2] [--view-size 32]
 
-Starts a local Ray (127.0.0.1, no dashboard) sized to the machine, then for 1 and 2 actors (one
-env each, one CPU each) times ``--rounds`` steps per env of the CadQuery env in tool mode on the
+Starts a local Ray (127.0.0.1, no dashboard) with 3 logical CPUs, so that a 1-actor and a
+2-actor vector env (one env and one CPU per actor) both stand ready on this 2-core machine, next
+to local ``AsyncVectorEnv`` workers with 1 and 2 envs. The CadQuery env in tool mode on the
 primitives suite, every call the task's reference (one-call episodes: each step also ends an
-episode, restarts the session and renders the next target, as in training). The same loop runs
-on local ``AsyncVectorEnv`` workers for comparison. Bytes per step: an actor's step result as Ray
-ships it (pickle protocol 5 with the arrays out of band). Memory per env: the proportional set
-size of an actor's process tree (the actor, its zygote, the live session and its snapshots).
-Figures go to bench/RESULTS.md by hand.
+episode, restarts the session and renders the next target, as in training). The four
+configurations are timed side by side: ``--rounds`` rounds, each giving every configuration in
+turn ``--block`` steps per env, so a shared machine's changing load falls on all four alike and
+their ratios hold (the absolute figures are the machine's state). Bytes per step: an actor's
+step result as Ray ships it (pickle protocol 5 with the arrays out of band), for a step ending an
+episode and (the same result without its final observation) one inside an episode. Memory per
+env: the proportional set size of an actor's process tree (the actor, its zygote, the live
+session and its snapshots). Figures go to bench/RESULTS.md by hand.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import pickle
+import sys
 import time
 from pathlib import Path
 
@@ -64,52 +70,80 @@ def calls(current: list[str]) -> list[str]:
     return [get_task(task).tool_calls[0] for task in current]
 
 
-def timed(vec, rounds: int) -> tuple[float, float]:
-    """(steps/s, mean final score) over ``rounds`` steps per env, after one warm-up step."""
-    _, info = vec.reset(seed=0)
-    _, _, _, _, info = vec.step(calls(list(info["task"])))
-    started, scores = time.perf_counter(), []
-    for _ in range(rounds):
-        _, _, _, _, info = vec.step(calls(list(info["task"])))
-        scores += [score for _, _, score, _ in finished_episodes(info)]
-    return vec.num_envs * rounds / (time.perf_counter() - started), float(np.mean(scores))
+class Timed:
+    """A vector env timed in blocks of steps: steps/s over all blocks, mean final score."""
+
+    def __init__(self, vec) -> None:
+        self.vec, self.seconds, self.steps, self.scores = vec, 0.0, 0, []
+        _, info = vec.reset(seed=0)
+        _, _, _, _, self.info = vec.step(calls(list(info["task"])))  # warm-up
+
+    def block(self, steps: int) -> None:
+        started = time.perf_counter()
+        for _ in range(steps):
+            _, _, _, _, self.info = self.vec.step(calls(list(self.info["task"])))
+            self.scores += [score for _, _, score, _ in finished_episodes(self.info)]
+        self.seconds += time.perf_counter() - started
+        self.steps += steps * self.vec.num_envs
+
+    @property
+    def sps(self) -> float:
+        return self.steps / self.seconds
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=12)
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--block", type=int, default=2)
     parser.add_argument("--view-size", type=int, default=32)
     args = parser.parse_args()
     tasks = [t.id for t in get_suite("primitives").split("train")]
     kwargs = {"suite": "primitives", "max_steps": 1, "view_size": args.view_size,
               "final_tier": "cheap"}  # fmt: skip
+    load = [round(x, 1) for x in os.getloadavg()]
     started = time.perf_counter()
-    ray_runners.start(None)
+    ray_runners.start(None, num_cpus=3)
     figures: dict[str, object] = {"ray_start_s": round(time.perf_counter() - started, 1)}
     import ray
 
+    configurations: dict[str, Timed] = {}
     for actors in (1, 2):
         made = time.perf_counter()
         vec = ray_runners.RayVectorEnv(ENV, tasks, actors, **kwargs)
         figures[f"actors_ready_s_{actors}"] = round(time.perf_counter() - made, 1)
-        sps, score = timed(vec, args.rounds)
-        figures[f"ray_sps_{actors}"], figures[f"ray_score_{actors}"] = round(sps, 2), score
-        if actors == 1:
-            actor = vec._actors[0]
-            obs, info = ray.get(actor.reset.remote([1], None))[0]
-            step = ray.get(actor.step.remote(calls([info["task"]])))
-            total, arrays = shipped_bytes(step)
-            figures["bytes_per_step"], figures["array_bytes_per_step"] = total, arrays
-            figures["image_bytes_per_obs"] = int(obs["image"].nbytes + obs["target"].nbytes)
-            figures["image_shape"] = list(obs["image"].shape)
-            figures["pss_per_env_mib"] = round(tree_pss(vec.actor_pids()[0]) / 1024**2)
-        vec.close()
-    ray.shutdown()
+        configurations[f"ray_{actors}"] = Timed(vec)
     for envs in (1, 2):
-        vec = make_vector_env(ENV, tasks, envs, asynchronous=True, **kwargs)
-        sps, score = timed(vec, args.rounds)
-        figures[f"local_sps_{envs}"], figures[f"local_score_{envs}"] = round(sps, 2), score
-        vec.close()
+        configurations[f"local_{envs}"] = Timed(
+            make_vector_env(ENV, tasks, envs, asynchronous=True, **kwargs)
+        )
+    for _ in range(args.rounds):
+        for timed in configurations.values():
+            timed.block(args.block)
+    for name, timed in configurations.items():
+        figures[f"sps_{name}"] = round(timed.sps, 3)
+        figures[f"score_{name}"] = float(np.mean(timed.scores))
+    sps = {name: timed.sps for name, timed in configurations.items()}
+    figures["ratio_ray_2_over_1"] = round(sps["ray_2"] / sps["ray_1"], 2)
+    figures["ratio_local_2_over_1"] = round(sps["local_2"] / sps["local_1"], 2)
+    figures["ratio_ray_over_local_1"] = round(sps["ray_1"] / sps["local_1"], 2)
+    figures["ratio_ray_over_local_2"] = round(sps["ray_2"] / sps["local_2"], 2)
+    actor = configurations["ray_1"].vec._actors[0]
+    (reset,), _ = ray.get(actor.reset.remote([1], None))
+    obs, info = reset
+    step = ray.get(actor.step.remote(calls([info["task"]])))
+    figures["bytes_per_step_ending_episode"] = shipped_bytes(step)[0]
+    (inside,), recordings = step
+    figures["bytes_per_step_inside_episode"] = shipped_bytes(([(*inside[:5], None)], recordings))[0]
+    figures["image_bytes_per_obs"] = int(obs["image"].nbytes + obs["target"].nbytes)
+    figures["image_shape"] = list(obs["image"].shape)
+    figures["pss_per_env_mib"] = round(
+        tree_pss(configurations["ray_1"].vec.actor_pids()[0]) / 1024**2
+    )
+    for timed in configurations.values():
+        timed.vec.close()
+    ray.shutdown()
+    figures["load_before"], figures["load_after"] = load, [round(x, 1) for x in os.getloadavg()]
+    figures["command"] = " ".join(sys.argv)
     print(json.dumps(figures, indent=2))
 
 

@@ -22,11 +22,15 @@ from conftest import wait_until
 from toolgym.agents import ray_runners
 from toolgym.agents.ray_runners import ActorPool, RayAddressError, RayVectorEnv
 from toolgym.agents.vector import make_vector_env, play_queued
+from toolgym.envs.episode_log import read_run
+from toolgym.envs.replay import verify_episode
 from toolgym.envs.suites import get_suite, get_task
 
 ENV = "toolgym/CadQuery-v0"
-ENV_KWARGS = {"suite": "primitives", "max_steps": 1, "view_size": 16, "final_tier": "cheap"}
-TASKS = [t.id for t in get_suite("primitives").split("train")[:4]]  # one-call parts
+ENV_KWARGS = {"suite": "primitives", "max_steps": 2, "view_size": 16, "final_tier": "cheap"}
+TRAIN = [t.id for t in get_suite("primitives").split("train")]
+TASKS = TRAIN[:4]  # one-call parts
+WRONG = '{"name": "no_such_tool", "arguments": {}}'  # a failed step: the part stays as it was
 
 
 @pytest.fixture(scope="module")
@@ -55,9 +59,12 @@ def cluster():
     nodes.shutdown()
 
 
-def oracle(observations, current):
-    """Each task's reference call (one-call tasks)."""
-    return [get_task(task).tool_calls[0] for task in current]
+def two_calls(observations, current):
+    """A failed call, then the task's reference: episodes of two steps that pass."""
+    return [
+        WRONG if step == 0 else get_task(task).tool_calls[0]
+        for step, task in zip(observations["step"], current, strict=True)
+    ]
 
 
 def kill(pid: int) -> None:
@@ -72,55 +79,139 @@ def _zombie(pid: int) -> bool:
         return True
 
 
-def test_actors_match_local_workers_and_send_compact_arrays(cluster):
-    vec = RayVectorEnv(ENV, TASKS, 2, **ENV_KWARGS)
+def played(folder: Path) -> list[tuple[str, list[float]]]:
+    """(task, rewards) of each recorded episode in ``folder`` that took a step, in name order."""
+    return [
+        (e.reset["task"], [line["reward"] for line in e.steps if "reward" in line])
+        for e in read_run(folder)
+        if e.steps
+    ]
+
+
+@pytest.fixture(scope="module")
+def local_results(tmp_path_factory):
+    """The queued tasks played by local (in-process) workers, recorded."""
+    folder = tmp_path_factory.mktemp("local-recording")
+    vec = make_vector_env(ENV, TRAIN, 2, asynchronous=False, record=str(folder), **ENV_KWARGS)
     try:
+        return play_queued(vec, TASKS, two_calls, seed=3), played(folder)
+    finally:
+        vec.close()
+
+
+@pytest.fixture(scope="class")
+def vec(cluster, tmp_path_factory):
+    """Two envs in two actors (one per node: the cluster's two CPUs), recording."""
+    envs = RayVectorEnv(ENV, TRAIN, 2, record=tmp_path_factory.mktemp("recording"), **ENV_KWARGS)
+    yield envs
+    envs.close()
+
+
+class TestVectorEnv:
+    def test_actors_match_local_workers_send_arrays_and_record_here(self, vec, local_results):
         assert len(set(vec.actor_pids())) == 2  # one actor per node: a CPU each
         observations, _ = vec.reset(seed=11)
         assert observations["image"].dtype == np.uint8 and observations["image"].shape[0] == 2
-        remote = play_queued(vec, TASKS, oracle, seed=3)
-    finally:
-        vec.close()
-    local_vec = make_vector_env(ENV, TASKS, 2, asynchronous=False, **ENV_KWARGS)
-    try:
-        local = play_queued(local_vec, TASKS, oracle, seed=3)
-    finally:
-        local_vec.close()
-    assert remote == local  # task, exact final score, passed, steps: in the same order
-    assert all(score > 0.9 for _, score, _, _ in remote)
+        remote = play_queued(vec, TASKS, two_calls, seed=3)
+        local, local_recorded = local_results
+        assert remote == local  # task, exact final score, passed, steps: in the same order
+        assert all(score > 0.9 and steps == 2 for _, score, _, steps in remote)
+        # Each finished episode's recording was sent here as it ended: the same episodes and
+        # rewards as the local recorders wrote, and it replays step for step.
+        assert sorted(played(vec._record)) == sorted(local_recorded)
+        episodes = [e for e in read_run(vec._record) if e.steps]
+        assert len(episodes) == len(TASKS) and verify_episode(episodes[0]) is None
 
+    def test_actor_killed_mid_rollout_loses_no_episode(self, vec, local_results):
+        calls = []
+        before = {p.name for p in vec._record.iterdir()}
 
-def test_actor_killed_mid_rollout_reruns_only_its_episode(cluster):
-    vec = RayVectorEnv(ENV, TASKS, 2, **ENV_KWARGS)
-    calls = []
+        def choose(observations, current):
+            calls.append(list(current))
+            if len(calls) == 2:  # mid-episode: each env took its first call of two
+                kill(vec.actor_pids()[0])
+            return two_calls(observations, current)
 
-    def choose(observations, current):
-        calls.append(list(current))
-        if len(calls) == 2:  # the second round of episodes is in flight: lose actor 0
-            kill(vec.actor_pids()[0])
-        return oracle(observations, current)
-
-    try:
+        restarts, replayed = vec.restarts, vec.replayed_steps
         results = play_queued(vec, TASKS, choose, seed=3)
-        assert vec.restarts == 1
-    finally:
-        vec.close()
-    lost_task = calls[1][0]
-    assert sorted(t for t, *_ in results) == sorted(TASKS)  # every task played to its end once
-    assert [t for t, *_ in results].count(lost_task) == 1
-    # The rerun episode is the one a fault-free run plays: same score, one step.
-    assert all(score > 0.9 and passed and steps == 1 for _, score, passed, steps in results)
+        assert vec.restarts == restarts + 1 and vec.replayed_steps == replayed + 1
+        # The new actor replayed env 0's episode (its reset, its first call), then took the call
+        # in flight: the caller saw the same episodes, scores and step counts as without the loss.
+        assert results == local_results[0]
+        new = vec._record / "new"
+        new.mkdir()
+        for path in vec._record.iterdir():
+            if path.name not in before and path != new:
+                path.rename(new / path.name)
+        assert sorted(played(new)) == sorted(local_results[1])  # each recorded once, whole
+
+    def test_trainer_iteration_completes_with_whole_episodes_through_a_lost_actor(
+        self, cluster, vec, tmp_path, monkeypatch
+    ):
+        """The trainer on these actors (the last test of the class: it closes them)."""
+        from toolgym.agents import train
+        from toolgym.agents.policy import PolicyConfig
+        from toolgym.agents.ppo import PPOConfig
+
+        def config(out, ray):
+            return train.TrainConfig(
+                suite="primitives", steps=8, num_envs=2, num_steps=4, max_steps=2,
+                view_size=16, out=str(out), progress=False, ray=ray, asynchronous=False,
+                policy=PolicyConfig(image_size=16, hidden=32, embed=8, prompt_bytes=32,
+                                    feedback_bytes=16),
+                ppo=PPOConfig(num_minibatches=2, update_epochs=1),
+            )  # fmt: skip
+
+        quiet = {"log": lambda _: None}
+        local = train.Trainer(config(tmp_path / "local", None), **quiet).train(resume=False)
+
+        def these_actors(env_id, task_ids, num_envs, asynchronous, ray=None, **kwargs):
+            assert (ray, list(task_ids), kwargs) == (cluster.address, TRAIN, ENV_KWARGS)
+            return vec
+
+        steps = []
+        step = RayVectorEnv.step
+
+        def step_losing_an_actor(self, actions):
+            steps.append(1)
+            if len(steps) == 2:  # episodes of two calls are in flight
+                kill(self.actor_pids()[1])
+            return step(self, actions)
+
+        monkeypatch.setattr(train, "make_vector_env", these_actors)
+        monkeypatch.setattr(RayVectorEnv, "step", step_losing_an_actor)
+        restarts = vec.restarts
+        row = train.Trainer(config(tmp_path / "ray", cluster.address), **quiet).train(resume=False)
+        assert vec.restarts == restarts + 1
+        assert row["iteration"] == 1 and row["env_steps"] == 8
+        # Whole episodes, none cut: the iteration local workers give for the same seed.
+        for key in ("episodes", "return", "score", "success_rate", "policy_loss", "value_loss"):
+            assert row[key] == pytest.approx(local[key], rel=1e-5, abs=1e-7), key
+        assert (tmp_path / "ray" / "checkpoints" / "latest.pt").exists()
 
 
-def test_run_episodes_on_actors_match_local(cluster, tmp_path):
+def test_run_episodes_on_actors_match_local_and_record_here(cluster, tmp_path):
     from toolgym.agents.runner import run_episodes
 
     kwargs = dict(episodes=2, seed=4, suite="primitives", max_steps=2, action_mode="tool")
-    local = [e.to_dict() for e in run_episodes(ENV, "random", **kwargs)]
-    remote = [e.to_dict() for e in ray_runners.run_episodes(ENV, "random", out=tmp_path, **kwargs)]
+    local = [e.to_dict() for e in run_episodes(ENV, "random", record=tmp_path / "local", **kwargs)]
+    remote = [
+        e.to_dict()
+        for e in ray_runners.run_episodes(
+            ENV, "random", out=tmp_path / "renders", record=tmp_path / "ray", **kwargs
+        )
+    ]
     keys = ("task", "steps", "score", "passed", "errors")
     assert [[e[k] for k in keys] for e in remote] == [[e[k] for k in keys] for e in local]
-    assert sorted(p.name for p in tmp_path.iterdir()) == [Path(e["render"]).name for e in remote]
+    renders = sorted(p.name for p in (tmp_path / "renders").iterdir())
+    assert renders == [Path(e["render"]).name for e in remote]
+    # Episode k's recording is the folder numbered k, as a local run's: same tasks, same rewards.
+    assert sorted(played(tmp_path / "ray")) == sorted(played(tmp_path / "local"))
+
+    def names(folder):  # the folders' names without the recording process's id
+        return [p.name.rsplit("-p", 1)[0] for p in sorted(folder.iterdir())]
+
+    assert names(tmp_path / "ray") == names(tmp_path / "local")
 
 
 def test_verify_batch_across_actors_resumes_after_interruption_and_a_lost_actor(
@@ -165,32 +256,34 @@ def test_verify_batch_across_actors_resumes_after_interruption_and_a_lost_actor(
     assert all(r["passed"] and r["score"] > 0.99 for r in results)
 
 
-def test_trainer_iteration_completes_through_a_lost_actor(cluster, tmp_path, monkeypatch):
-    from toolgym.agents.policy import PolicyConfig
-    from toolgym.agents.ppo import PPOConfig
-    from toolgym.agents.train import TrainConfig, Trainer
+def test_mixed_tools_on_actors_match_local_workers_and_record_here(cluster, tmp_path):
+    mix = "cadquery:primitives,scene:scene-layout"
+    tasks = ["primitives/primitive/train-0", "scene-layout/dining/train-0"]
+    kwargs = {"mix": mix, "max_steps": 1, "view_size": 16, "final_tier": "cheap"}
+    tool = {"primitives": "cadquery", "scene-layout": "scene"}
 
-    config = TrainConfig(
-        suite="primitives", steps=8, num_envs=2, num_steps=4, max_steps=2, view_size=16,
-        out=str(tmp_path), progress=False, ray=cluster.address,
-        policy=PolicyConfig(image_size=16, hidden=32, embed=8, prompt_bytes=32, feedback_bytes=16),
-        ppo=PPOConfig(num_minibatches=2, update_epochs=1),
-    )  # fmt: skip
-    steps, restarts = [], []
-    step = RayVectorEnv.step
+    def first_calls(observations, current):
+        calls = []
+        for task in current:
+            call = get_task(task).tool_calls[0]
+            call = json.loads(call) if isinstance(call, str) else dict(call)
+            call["name"] = f"{tool[task.split('/')[0]]}.{call['name']}"  # the mixed grammar's
+            calls.append(json.dumps(call))
+        return calls
 
-    def step_losing_an_actor(self, actions):
-        steps.append(1)
-        if len(steps) == 2:
-            kill(self.actor_pids()[1])
-        result = step(self, actions)
-        restarts.append(self.restarts)
-        return result
-
-    monkeypatch.setattr(RayVectorEnv, "step", step_losing_an_actor)
-    row = Trainer(config, log=lambda _: None).train(resume=False)
-    assert row["iteration"] == 1 and row["env_steps"] == 8 and restarts[-1] == 1
-    assert np.isfinite(row["policy_loss"]) and (tmp_path / "checkpoints" / "latest.pt").exists()
+    results = {}
+    for where in ("local", "ray"):
+        vec = make_vector_env(
+            "", tasks, 1, asynchronous=False, record=str(tmp_path / where),
+            ray=cluster.address if where == "ray" else None, **kwargs,
+        )  # fmt: skip
+        try:
+            results[where] = play_queued(vec, tasks, first_calls, seed=5)
+        finally:
+            vec.close()
+    assert results["ray"] == results["local"]
+    assert sorted(t for t, *_ in results["ray"]) == sorted(tasks)
+    assert sorted(played(tmp_path / "ray")) == sorted(played(tmp_path / "local"))
 
 
 def test_unreachable_address_fails_in_seconds_naming_it(tmp_path):
@@ -205,3 +298,40 @@ def test_unreachable_address_fails_in_seconds_naming_it(tmp_path):
     assert done.returncode == 2, done.stderr
     assert "127.0.0.1:9" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert time.monotonic() - started < 60  # the interpreter's start-up included
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["train", "--out", "{tmp}/run"], ["eval", "--checkpoint", "{tmp}/model.pt"],
+     ["run", "--episodes", "1"],
+     ["verify", "--suite", "primitives", "--scripts", "{tmp}", "--out", "{tmp}/r.jsonl"]],
+)  # fmt: skip
+def test_ray_without_an_address_starts_a_local_ray_in_every_command(command, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from toolgym.cli import app
+
+    (tmp_path / "model.pt").write_bytes(b"")
+    asked = []
+
+    def start(address=None, num_cpus=None):
+        asked.append(address)
+        raise RayAddressError(f"stopped before starting Ray at {address}")
+
+    monkeypatch.setattr(ray_runners, "start", start)
+    args = [a.replace("{tmp}", str(tmp_path)) for a in command]
+    for line in ([*args, "--ray"], [args[0], "--ray", *args[1:]]):  # last, or before an option
+        done = CliRunner().invoke(app, line)
+        assert done.exit_code == 2 and "stopped before starting Ray at local" in done.output
+    assert asked == ["local", "local"]
+
+
+def test_ray_is_refused_where_nothing_runs_on_it(tmp_path):
+    from typer.testing import CliRunner
+
+    from toolgym.cli import app
+
+    line = ["verify", "--candidate", "a.step", "--reference", "b.step", "--ray"]
+    done = CliRunner().invoke(app, line)
+    assert done.exit_code == 2
+    assert "--ray is for batch mode (--suite NAME --scripts DIR)" in done.output

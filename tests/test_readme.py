@@ -76,21 +76,23 @@ SKIPPED = {
     "make demo": "the set-up and the demo take minutes; test_make_demo_ends_with_what_to_look_at "
     "checks its recipe, and its steps are the doctor transcript and `run --out`, run here",
     "make test": "this is the test suite",
-    ".venv/bin/toolgym train --suite primitives --steps 1024 --max-steps 1 --num-envs 2 "
-    "--ray local --out runs/ray": "a training run on Ray, minutes; test_ray runs the trainer "
-    "on a two-node cluster",
+    ".venv/bin/toolgym train --suite primitives --steps 1024 --max-steps 1 --num-envs 2 --ray "
+    "--out runs/ray": "a training run on Ray, minutes; test_ray runs the trainer on a two-node "
+    "cluster and checks that every command reads a bare --ray as a local Ray",
     "ray start --head --port 6379 --num-cpus 0": "starts a cluster's head; test_ray starts a "
     "two-node cluster on loopback",
     "ray start --address HEAD:6379": "joins a cluster on another machine",
-    ".venv/bin/toolgym train --suite primitives --num-envs 64 --num-steps 32 --ray HEAD:6379 "
-    "--out runs/cluster": "needs a cluster of 64 CPUs",
-    ".venv/bin/toolgym eval --checkpoint runs/cluster/checkpoints/latest.pt --ray HEAD:6379": (
-        "needs the cluster and the run above"
-    ),
+    ".venv/bin/toolgym train --mix cadquery:primitives,scene:scene-layout --num-envs 64 "
+    "--num-steps 32 --ray HEAD:6379 --out runs/cluster": "needs a cluster of 64 CPUs; test_ray "
+    "plays mixed tools on actors",
+    ".venv/bin/toolgym eval --checkpoint runs/cluster/checkpoints/latest.pt --ray HEAD:6379 "
+    "--record runs/cluster-eval": "needs the cluster and the run above; test_ray records a "
+    "vector env's episodes on actors",
     ".venv/bin/toolgym verify --suite curated --scripts solutions/ --jobs 64 --ray HEAD:6379 "
     "--out results.jsonl": "needs a cluster; test_ray verifies a batch across actors",
     ".venv/bin/toolgym run --agent random --suite primitives --episodes 64 --ray HEAD:6379 "
-    "--out renders/": "needs a cluster; test_ray compares run_episodes on actors with local ones",
+    "--out renders/ --record runs/random-ray": "needs a cluster; test_ray compares run_episodes "
+    "on actors with local ones, renders and recordings",
     ".venv/bin/toolgym run --agent oracle --suite curated": "every curated task, minutes; "
     "test_cadquery_env's oracle sweep runs the same episodes",
 }

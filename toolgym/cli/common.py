@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
 from toolgym._version import __version__
 
@@ -17,8 +18,33 @@ if TYPE_CHECKING:
     from toolgym.envs.domains import Domain
     from toolgym.envs.sandbox import Limits
 
+# Options whose value may be left out, and the value they then take: `--ray` alone starts a
+# local Ray (Typer has no optional-value options, so the command line is completed first).
+BARE_OPTIONS = {"--ray": "local"}
+
+
+class _Commands(TyperGroup):
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, complete_bare_options(args))
+
+
+def complete_bare_options(args: list[str]) -> list[str]:
+    """``args`` with each of :data:`BARE_OPTIONS` given without a value (last, or followed by
+    another option) given its default value: ``--ray --num-envs 4`` -> ``--ray=local ...``."""
+    done: list[str] = []
+    for k, arg in enumerate(args):
+        if arg == "--":  # what follows is not options
+            return done + args[k:]
+        following = args[k + 1] if k + 1 < len(args) else None
+        if arg in BARE_OPTIONS and (following is None or following.startswith("-")):
+            arg = f"{arg}={BARE_OPTIONS[arg]}"
+        done.append(arg)
+    return done
+
+
 app = typer.Typer(
     help="toolgym: agents that operate professional tools by writing scripts.",
+    cls=_Commands,
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )

@@ -1,4 +1,4 @@
-"""``--ray ADDRESS``: what ``run``, ``eval``, ``verify`` and ``train`` share to run on Ray."""
+"""``--ray [ADDRESS]``: what ``run``, ``eval``, ``verify`` and ``train`` share to run on Ray."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ RayAddress = Annotated[
     str | None,
     typer.Option(
         "--ray",
-        metavar="ADDRESS",
-        help="Run the envs in Ray actors: local (a Ray started on this machine), HOST:PORT of "
-        "a cluster's head (`ray start --head`), or auto.",
+        metavar="[ADDRESS]",
+        help="Run the envs in Ray actors. Alone (or local): a Ray started on this machine "
+        "(127.0.0.1, no dashboard, all its CPUs); HOST:PORT of a cluster's head "
+        "(`ray start --head`); auto: the cluster this machine is in.",
     ),
 ]
 

@@ -92,10 +92,6 @@ def train(
         eval_episodes=eval_episodes, record_eval=record_eval, device=device,
         final_tier=final_tier, ray=ray, mix=mix, overlap=overlap,
     )  # fmt: skip
-    if ray is not None and record_eval:
-        fail("--record-eval is not supported with --ray")
-    if ray is not None and mix is not None:
-        fail("--mix is not supported with --ray yet")
     connect(ray)
     config.sampling.enabled = sampler
     config.ppo.learning_rate, config.ppo.update_epochs = learning_rate, update_epochs
@@ -144,8 +140,6 @@ def evaluate(
         fail(f"--split must be train or test, got {split!r}")
     if record is not None:
         check_writable_folder(record, "--record", "the recording")
-    if ray is not None and record is not None:
-        fail("--record is not supported with --ray")
     check_device(device)
     connect(ray)
     try:

@@ -82,6 +82,8 @@ def verify(
             "give exactly one of: --task ID --script FILE | --candidate A --reference B | "
             "--suite NAME --scripts DIR"
         )
+    if ray is not None and chosen[0] != "batch":
+        fail("--ray is for batch mode (--suite NAME --scripts DIR); a single verdict runs here")
     if chosen[0] == "files":
         _verify_files(candidate, reference, tier, alignment)
     elif chosen[0] == "task":
@@ -185,6 +187,7 @@ def _verify_batch(
         fail(f"{scripts} is a file; --scripts takes a folder with one <task name>.py per task")
     if not scripts.is_dir():
         fail(f"{scripts}: no such folder")
+    verify_batch = batch_verifier(ray)  # with --ray: connected now, verified in Ray actors
     problem = results_file_problem(out)
     if problem and not (force and out.suffix == ".jsonl" and out.is_file()):
         fail(problem)
@@ -201,7 +204,6 @@ def _verify_batch(
         held.truncate(0)
     ids = {t.id for t in suite.tasks}
     remaining = len(ids - done_tasks(out))
-    verify_batch = batch_verifier(ray)  # with --ray: scripts verified in Ray actors
     with Progress(console=err_console, transient=True) as progress:
         bar = progress.add_task(f"verifying {suite.name}", total=remaining)
         try:
