@@ -41,21 +41,31 @@ from toolgym.agents.llm import (
 )
 from toolgym.envs.suites import get_suite
 
+# Top-level names of the framework's packages that the checkout's own folders share.
+SHADOWED = ("verifiers", "renderers")
+
 
 @functools.cache
 def framework() -> Any:
-    """The ``verifiers`` package (its classic API). A checkout's own ``verifiers/`` folder (the
-    source of ``toolgym.verifiers``) shadows it when the checkout's root is on ``sys.path``
-    (``python -m pytest`` there), so the root is left out while it is imported."""
+    """The ``verifiers`` package, its classic API loaded. A checkout's own ``verifiers/`` and
+    ``renderers/`` folders (the sources of ``toolgym.verifiers`` and ``toolgym.renderers``)
+    shadow the framework's packages of those names when the checkout's root is on
+    ``sys.path`` (``python -m pytest`` there), so the root is left out while they load."""
     root = Path(__file__).resolve().parents[1]
-    module = sys.modules.get("verifiers")
-    if module is not None and Path(getattr(module, "__file__", "") or "").parent.parent == root:
-        del sys.modules["verifiers"]  # the checkout's folder, imported by that name
+    for name in SHADOWED:
+        module = sys.modules.get(name)
+        if (
+            module is not None
+            and Path(getattr(module, "__file__", None) or "/").parent.parent == root
+        ):
+            del sys.modules[name]  # the checkout's folder, imported under that name
     saved = sys.path[:]
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != root]
     try:
         import verifiers
-    except ImportError as exc:
+
+        verifiers.MultiTurnEnv  # noqa: B018 - loads the classic API (and renderers) now
+    except (ImportError, AttributeError) as exc:
         raise ImportError(
             f"the verifiers adapter needs `pip install 'toolgym[verifiers]'` ({exc})"
         ) from None
