@@ -14,8 +14,9 @@ the classic API of ``verifiers`` 0.3, ``verifiers.legacy`` there):
   message. The rollout ends when the env ends the episode (the part passes, or ``max_steps``)
   or when the model replies without a tool call (the final tier then scores the part as is).
 - **Rubric**: ``toolgym_score``, the episode's exact final score from toolgym's verifier (weight
-  1); ``toolgym_passed`` and ``toolgym_steps`` are metrics (weight 0). A verifier that could not
-  score raises in the rubric (verifiers records the error), never a silent 0.
+  1); ``toolgym_passed`` and ``toolgym_steps`` are metrics (weight 0). A rollout toolgym could
+  not start, step or score has ``error`` set (verifiers' mark of a failed rollout; its reward
+  reads 0), never a plain 0, and the other rollouts go on.
 
 Env steps run in worker threads, so rollouts of one ``evaluate`` run side by side.
 """
@@ -149,10 +150,13 @@ def _environment_class(vf: Any) -> type:
 
         async def setup_state(self, state: Any) -> Any:
             task = state["info"]["toolgym_task"]
-            env = await asyncio.to_thread(gym.make, self.toolgym_id, **self.toolgym_kwargs)
-            observation, _ = await asyncio.to_thread(env.reset, seed=0, options={"task": task})
-            state["toolgym_env"] = env
             state["toolgym"] = {"task": task, "steps": 0, "final": None}
+            try:
+                env = await asyncio.to_thread(gym.make, self.toolgym_id, **self.toolgym_kwargs)
+                state["toolgym_env"] = env
+                observation, _ = await asyncio.to_thread(env.reset, seed=0, options={"task": task})
+            except Exception as exc:  # the rollout fails; the others go on
+                raise vf.InfraError(f"toolgym: {task!r} did not start: {_line(exc)}") from None
             if self.image_size > 0:  # the same two messages, the target's views added
                 system, user = first_messages(env, observation, self.image_size)
                 state["prompt"] = [vf.SystemMessage(**system), vf.UserMessage(**user)]
@@ -171,9 +175,12 @@ def _environment_class(vf: Any) -> type:
                         vf.ToolMessage(content=f"error: {problem}", tool_call_id=call.id)
                     )
                     continue
-                observation, _, terminated, truncated, info = await asyncio.to_thread(
-                    env.step, action
-                )
+                try:  # step() never raises for what the model sent; this is a broken env
+                    observation, _, terminated, truncated, info = await asyncio.to_thread(
+                        env.step, action
+                    )
+                except Exception as exc:
+                    raise vf.InfraError(f"toolgym: a step failed: {_line(exc)}") from None
                 record["steps"], stepped = record["steps"] + 1, True
                 feedback = str(observation["feedback"])
                 replies.append(vf.ToolMessage(content=feedback, tool_call_id=call.id))
@@ -195,30 +202,38 @@ def _environment_class(vf: Any) -> type:
 
         @vf.cleanup
         async def finish_episode(self, state: Any) -> None:
-            """Score a part the env did not end (final tier) and close the env."""
-            env = state.pop("toolgym_env", None)
-            if env is None:
+            """Score a part the env did not end (final tier), close the env, and mark the
+            rollout failed (``state["error"]``) where toolgym could not score it."""
+            env, record = state.pop("toolgym_env", None), state.get("toolgym")
+            if env is None or record is None:
                 return
-            record = state["toolgym"]
             try:
-                if record["final"] is None:
+                if record["final"] is None and state.get("error") is None:
                     _, info = await asyncio.to_thread(env.unwrapped.finish)
                     record["final"] = info.get("final_report") or {}
+            except Exception as exc:
+                state["error"] = vf.InfraError(f"toolgym: finish failed: {_line(exc)}")
             finally:
                 await asyncio.to_thread(env.close)
+            score = (record["final"] or {}).get("score")
+            if score is None and state.get("error") is None:
+                why = (record["final"] or {}).get("error") or "no final score"
+                state["error"] = vf.InfraError(f"toolgym could not score {record['task']!r}: {why}")
 
     return ToolgymEnv
 
 
+def _line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"
+
+
 def _rubric(vf: Any) -> Any:
     async def toolgym_score(state: Any) -> float:
-        """The episode's exact final score from toolgym's verifier, in [0, 1]."""
-        final = (state.get("toolgym") or {}).get("final") or {}
-        if final.get("score") is None:
-            task = (state.get("toolgym") or {}).get("task")
-            why = final.get("error") or "the episode did not reach its final score"
-            raise RuntimeError(f"toolgym could not score task {task!r}: {why}")
-        return float(final["score"])
+        """The episode's exact final score from toolgym's verifier, in [0, 1]; 0 only beside
+        the rollout's ``error`` (``finish_episode``) when there is none."""
+        score = ((state.get("toolgym") or {}).get("final") or {}).get("score")
+        return 0.0 if score is None else float(score)
 
     async def toolgym_passed(state: Any) -> float:
         return float(bool(((state.get("toolgym") or {}).get("final") or {}).get("passed")))
