@@ -10,7 +10,7 @@ import pytest
 from scripted_models import OracleModel, prompt_of
 
 from toolgym.agents import verifiers_env
-from toolgym.agents.endpoint import ScriptedEndpoint, tool_call
+from toolgym.agents.endpoint import Reply, ScriptedEndpoint, tool_call
 from toolgym.envs.suites import get_suite
 
 try:
@@ -27,27 +27,29 @@ def test_the_rubric_is_the_episodes_exact_score():
     # verifiers' own loader: it imports `toolgym` and calls its load_environment.
     env = vf.load_environment("toolgym", suite="primitives", image_size=32, **TOOL)
     assert isinstance(env, vf.MultiTurnEnv)
-    tasks = get_suite("primitives").split("test")[:2]
-    assert [row["info"]["toolgym_task"] for row in env.get_eval_dataset(n=2)] == [
+    tasks = get_suite("primitives").split("test")[:3]
+    assert [row["info"]["toolgym_task"] for row in env.get_eval_dataset(n=3)] == [
         t.id for t in tasks
     ]
-    oracle, wrong_task = OracleModel("primitives", "tool"), tasks[1]
+    oracle, wrong_task, broken_task = OracleModel("primitives", "tool"), tasks[1], tasks[2]
     wrong = [
         tool_call("add_box", "{not json"),  # the env's own error, one failed step
         tool_call("add_box", {"length": 1, "width": 1, "height": 1}, "call_1"),
         {"content": "Done."},
     ]
 
-    def model(body):  # the second task gets a bad model, the first the oracle
+    def model(body):  # the oracle, a bad model, an endpoint that refuses
+        if prompt_of(body) == broken_task.prompt:
+            return Reply(400, {"error": {"message": "this endpoint is broken"}})
         if prompt_of(body) != wrong_task.prompt:
             return oracle(body)
         return wrong[sum(m["role"] == "assistant" for m in body["messages"])]
 
     with ScriptedEndpoint(model) as endpoint:
         client = vf.OpenAIChatCompletionsClient(AsyncOpenAI(base_url=endpoint.url, api_key="-"))
-        results = env.evaluate_sync(client, "scripted", num_examples=2, max_concurrent=2)
+        results = env.evaluate_sync(client, "scripted", num_examples=3, max_concurrent=3)
     by_task = {o["info"]["toolgym_task"]: o for o in results["outputs"]}
-    good, bad = by_task[tasks[0].id], by_task[tasks[1].id]
+    good, bad, broken = (by_task[t.id] for t in tasks)
 
     assert good["error"] is None and good["reward"] == pytest.approx(1.0, abs=1e-9)
     assert good["metrics"]["toolgym_passed"] == 1.0
@@ -56,6 +58,9 @@ def test_the_rubric_is_the_episodes_exact_score():
     assert bad["reward"] == bad["metrics"]["toolgym_score"]  # weight 1: the reward is the score
     assert bad["metrics"]["toolgym_passed"] == 0.0 and bad["metrics"]["toolgym_steps"] == 2
     assert bad["stop_condition"] == "no_tool_call"
+    # A rollout that failed is marked so (not a plain 0) and the others went on.
+    assert "this endpoint is broken" in broken["error"]["error_chain_repr"]
+    assert broken["metrics"]["toolgym_steps"] == 0
 
     # What the model saw: the registry's tools, the target's views, the env's feedback.
     first = endpoint.requests[0]
