@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,7 @@ def load_environment(
     eval_split: str | None = "test",
     env_id: str = "toolgym/CadQuery-v0",
     image_size: int = 0,
+    max_envs: int | None = None,
     **env_kwargs: Any,
 ) -> Any:
     """A ``vf.MultiTurnEnv`` over ``suite``'s ``split`` (``eval_split``: its eval dataset).
@@ -90,6 +92,8 @@ def load_environment(
         suite: a toolgym suite (``toolgym suites`` lists them).
         env_id: the toolgym env; ``env_kwargs`` its arguments (``action_mode``, ``max_steps``...).
         image_size: pixels of the longer side of each picture in the messages (0: text only).
+        max_envs: envs (sandbox sessions) open at once, whatever verifiers' concurrency; further
+            rollouts wait for one to close. Default: the machine's CPU count.
     Raises ``ValueError`` for an unknown suite or split, or bad env arguments.
     """
     vf = framework()
@@ -114,6 +118,7 @@ def load_environment(
         env_id=env_id,
         toolgym_kwargs={"suite": suite, "split": split, **env_kwargs},
         image_size=image_size,
+        max_envs=max_envs or os.cpu_count() or 1,
         dataset=rows(split),
         eval_dataset=rows(eval_split) if eval_split else None,
         tool_defs=tools,
@@ -142,15 +147,24 @@ def _environment_class(vf: Any) -> type:
             env_id: str,
             toolgym_kwargs: dict[str, Any],
             image_size: int = 0,
+            max_envs: int = 1,
             **kwargs: Any,
         ) -> None:
             super().__init__(rubric=_rubric(vf), **kwargs)
             self.toolgym_id, self.toolgym_kwargs = env_id, toolgym_kwargs
             self.image_size = image_size
+            self.max_envs = max_envs  # bounds the sandboxes, not the model's concurrency
+            self._slots: dict[int, asyncio.Semaphore] = {}  # one per event loop
+
+        def env_slots(self) -> asyncio.Semaphore:
+            loop = id(asyncio.get_running_loop())  # evaluate_sync runs a loop per call
+            return self._slots.setdefault(loop, asyncio.Semaphore(self.max_envs))
 
         async def setup_state(self, state: Any) -> Any:
             task = state["info"]["toolgym_task"]
             state["toolgym"] = {"task": task, "steps": 0, "final": None}
+            await self.env_slots().acquire()  # released by finish_episode, which always runs
+            state["toolgym_slot"] = True
             try:
                 env = await asyncio.to_thread(gym.make, self.toolgym_id, **self.toolgym_kwargs)
                 state["toolgym_env"] = env
@@ -204,6 +218,13 @@ def _environment_class(vf: Any) -> type:
         async def finish_episode(self, state: Any) -> None:
             """Score a part the env did not end (final tier), close the env, and mark the
             rollout failed (``state["error"]``) where toolgym could not score it."""
+            try:
+                await self._finish(state)
+            finally:
+                if state.pop("toolgym_slot", False):
+                    self.env_slots().release()
+
+        async def _finish(self, state: Any) -> None:
             env, record = state.pop("toolgym_env", None), state.get("toolgym")
             if env is None or record is None:
                 return

@@ -25,7 +25,8 @@ def test_the_rubric_is_the_episodes_exact_score():
     from openai import AsyncOpenAI
 
     # verifiers' own loader: it imports `toolgym` and calls its load_environment.
-    env = vf.load_environment("toolgym", suite="primitives", image_size=32, **TOOL)
+    # max_envs=2: the third rollout waits for a sandbox while verifiers runs three at once.
+    env = vf.load_environment("toolgym", suite="primitives", image_size=32, max_envs=2, **TOOL)
     assert isinstance(env, vf.MultiTurnEnv)
     tasks = get_suite("primitives").split("test")[:3]
     assert [row["info"]["toolgym_task"] for row in env.get_eval_dataset(n=3)] == [
