@@ -94,8 +94,10 @@ def load_environment(
         image_size: pixels of the longer side of each picture in the messages (0: text only).
         max_envs: envs (sandbox sessions) open at once, whatever verifiers' concurrency; further
             rollouts wait for one to close. Default: the machine's CPU count.
-    Raises ``ValueError`` for an unknown suite or split, or bad env arguments.
+    Raises ``KeyError`` for an unknown suite, ``ValueError`` for other bad arguments (one line).
     """
+    if image_size < 0 or (max_envs is not None and max_envs < 1):
+        raise ValueError(f"image_size must be ≥ 0 and max_envs ≥ 1, got {image_size}, {max_envs}")
     vf = framework()
     from datasets import Dataset
 

@@ -78,3 +78,5 @@ def test_the_rubric_is_the_episodes_exact_score():
 def test_bad_arguments_are_one_line_errors():
     with pytest.raises(KeyError, match="unknown suite 'no-such-suite'"):
         verifiers_env.load_environment("no-such-suite")
+    with pytest.raises(ValueError, match="max_envs"):
+        verifiers_env.load_environment("primitives", max_envs=0)
