@@ -33,4 +33,14 @@ for _env_id, _inner in STANDARD_ENVIRONMENTS.items():
             kwargs={"env_id": _inner}, disable_env_checker=False,
         )  # fmt: skip
 
-__all__ = ["ENVIRONMENTS", "STANDARD_ENVIRONMENTS", "__version__"]
+
+
+def load_environment(**kwargs: object) -> object:
+    """A suite as a Prime Intellect ``verifiers`` environment: what ``vf.load_environment(
+    "toolgym", suite=...)`` and ``vf-eval toolgym`` call (``toolgym.agents.verifiers_env``)."""
+    from toolgym.agents.verifiers_env import load_environment as load
+
+    return load(**kwargs)  # type: ignore[arg-type]
+
+
+__all__ = ["ENVIRONMENTS", "STANDARD_ENVIRONMENTS", "__version__", "load_environment"]
