@@ -50,6 +50,28 @@ def test_train_and_test_seeds_are_disjoint_and_deterministic():
     assert not train & test
 
 
+@pytest.mark.timeout(600)
+def test_oracle_scores_at_least_099_on_a_task_of_every_family():
+    """`make test`'s share of the sweep below: each procedural family's first test task and
+    every tenth curated task, each one step of the reference program."""
+    curated = [t.id for t in get_suite("curated").tasks][::10]
+    tasks = [*(f"procedural/{name}/test-0" for name in FAMILIES), *curated]
+    env = gym.make("toolgym/CadQuery-v0", max_steps=1)
+    low = []
+    try:
+        for task_id in tasks:
+            env.reset(options={"task": task_id})
+            *_, terminated, _truncated, info = env.step(env.unwrapped.task.reference)
+            score = info.get("final_report", {}).get("score")
+            if not terminated or score is None or score < 0.99:
+                low.append((task_id, score, info.get("error")))
+    finally:
+        env.close()
+    assert not low, low
+    assert len(tasks) >= len(FAMILIES) + 5
+
+
+@pytest.mark.slow
 @pytest.mark.timeout(1800)  # every task of a suite: minutes on a slow or busy 2-core machine
 @pytest.mark.parametrize("suite", ["curated", "procedural"])
 def test_oracle_scores_at_least_099_on_every_task(suite):

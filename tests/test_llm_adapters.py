@@ -103,6 +103,7 @@ def tiny_model_and_tokenizer():
     return LlamaForCausalLM(config), tokenizer
 
 
+@pytest.mark.slow  # imports TRL and trains a tiny model
 def test_a_grpo_run_gets_toolgyms_rewards(tmp_path, monkeypatch):
     """A few GRPO steps with TRL: one completion of each group is the oracle's call, one a
     wrong box; the rewards the trainer logs are the exact scores toolgym gave, and they move
@@ -152,6 +153,7 @@ def get_suite_call(task_id: str) -> str:
     return next(t for t in get_suite("primitives").split("train") if t.id == task_id).tool_calls[0]
 
 
+@pytest.mark.slow  # imports TRL and trains a tiny model
 def test_grpo_with_the_environment_factory_plays_an_episode_per_rollout(tmp_path, monkeypatch):
     """TRL's multi-turn path: a chat template that renders tool calls (one TRL ships), an
     environment per rollout reset with its row's task, and its exact score as the reward. The

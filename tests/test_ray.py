@@ -107,6 +107,7 @@ def vec(cluster, tmp_path_factory):
     envs.close()
 
 
+@pytest.mark.slow  # a two-node Ray cluster: tens of seconds to start
 class TestVectorEnv:
     def test_actors_match_local_workers_send_arrays_and_record_here(self, vec, local_results):
         assert len(set(vec.actor_pids())) == 2  # one actor per node: a CPU each
@@ -190,6 +191,7 @@ class TestVectorEnv:
         assert (tmp_path / "ray" / "checkpoints" / "latest.pt").exists()
 
 
+@pytest.mark.slow
 def test_run_episodes_on_actors_match_local_and_record_here(cluster, tmp_path):
     from toolgym.agents.runner import run_episodes
 
@@ -214,6 +216,7 @@ def test_run_episodes_on_actors_match_local_and_record_here(cluster, tmp_path):
     assert names(tmp_path / "ray") == names(tmp_path / "local")
 
 
+@pytest.mark.slow
 def test_verify_batch_across_actors_resumes_after_interruption_and_a_lost_actor(
     cluster, tmp_path, monkeypatch
 ):
@@ -256,6 +259,7 @@ def test_verify_batch_across_actors_resumes_after_interruption_and_a_lost_actor(
     assert all(r["passed"] and r["score"] > 0.99 for r in results)
 
 
+@pytest.mark.slow
 def test_mixed_tools_on_actors_match_local_workers_and_record_here(cluster, tmp_path):
     mix = "cadquery:primitives,scene:scene-layout"
     tasks = ["primitives/primitive/train-0", "scene-layout/dining/train-0"]

@@ -75,6 +75,7 @@ def test_physics_is_bit_identical_across_processes():
     assert outputs[0] == outputs[1] == runs[0]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_oracle_scores_at_least_099_on_every_curated_task_in_code_mode():
     low = []

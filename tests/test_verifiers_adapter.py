@@ -13,15 +13,21 @@ from toolgym.agents import verifiers_env
 from toolgym.agents.endpoint import Reply, ScriptedEndpoint, tool_call
 from toolgym.envs.suites import get_suite
 
-try:
-    vf = verifiers_env.framework()
-except ImportError as exc:  # the `verifiers` extra is not installed
-    pytest.skip(str(exc), allow_module_level=True)
+# verifiers pulls in several API clients (seconds to import): slow, and imported when it runs.
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def vf():
+    try:
+        return verifiers_env.framework()
+    except ImportError as exc:  # the `verifiers` extra is not installed
+        pytest.skip(str(exc))
 
 TOOL = {"action_mode": "tool", "max_steps": 3}
 
 
-def test_the_rubric_is_the_episodes_exact_score():
+def test_the_rubric_is_the_episodes_exact_score(vf):
     from openai import AsyncOpenAI
 
     # verifiers' own loader: it imports `toolgym` and calls its load_environment.
@@ -75,7 +81,7 @@ def test_the_rubric_is_the_episodes_exact_score():
     assert json.dumps(last["messages"][-1]).count("data:image/png") == 1
 
 
-def test_bad_arguments_are_one_line_errors():
+def test_bad_arguments_are_one_line_errors(vf):
     with pytest.raises(KeyError, match="unknown suite 'no-such-suite'"):
         verifiers_env.load_environment("no-such-suite")
     with pytest.raises(ValueError, match="max_envs"):
