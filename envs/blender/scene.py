@@ -561,8 +561,9 @@ def render_views(
     size: int,
     samples: int,
     grid: dict[str, Any] | None = None,
+    seed: int = 0,
 ) -> np.ndarray:
-    """Cycles (CPU, ``samples`` per pixel, seed 0, no denoising) renders of the scene from
+    """Cycles (CPU, ``samples`` per pixel, ``seed``, no denoising) renders of the scene from
     ``cameras`` (each ``location``, ``target``, ``ortho_scale`` in m), with the ground ``grid``
     (``vertices``, ``faces``) when given. Returns uint8 RGB
     (V, size, size, 3). The scene's own cameras and world are replaced by fixed ones, so only
@@ -577,7 +578,7 @@ def render_views(
     scene.render.engine = "CYCLES"
     scene.cycles.device = "CPU"
     scene.cycles.samples = samples
-    scene.cycles.seed = 0
+    scene.cycles.seed = seed
     scene.cycles.use_denoising = False
     scene.cycles.use_adaptive_sampling = False
     scene.cycles.max_bounces = 4
