@@ -14,8 +14,8 @@ import pytest
 
 import toolgym  # noqa: F401 - registers the environment
 from toolgym.envs.blender.verification import SceneReader
-from toolgym.envs.suites import get_task
 from toolgym.envs.sandbox import Session
+from toolgym.envs.suites import get_task
 from toolgym.verifiers.blender import Goal, _srgb_lab, pose_errors, render_delta_e, verify_scene
 
 SOLVE_CRATES = """
