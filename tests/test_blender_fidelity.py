@@ -289,6 +289,41 @@ def test_a_huge_modifier_stack_gets_the_budget_message_not_a_signal(env):
     assert reward == pytest.approx(-0.1)
 
 
+GEOMETRY_NODES = """
+tree = bpy.data.node_groups.new('Many', 'GeometryNodeTree')
+tree.interface.new_socket('Geometry', in_out='INPUT', socket_type='NodeSocketGeometry')
+tree.interface.new_socket('Geometry', in_out='OUTPUT', socket_type='NodeSocketGeometry')
+count = tree.interface.new_socket('Count', in_out='INPUT', socket_type='NodeSocketInt')
+given, out = tree.nodes.new('NodeGroupInput'), tree.nodes.new('NodeGroupOutput')
+points, ball = tree.nodes.new('GeometryNodePoints'), tree.nodes.new('GeometryNodeMeshUVSphere')
+ball.inputs['Segments'].default_value, ball.inputs['Rings'].default_value = 64, 32
+place = tree.nodes.new('GeometryNodeInstanceOnPoints')
+real = tree.nodes.new('GeometryNodeRealizeInstances')
+join = tree.nodes.new('GeometryNodeJoinGeometry')
+tree.links.new(given.outputs['Count'], points.inputs['Count'])
+tree.links.new(points.outputs[0], place.inputs['Points'])
+tree.links.new(ball.outputs[0], place.inputs['Instance'])
+tree.links.new(place.outputs[0], real.inputs[0])
+tree.links.new(real.outputs[0], join.inputs[0]); tree.links.new(given.outputs[0], join.inputs[0])
+tree.links.new(join.outputs[0], out.inputs[0])
+nodes = bpy.data.objects['Block'].modifiers.new('Many', 'NODES'); nodes.node_group = tree
+getattr(nodes.properties.inputs, count.identifier).value = {count}
+"""
+
+
+def test_a_huge_geometry_nodes_tree_gets_the_budget_message(env):
+    # 100,000 realized spheres of 3,968 triangles: refused from the tree's settings, unbuilt.
+    env.reset(options={"task": "blender-procedural-curated/smooth-block"})
+    _obs, reward, _terminated, _truncated, info = env.step(GEOMETRY_NODES.format(count=100_000))
+    assert "over 400,000 triangles" in info["error"] and "SIG" not in info["error"]
+    assert reward == pytest.approx(-0.1)
+    # Ten of them are read as they are: the bound stays near what the tree makes.
+    _obs, _reward, _terminated, _truncated, info = env.step(
+        "bpy.data.objects['Block'].modifiers.clear()\n" + GEOMETRY_NODES.format(count=10)
+    )
+    assert "error" not in info, info["error"]
+
+
 # -- the same pixels in any process ---------------------------------------------------------------
 
 HASHES = """
