@@ -60,7 +60,9 @@ class BlenderBackend(Backend):
         import bpy
 
         namespace = super().session_globals()
-        namespace.update(bpy=bpy, tools=Tools())
+        # Blender runs a script with ``__file__`` set (its path, or the text's name): scripts
+        # written for it read it to find their folder, here the workspace.
+        namespace.update(bpy=bpy, tools=Tools(), __file__="script.py")
         return namespace
 
     def requests(self) -> dict[str, Request]:
