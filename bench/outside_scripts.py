@@ -26,23 +26,41 @@ import time
 from toolgym.envs.blender.verification import SceneReader
 from toolgym.envs.sandbox import Session
 
-# (class, pattern on the error message and traceback), first match wins.
+# (class, pattern on the error's last line), first match wins. The first is the sandbox's fault
+# (what Blender itself would run); the others are what no headless sandbox could help.
 CLASSES = [
-    ("needs a file", r"No such file|FileNotFoundError|filepath|cannot open|Cannot read file|"
-                     r"IsADirectoryError|not found in .*\.blend|\.(png|jpg|exr|hdr|obj|fbx|csv)"),
-    ("needs the GUI", r"context is incorrect|poll\(\) failed|space_data|\.area\b|\.screen\b|"
-                      r"region|window_manager\.windows|'NoneType' object has no attribute '(type|"
-                      r"data|name|select_set|modifiers|location|mode)'|ops\.view3d|ops\.screen|"
-                      r"edit_object|selected_objects|active_object"),
-    ("needs an add-on", r"could not be found|unknown operator|No module named|addon|"
-                        r"bpy\.ops\.\w+\.\w+.*not found"),
-    ("older Blender API", r"has no attribute|key \".*\" not found|bpy_prop_collection\[key\]|"
-                          r"expected .* got|enum .* not found|unexpected keyword|invalid keyword|"
-                          r"SyntaxError|takes \d+ positional|is read-only|not a valid"),
-    ("sandbox refused", r"sandbox|not allowed|refused|PermissionError|Operation not permitted|"
-                        r"read-only file system"),
-    ("limit", r"timed out|time limit|memory|killed|SIG"),
+    (
+        "sandbox's fault",
+        r"__file__|OIDN|Permission|not permitted|read-only file system|"
+        r"cannot open shared object",
+    ),
+    ("over the step's time", r"timeout|ran past|time limit"),
+    (
+        "needs a file",
+        r"No such file|FileNotFoundError|Cannot read file|Cannot save blend file|"
+        r"filepath",
+    ),
+    ("needs its other files or a package", r"No module named|ModuleNotFoundError"),
+    (
+        "needs the scene it was written for",
+        r"'NoneType' object has no attribute|"
+        r"key \".*\" not found|no camera|"
+        r"Context missing active object",
+    ),
+    ("needs the GUI", r"context is incorrect|poll\(\) failed|space_data|\.area\b|\.screen\b"),
+    (
+        "older Blender or Python API",
+        r"has no attribute|undefined|enum .* not found|SyntaxError|"
+        r"cannot import name|Registering|only in Blender|"
+        r"unexpected keyword",
+    ),
 ]
+
+
+def _last_line(message: str) -> str:
+    lines = [line for line in message.strip().splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("error (")]
+    return (errors or lines or [""])[-1][:200]
 
 
 def classify(message: str) -> str:
@@ -82,7 +100,7 @@ def run_scripts(folder: pathlib.Path, start: str = "") -> list[dict]:
             rows.append({
                 "script": path.name, "runs": ok,
                 "class": None if ok else classify(message),
-                "message": "" if ok else message.strip().splitlines()[-1][:200],
+                "message": "" if ok else _last_line(message),
                 "seconds": round(time.perf_counter() - started, 2),
             })  # fmt: skip
             session.rollback(0)
@@ -114,8 +132,9 @@ def main() -> None:
         if not row["runs"]:
             counts[row["class"]] = counts.get(row["class"], 0) + 1
     ran = sum(r["runs"] for r in rows)
+    classes = sorted(counts.items(), key=lambda kv: -kv[1])
     print(f"{ran}/{len(rows)} scripts ran ({ran / max(len(rows), 1):.0%}); failures by class: "
-          + ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])))  # fmt: skip
+          + ", ".join(f"{k} {v}" for k, v in classes))  # fmt: skip
 
 
 if __name__ == "__main__":
