@@ -15,6 +15,7 @@ way (a node graph, applied scale, a parent, an excluded collection...) and shoul
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 
@@ -29,6 +30,20 @@ def principled(name):
     tree = material.node_tree
     return tree, next(n for n in tree.nodes if n.type == 'BSDF_PRINCIPLED')
 """
+EMISSION = """
+tools.set_material('Ball', 0.5, 0.5, 0.5)
+tree = bpy.data.objects['Ball'].active_material.node_tree
+glow = tree.nodes.new('ShaderNodeEmission')
+glow.inputs['Color'].default_value = ({r}, {g}, {b}, 1)
+glow.inputs['Strength'].default_value = {strength}
+tree.links.new(glow.outputs[0], tree.get_output_node('CYCLES').inputs['Surface'])
+"""
+# A bright lamp, for the cases of a glow that hides what the surface reflects.
+LAMP = dataclasses.replace(
+    get_task("blender-material/glowing-green"), id="blender-material/lamp",
+    prompt="Make Ball a lamp: base colour (0.9, 0.8, 0.6), emission strength 10.",
+    reference="tools.set_material(name='Ball', r=0.9, g=0.8, b=0.6, emission_strength=10)",
+)  # fmt: skip
 CASES = [
     # (kind, task, label, expect_pass, script)
     (
@@ -88,7 +103,7 @@ tree.links.new(bsdf.outputs[0], add.inputs[0]); tree.links.new(emission.outputs[
 tree.links.new(add.outputs[0], tree.get_output_node('CYCLES').inputs['Surface'])
 """,
     ),
-    # Not the same surface: the goal also reflects its light (paler, with a highlight), ΔE ~25.
+    # Not the same surface: the goal also reflects its light (paler, with a highlight), ΔE ~17.
     (
         "material",
         "blender-material/glowing-green",
@@ -102,6 +117,22 @@ emission.inputs['Color'].default_value = (0.1, 0.9, 0.2, 1)
 emission.inputs['Strength'].default_value = 3
 tree.links.new(emission.outputs[0], tree.get_output_node('CYCLES').inputs['Surface'])
 """,
+    ),
+    # A lamp: a Principled BSDF whose glow (9, 8, 6) fills every channel, so nothing it
+    # reflects shows; an Emission shader of the same light is the same surface.
+    (
+        "material",
+        LAMP.id,
+        "lamp: the same light by an Emission shader alone",
+        True,
+        EMISSION.format(r=0.9, g=0.8, b=0.6, strength=10),
+    ),
+    (
+        "material",
+        LAMP.id,
+        "lamp: an orange light by an Emission shader (the floor shows it)",
+        False,
+        EMISSION.format(r=0.9, g=0.2, b=0.1, strength=10),
     ),
     (
         "material",
@@ -332,10 +363,10 @@ def main() -> None:
     args = parser.parse_args()
     env = gym.make("toolgym/Blender-v0", max_steps=4)
     env.unwrapped._succeeded = lambda report: False  # keep the report of every step
+    env.unwrapped.tasks = (*env.unwrapped.tasks, LAMP)
     rows = []
     try:
         for kind, task_id, label, expect, script in CASES:
-            get_task(task_id)
             result = run_case(env, task_id, script) | {
                 "kind": kind,
                 "task": task_id,

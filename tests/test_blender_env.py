@@ -15,6 +15,7 @@ from PIL import Image
 import toolgym  # noqa: F401 - registers the environment
 from toolgym.agents.runner import run_episodes
 from toolgym.envs.blender.families import FAMILIES
+from toolgym.envs.sandbox import Session
 from toolgym.envs.suites import get_suite, get_task, suites
 
 PLACEMENT = "blender-placement/two-crates"
@@ -259,3 +260,27 @@ def test_export_blend_glb_and_png(env):
     assert png.size == (128, 128)
     with pytest.raises(ValueError, match="unknown format"):
         env.unwrapped.export("obj")
+
+
+OUTSIDE_SCRIPT = """
+import os, bpy
+folder = os.path.dirname(os.path.abspath(__file__))  # as under `blender --python script.py`
+scene = bpy.context.scene
+bpy.ops.mesh.primitive_cube_add()
+camera = bpy.data.objects.new('Camera', bpy.data.cameras.new('Camera'))
+scene.collection.objects.link(camera); scene.camera = camera
+camera.location = (4, -4, 3); camera.rotation_euler = (1.1, 0, 0.8)
+scene.render.engine = 'CYCLES'; scene.cycles.samples = 2
+scene.cycles.use_denoising = True  # Cycles' default: the denoiser's libraries load now
+scene.render.resolution_x = scene.render.resolution_y = 16
+scene.render.filepath = os.path.join(folder, 'still.png')
+bpy.ops.render.render(write_still=True)
+size = os.path.getsize(scene.render.filepath)
+"""
+
+
+def test_scripts_written_for_blender_find_their_file_and_the_denoiser():
+    with Session("blender") as session:
+        ran = session.run(OUTSIDE_SCRIPT, fetch=["folder", "size"])
+        assert ran.ok, ran.feedback()
+        assert ran.results["folder"] == "/workspace" and ran.results["size"] > 0

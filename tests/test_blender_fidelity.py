@@ -3,6 +3,7 @@ helpers, the triangle budget, near misses, and the same pixels in any process.""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pytest
 import toolgym  # noqa: F401 - registers the environment
 from toolgym.envs.blender.verification import SceneReader
 from toolgym.envs.sandbox import Session
+from toolgym.envs.suites import get_task
 from toolgym.verifiers.blender import Goal, _srgb_lab, pose_errors, render_delta_e, verify_scene
 
 SOLVE_CRATES = """
@@ -75,6 +77,40 @@ def test_material_node_graphs_are_read_through_links(env):
     report = report_of(env, task, env.unwrapped.task.reference + noise)
     assert "is not a constant surface" in messages(report) and "Noise Texture" in messages(report)
     assert not report["passed"] and report["score"] < 0.5, report
+
+
+EMISSION = """
+tools.set_material('Ball', 0.5, 0.5, 0.5)
+tree = bpy.data.objects['Ball'].active_material.node_tree
+glow = tree.nodes.new('ShaderNodeEmission')
+glow.inputs['Color'].default_value = ({r}, {g}, {b}, 1)
+glow.inputs['Strength'].default_value = {strength}
+tree.links.new(glow.outputs[0], tree.get_output_node('CYCLES').inputs['Surface'])
+"""
+
+
+def test_an_emission_shader_alone_equals_a_glow_that_hides_the_reflection(env):
+    # A lamp: a Principled BSDF whose glow fills every channel (9, 8, 6), so nothing it
+    # reflects can show. An Emission shader of the same light renders the same.
+    lamp = dataclasses.replace(
+        get_task("blender-material/glowing-green"), id="blender-material/lamp-test",
+        reference="tools.set_material(name='Ball', r=0.9, g=0.8, b=0.6, emission_strength=10)",
+    )  # fmt: skip
+    env.unwrapped.tasks = (*env.unwrapped.tasks, lamp)
+    same = report_of(env, lamp.id, EMISSION.format(r=0.9, g=0.8, b=0.6, strength=10))
+    assert same["passed"] and same["score"] >= 0.95, same
+    # Another light: the ball still looks white, but it lights the floor orange.
+    orange = report_of(env, lamp.id, EMISSION.format(r=0.9, g=0.2, b=0.1, strength=10))
+    assert not orange["passed"] and orange["score"] < 0.5, orange
+    assert "emission is off by" in messages(orange)
+    dim = report_of(env, lamp.id, EMISSION.format(r=0.9, g=0.8, b=0.6, strength=1))
+    assert not dim["passed"] and dim["score"] < 0.5, dim
+    # Green glowing at (0.3, 2.7, 0.6) leaves red and blue to its reflection, which shows: the
+    # same light from an Emission shader alone is a near miss.
+    green = report_of(env, "blender-material/glowing-green",
+                      EMISSION.format(r=0.1, g=0.9, b=0.2, strength=3))  # fmt: skip
+    assert not green["passed"] and green["score"] < 0.5, green
+    assert "colour shown (base colour and glow) is off by" in messages(green)
 
 
 def test_the_material_on_most_faces_is_the_one_compared():
@@ -251,6 +287,41 @@ def test_a_huge_modifier_stack_gets_the_budget_message_not_a_signal(env):
     _obs, reward, _terminated, _truncated, info = env.step(huge)
     assert "over 400,000 triangles" in info["error"] and "SIG" not in info["error"]
     assert reward == pytest.approx(-0.1)
+
+
+GEOMETRY_NODES = """
+tree = bpy.data.node_groups.new('Many', 'GeometryNodeTree')
+tree.interface.new_socket('Geometry', in_out='INPUT', socket_type='NodeSocketGeometry')
+tree.interface.new_socket('Geometry', in_out='OUTPUT', socket_type='NodeSocketGeometry')
+count = tree.interface.new_socket('Count', in_out='INPUT', socket_type='NodeSocketInt')
+given, out = tree.nodes.new('NodeGroupInput'), tree.nodes.new('NodeGroupOutput')
+points, ball = tree.nodes.new('GeometryNodePoints'), tree.nodes.new('GeometryNodeMeshUVSphere')
+ball.inputs['Segments'].default_value, ball.inputs['Rings'].default_value = 64, 32
+place = tree.nodes.new('GeometryNodeInstanceOnPoints')
+real = tree.nodes.new('GeometryNodeRealizeInstances')
+join = tree.nodes.new('GeometryNodeJoinGeometry')
+tree.links.new(given.outputs['Count'], points.inputs['Count'])
+tree.links.new(points.outputs[0], place.inputs['Points'])
+tree.links.new(ball.outputs[0], place.inputs['Instance'])
+tree.links.new(place.outputs[0], real.inputs[0])
+tree.links.new(real.outputs[0], join.inputs[0]); tree.links.new(given.outputs[0], join.inputs[0])
+tree.links.new(join.outputs[0], out.inputs[0])
+nodes = bpy.data.objects['Block'].modifiers.new('Many', 'NODES'); nodes.node_group = tree
+getattr(nodes.properties.inputs, count.identifier).value = {count}
+"""
+
+
+def test_a_huge_geometry_nodes_tree_gets_the_budget_message(env):
+    # 100,000 realized spheres of 3,968 triangles: refused from the tree's settings, unbuilt.
+    env.reset(options={"task": "blender-procedural-curated/smooth-block"})
+    _obs, reward, _terminated, _truncated, info = env.step(GEOMETRY_NODES.format(count=100_000))
+    assert "over 400,000 triangles" in info["error"] and "SIG" not in info["error"]
+    assert reward == pytest.approx(-0.1)
+    # Ten of them are read as they are: the bound stays near what the tree makes.
+    _obs, _reward, _terminated, _truncated, info = env.step(
+        "bpy.data.objects['Block'].modifiers.clear()\n" + GEOMETRY_NODES.format(count=10)
+    )
+    assert "error" not in info, info["error"]
 
 
 # -- the same pixels in any process ---------------------------------------------------------------

@@ -23,8 +23,12 @@ the viewport or from renders), as a designer sees the scene.
   goal objects of the product, times ``n_goal / (n_goal + n_extra)`` for meshes it lacks.
 - ``material``: per goal object, the surface that the node graph of the material on most of
   its faces reduces to (base colour as CIE76 ΔE in Lab, roughness, metallic, emitted light,
-  transmission, alpha); the renders score 30 % (:func:`render_delta_e` and the photometric
-  loss), and all of it when a graph does not reduce (a texture), which the report says.
+  transmission, alpha), as it shows (:func:`material_errors`: a glow that fills a channel hides
+  what the surface reflects there, so an Emission shader alone can equal a glowing Principled
+  BSDF); the renders score 30 % (:func:`render_delta_e` and the photometric
+  loss), and all of it when a graph does not reduce (a texture), which the report says. When
+  every graph reduces, the renders count only the ΔE beyond the goal's own resampling noise
+  (``render_noise``): equal surfaces sampled with other random numbers are not blamed for it.
 - ``shape_keys``: the evaluated mesh's mean vertex error over the object's diagonal.
 - ``lighting``: per goal light, by name: type, energy (log ratio), colour ΔE, position error over
   the scene size; with renders (Cycles), the photometric loss scores 30 %.
@@ -167,6 +171,8 @@ class Goal:
     state: dict[str, Any]
     thresholds: dict[str, float]
     images: np.ndarray | None = None
+    # The goal's renders with another sampling seed: the noise floor of render comparisons.
+    resampled: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -176,11 +182,21 @@ class Goal:
         self.size = float(np.linalg.norm(self.mesh.extents)) if len(self.mesh.faces) else 1.0
         self._surfaces: dict[str, ReferenceSurface] = {}
         self._solid: Any = None
+        self._noise: float | None = None
 
     def surface(self, tier: str) -> ReferenceSurface:
         if tier not in self._surfaces:
             self._surfaces[tier] = ReferenceSurface(self.mesh, SAMPLES[tier], 0, FSCORE_THRESHOLD)
         return self._surfaces[tier]
+
+    def render_noise(self) -> float | None:
+        """:func:`render_delta_e` of the goal's renders against themselves with another
+        sampling seed: how far path-tracing noise alone moves them (``None`` without both)."""
+        if self.images is None or self.resampled is None:
+            return None
+        if self._noise is None:
+            self._noise = render_delta_e(self.resampled, self.images)
+        return self._noise
 
     def solid(self) -> Any:
         if self._solid is None:
@@ -209,7 +225,9 @@ def verify_scene(
         if render is not None:
             metrics |= render
             weight = _IMAGE_WEIGHT[goal.kind]
-            score = score ** (1 - weight) * _render_term(render) ** weight
+            seen = render | {"render_delta_e": max(
+                0.0, render["render_delta_e"] - metrics.get("render_noise", 0.0))}  # fmt: skip
+            score = score ** (1 - weight) * _render_term(seen) ** weight
     except (ValueError, KeyError, TypeError) as exc:  # a malformed state: unknown, not 0
         return VerifierReport({}, None, False, tier, errors=[f"{type(exc).__name__}: {exc}"])
     met = _thresholds(metrics, goal.thresholds, checks)
@@ -267,6 +285,8 @@ def _thresholds(
         value = metrics.get(name)
         if value is None:
             continue  # a threshold of another kind (a task file's default IoU, say)
+        if name == "render_delta_e":  # beyond the goal's own noise (see _material)
+            value = max(0.0, value - metrics.get("render_noise", 0.0))
         ok = value >= bound if name in HIGHER_IS_BETTER else value <= bound
         met = met and ok
     return met
@@ -448,11 +468,39 @@ _MATERIAL_TERMS = {  # metric: (surface key, label)
 }
 
 
+_LUMINANCE = np.array([0.2126, 0.7152, 0.0722])  # linear Rec. 709 weights
+_REFLECTION_TERMS = ("roughness_error", "metallic_error", "transmission_error")
+
+
+def shown_colors(surface: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """What a surface shows on screen (linear RGB, clipped at white as the Standard view
+    transform does): where no light falls, its emission alone; where a white light of unit
+    irradiance falls, its emission plus its base colour. A glow that already fills a channel
+    hides whatever the surface reflects in it."""
+    emitted = np.clip(np.asarray(surface["emission"], np.float64)[:3], 0.0, None)
+    base = np.clip(np.asarray(surface["base_color"], np.float64)[:3], 0.0, None)
+    return np.clip(emitted + base, 0.0, 1.0), np.clip(emitted, 0.0, 1.0)
+
+
+def reflection_visibility(surface: dict[str, Any]) -> float:
+    """How much of what a surface reflects can show through its glow (0 to 1): the luminance
+    share of the channels its emission leaves below white; 1 for a surface that emits nothing."""
+    emitted = np.clip(np.asarray(surface["emission"], np.float64)[:3], 0.0, 1.0)
+    return float(np.dot(_LUMINANCE, 1.0 - emitted))
+
+
 def material_errors(have: dict[str, Any], want: dict[str, Any]) -> dict[str, float]:
-    """Differences of two surfaces (see ``toolgym.envs.blender.scene.SURFACE_KEYS``)."""
+    """Differences of two surfaces (see ``toolgym.envs.blender.scene.SURFACE_KEYS``) as they
+    show: ``delta_e`` is the CIE76 ΔE of the colours they show lit and unlit
+    (:func:`shown_colors`; the base colours' ΔE for surfaces that emit nothing), and the
+    reflection's settings (roughness, metallic, transmission) count as much as a glow lets
+    them show (:func:`reflection_visibility` of the surface that shows them most). So an
+    Emission shader alone equals a glowing Principled BSDF whose glow hides its reflection."""
     emitted = np.asarray(want["emission"], np.float64)
+    (lit_a, unlit_a), (lit_b, unlit_b) = shown_colors(have), shown_colors(want)
+    shows = max(reflection_visibility(have), reflection_visibility(want))
     errors = {
-        "delta_e": delta_e(have["base_color"], want["base_color"]),
+        "delta_e": max(delta_e(lit_a, lit_b), delta_e(unlit_a, unlit_b)),
         "roughness_error": abs(have["roughness"] - want["roughness"]),
         "metallic_error": abs(have["metallic"] - want["metallic"]),
         "emission_error": float(np.linalg.norm(np.subtract(have["emission"], emitted)))
@@ -460,7 +508,7 @@ def material_errors(have: dict[str, Any], want: dict[str, Any]) -> dict[str, flo
         "transmission_error": abs(have["transmission"] - want["transmission"]),
         "alpha_error": abs(have["alpha"] - want["alpha"]),
     }
-    return errors
+    return errors | {k: errors[k] * shows for k in _REFLECTION_TERMS}
 
 
 def _main_material(o: dict[str, Any]) -> dict[str, Any]:
@@ -474,7 +522,7 @@ def _material(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
     its faces against the goal's; a graph that does not reduce is judged by the renders alone."""
     checks: dict[str, dict[str, Any]] = {}
     worst = dict.fromkeys(_MATERIAL_TERMS, 0.0)
-    scores = []
+    scores, reduced = [], True
     for name, want in sorted(_mesh_objects(goal.state).items()):
         if not want["materials"]:
             continue
@@ -498,17 +546,28 @@ def _material(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
                 f"({unread['irreducible']}): judged by the renders",
             }
             scores.append(_render_term(render))
+            reduced = False
             continue
         errors = material_errors(a, b)
         scores.append(math.prod(term(e, TOLERANCES[k]) for k, e in errors.items()))
+        glows = any(np.any(np.asarray(m["emission"]) > 0) for m in (a, b))
+        labels = {k: label for k, (_key, label) in _MATERIAL_TERMS.items()}
+        if glows:  # what differs is the colour shown, base colour and glow together
+            labels["delta_e"] = "colour shown (base colour and glow)"
         off = [
-            f"{label} is off by {errors[k]:.2g}" + (" ΔE" if k == "delta_e" else "")
-            for k, (_key, label) in _MATERIAL_TERMS.items()
+            f"{labels[k]} is off by {errors[k]:.2g}" + (" ΔE" if k == "delta_e" else "")
+            for k in _MATERIAL_TERMS
             if errors[k] > goal.thresholds[k]
         ]
         if off:
             checks[f"object {name}"] = {"ok": False, "message": f"{name!r}: " + ", ".join(off)}
         worst = {k: max(v, errors[k]) for k, v in worst.items()}
+    noise = goal.render_noise()
+    if reduced and noise is not None and render is not None:
+        # Every surface was compared by its parameters; the renders only back them up, and
+        # two equal scenes sampled differently (an Emission shader for a Principled glow
+        # draws other random numbers) differ by up to the goal's own resampling noise.
+        worst["render_noise"] = noise
     return worst, checks, float(np.mean(scores)) if scores else 0.0
 
 

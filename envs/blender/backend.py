@@ -60,7 +60,9 @@ class BlenderBackend(Backend):
         import bpy
 
         namespace = super().session_globals()
-        namespace.update(bpy=bpy, tools=Tools())
+        # Blender runs a script with ``__file__`` set (its path, or the text's name): scripts
+        # written for it read it to find their folder, here the workspace.
+        namespace.update(bpy=bpy, tools=Tools(), __file__="script.py")
         return namespace
 
     def requests(self) -> dict[str, Request]:
@@ -162,7 +164,8 @@ def save_request(namespace: Namespace, args: dict[str, Any]) -> bytes:
 def extract_request(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
     """For trusted sessions only: load ``data`` (``.blend`` bytes) with Python auto-execution
     off and return :func:`scene.scene_state`; with ``cameras`` (see :func:`scene.render_views`),
-    also ``images``, Cycles renders made in one throwaway fork (``size`` px, ``samples``).
+    also ``images``, Cycles renders made in one throwaway fork (``size`` px, ``samples``,
+    sampling ``seed``).
     ``timings`` holds the seconds each part took (``load``, ``extract``, ``cycles``)."""
     bpy = namespace["bpy"]
     workspace = os.getcwd()
@@ -174,12 +177,13 @@ def extract_request(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any
     cameras = args.get("cameras")
     if cameras:
         size, samples = int(args.get("size", 64)), int(args.get("samples", 16))
+        seed = int(args.get("seed", 0))
         path = os.path.join(workspace, ".views.npy")
 
         grid = args.get("grid")
 
         def work() -> None:
-            np.save(path, scene.render_views(bpy, workspace, cameras, size, samples, grid))
+            np.save(path, scene.render_views(bpy, workspace, cameras, size, samples, grid, seed))
 
         started = time.perf_counter()
         in_fork(work, "Cycles render", float(args.get("render_timeout", RENDER_TIMEOUT_S)))

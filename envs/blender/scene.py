@@ -28,8 +28,14 @@ _MODIFIER_KINDS = ("INT", "FLOAT", "BOOLEAN", "ENUM")
 def save(bpy: Any, workspace: str) -> bytes:
     """Save the session's scene as an uncompressed copy in ``workspace``; return its bytes.
 
-    The session's ``bpy.app.handlers`` are set aside while it saves: a script's handler (one
+    Raises the budget's ``ValueError`` for a scene far over it (see :func:`check_bound`). The
+    session's ``bpy.app.handlers`` are set aside while it saves: a script's handler (one
     that never returns, say) runs in the script's own steps, never in the environment's save."""
+    # Saving can build a Geometry Nodes tree's output: a scene far over the triangle budget
+    # is refused first, with the budget's message.
+    view_layer = bpy.context.view_layer
+    objects = list(bpy.context.scene.objects)
+    check_bound(objects, {o.name: shown(o, view_layer) for o in objects})
     path = os.path.join(workspace, BLEND_NAME)
     handlers = bpy.app.handlers
     kept = {
@@ -415,7 +421,133 @@ def _modifier_growth(modifier: Any, triangles: float, edges: float) -> tuple[flo
         return cells, cells * 1.5
     if kind == "SKIN":
         return triangles + 12 * edges, edges * 18
+    if kind == "NODES" and modifier.node_group is not None:
+        return _NodeBound(modifier, triangles, edges).output()
     return triangles, edges
+
+
+# Geometry a node makes, at most, as (triangles, edges, points); points: what Instance on Points
+# places instances on (a mesh's vertices, bounded by its edges, or a point cloud's points).
+_Bound = tuple[float, float, float]
+
+
+def _modifier_input(modifier: Any, identifier: str, default: Any) -> Any:
+    """The value a Geometry Nodes modifier gives its group's input ``identifier``."""
+    properties = getattr(modifier, "properties", None)  # Blender 5: typed inputs
+    socket = getattr(getattr(properties, "inputs", None), identifier, None)
+    if socket is not None:
+        return getattr(socket, "value", default)
+    try:  # earlier Blenders: ID properties
+        return modifier[identifier]
+    except (KeyError, TypeError):
+        return default
+
+
+class _NodeBound:
+    """A Geometry Nodes modifier's output, bounded from its node tree's settings without
+    evaluating it: mesh primitives, Points, Mesh Line, Subdivide, Subdivision Surface,
+    Instance on Points, Duplicate Elements, Distribute Points on Faces, Join; any other node
+    passes on the sum of its geometry inputs. Counts come from sockets' values, Integer and
+    Value nodes and the modifier's inputs; a count computed by other nodes reads as its
+    socket's own value."""
+
+    def __init__(self, modifier: Any, triangles: float, edges: float) -> None:
+        self.modifier, self.tree = modifier, modifier.node_group
+        self.start: _Bound = (triangles, edges, edges)
+        self.seen: dict[str, _Bound] = {}
+
+    def output(self) -> tuple[float, float]:
+        outputs = [n for n in self.tree.nodes if n.type == "GROUP_OUTPUT"]
+        node = next((n for n in outputs if n.is_active_output), outputs[0] if outputs else None)
+        if node is None:
+            return 0.0, 0.0
+        triangles, edges, _points = self._sum(node, 0)
+        return triangles, edges
+
+    def _sum(self, node: Any, depth: int) -> _Bound:
+        total = [0.0, 0.0, 0.0]
+        for socket in node.inputs:
+            if socket.type == "GEOMETRY" and socket.enabled:
+                for part in self._inputs(socket, depth):
+                    total = [t + p for t, p in zip(total, part, strict=True)]
+        return total[0], total[1], total[2]
+
+    def _inputs(self, socket: Any, depth: int) -> list[_Bound]:
+        links = [k for k in socket.links if k.is_valid and not k.is_muted]
+        return [self._node(k.from_node, depth + 1) for k in links]
+
+    def _geometry(self, node: Any, name: str, depth: int) -> _Bound:
+        socket = node.inputs.get(name)
+        parts = self._inputs(socket, depth) if socket is not None else []
+        return tuple(sum(p[k] for p in parts) for k in range(3)) if parts else (0.0, 0.0, 0.0)
+
+    def _count(self, node: Any, name: str) -> float:
+        socket = node.inputs.get(name)
+        if socket is None:
+            return 1.0
+        value = socket.default_value
+        links = [k for k in socket.links if k.is_valid and not k.is_muted]
+        if links:
+            source, output = links[0].from_node, links[0].from_socket
+            if source.type == "INPUT_INT":
+                value = source.integer
+            elif source.type == "VALUE":
+                value = output.default_value
+            elif source.type == "GROUP_INPUT":
+                value = _modifier_input(self.modifier, output.identifier, value)
+        try:
+            return max(float(value), 0.0)
+        except (TypeError, ValueError):
+            return 1.0
+
+    def _node(self, node: Any, depth: int) -> _Bound:
+        if node.name in self.seen:
+            return self.seen[node.name]
+        if depth > 256:
+            raise ValueError("the geometry node tree is too deep to read")
+        self.seen[node.name] = bound = (0.0, 0.0, 0.0) if node.mute else self._made(node, depth)
+        return bound
+
+    def _made(self, node: Any, depth: int) -> _Bound:
+        kind, count = node.type, lambda name: self._count(node, name)
+        if kind == "GROUP_INPUT":
+            return self.start
+        if kind == "MESH_PRIMITIVE_GRID":
+            faces = count("Vertices X") * count("Vertices Y")
+            return 2 * faces, 2 * faces, faces
+        if kind == "MESH_PRIMITIVE_CUBE":
+            x, y, z = count("Vertices X"), count("Vertices Y"), count("Vertices Z")
+            faces = 2 * (x * y + y * z + x * z)
+            return 2 * faces, 2 * faces, faces
+        if kind == "MESH_PRIMITIVE_UV_SPHERE":
+            faces = count("Segments") * count("Rings")
+            return 2 * faces, 2 * faces, faces
+        if kind in ("MESH_PRIMITIVE_CYLINDER", "MESH_PRIMITIVE_CONE"):
+            rings = count("Side Segments") + 2 * count("Fill Segments") + 2
+            faces = count("Vertices") * rings
+            return 2 * faces, 2 * faces, faces
+        if kind == "MESH_PRIMITIVE_ICO_SPHERE":
+            faces = 20 * 4.0 ** min(count("Subdivisions"), 20)
+            return faces, 1.5 * faces, faces
+        if kind == "MESH_PRIMITIVE_CIRCLE":
+            return count("Vertices"), count("Vertices"), count("Vertices")
+        if kind in ("MESH_PRIMITIVE_LINE", "POINTS"):
+            return 0.0, count("Count"), count("Count")
+        if kind in ("SUBDIVIDE_MESH", "SUBDIVISION_SURFACE"):
+            factor = 4.0 ** min(count("Level"), 20)
+            triangles, edges, points = self._geometry(node, "Mesh", depth)
+            return 2 * triangles * factor, 2 * edges * factor, 2 * (points + edges) * factor
+        if kind == "INSTANCE_ON_POINTS":
+            points = self._geometry(node, "Points", depth)[2]
+            instance = self._geometry(node, "Instance", depth)
+            return tuple(points * v for v in instance)
+        if kind == "DUPLICATE_ELEMENTS":
+            return tuple(count("Amount") * v for v in self._geometry(node, "Geometry", depth))
+        if kind == "DISTRIBUTE_POINTS_ON_FACES":
+            triangles = self._geometry(node, "Mesh", depth)[0]
+            density = max(count("Density"), count("Density Max"))
+            return 0.0, 0.0, max(triangles, density)  # per m² of the faces: area unknown
+        return self._sum(node, depth)
 
 
 def triangle_bound(obj: Any) -> float:
@@ -429,6 +561,18 @@ def triangle_bound(obj: Any) -> float:
         if modifier.show_viewport:
             triangles, edges = _modifier_growth(modifier, triangles, edges)
     return triangles
+
+
+def check_bound(objects: Any, visible: dict[str, bool] | None = None) -> None:
+    """Raise the budget's ``ValueError`` when the shown meshes' :func:`triangle_bound` is far
+    over :data:`MAX_TRIANGLES`: such a stack is refused before anything builds it."""
+    bound = sum(
+        triangle_bound(o)
+        for o in objects
+        if o.type == "MESH" and (visible is None or visible.get(o.name, False))
+    )
+    if bound > 4 * MAX_TRIANGLES:
+        raise _over_budget()
 
 
 def _over_budget() -> ValueError:
@@ -450,9 +594,7 @@ def scene_state(bpy: Any) -> dict[str, Any]:
     if len(objects) > MAX_OBJECTS:
         raise ValueError(f"the scene has {len(objects)} objects; the limit is {MAX_OBJECTS}")
     visible = {o.name: shown(o, view_layer) for o in objects}
-    bound = sum(triangle_bound(o) for o in objects if o.type == "MESH" and visible[o.name])
-    if bound > 4 * MAX_TRIANGLES:  # far over: refused before a huge stack is built
-        raise _over_budget()
+    check_bound(objects, visible)
     depsgraph = bpy.context.evaluated_depsgraph_get()
     triangles = 0
     out: dict[str, Any] = {}
@@ -561,8 +703,9 @@ def render_views(
     size: int,
     samples: int,
     grid: dict[str, Any] | None = None,
+    seed: int = 0,
 ) -> np.ndarray:
-    """Cycles (CPU, ``samples`` per pixel, seed 0, no denoising) renders of the scene from
+    """Cycles (CPU, ``samples`` per pixel, ``seed``, no denoising) renders of the scene from
     ``cameras`` (each ``location``, ``target``, ``ortho_scale`` in m), with the ground ``grid``
     (``vertices``, ``faces``) when given. Returns uint8 RGB
     (V, size, size, 3). The scene's own cameras and world are replaced by fixed ones, so only
@@ -577,7 +720,7 @@ def render_views(
     scene.render.engine = "CYCLES"
     scene.cycles.device = "CPU"
     scene.cycles.samples = samples
-    scene.cycles.seed = 0
+    scene.cycles.seed = seed
     scene.cycles.use_denoising = False
     scene.cycles.use_adaptive_sampling = False
     scene.cycles.max_bounces = 4

@@ -89,14 +89,18 @@ class SceneReader:
         # cycles (in the trusted one), rollback (back to its clean snapshot), and round trips.
         self.timings: dict[str, float] = {}
 
-    def read(self, blend: bytes, framing: Framing | None = None) -> tuple[Scene | None, str]:
+    def read(
+        self, blend: bytes, framing: Framing | None = None, seed: int = 0
+    ) -> tuple[Scene | None, str]:
         """Load ``.blend`` bytes with Python auto-execution off and return the scene's state,
-        with Cycles renders from the fixed views when ``framing`` is given; or ``None`` and why."""
+        with Cycles renders (sampling ``seed``) from the fixed views when ``framing`` is given;
+        or ``None`` and why."""
         args: dict[str, Any] = {"data": blend}
         if framing is not None:
             directions = [list(v.direction) for v in DEFAULT_VIEWS]
             cameras = scene_data.fixed_cameras(list(framing.center), framing.half_width, directions)
-            args |= {"cameras": cameras, "size": self.view_size, "samples": self.samples}
+            args |= {"cameras": cameras, "size": self.view_size, "samples": self.samples,
+                     "seed": seed}  # fmt: skip
             vertices, faces = ground_grid(framing, self.view_size)
             args["grid"] = {"vertices": vertices, "faces": faces}
         if self.session is None:
@@ -159,7 +163,13 @@ class SceneReader:
             rendered, why = self.read(blend, framing)
             if rendered is None:
                 raise ReferenceBuildError(f"{task.id}: {why}")
+            # The same goal sampled with another seed: how much path-tracing noise alone
+            # moves its pixels, which a candidate's renders are not blamed for.
+            resampled, why = self.read(blend, framing, seed=1)
+            if resampled is None:
+                raise ReferenceBuildError(f"{task.id}: {why}")
             goal.images = scene.images = rendered.images
+            goal.resampled = resampled.images
         wanted = "LIGHT" if goal.kind == "lighting" else "MESH"
         names = sorted(n for n, o in goal.state["objects"].items() if o["type"] == wanted)
         prompt = IMAGE_PROMPTS[goal.kind].format(names=", ".join(names))

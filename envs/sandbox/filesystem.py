@@ -151,7 +151,21 @@ def _module_paths() -> set[str]:
             continue  # a submodule lives in its top-level package's directory
         locations = list(getattr(module, "__path__", None) or ()) or [file]
         paths.update(p for p in locations if isinstance(p, str) and os.path.isabs(p))
+        paths.update(_package_root(p) for p in locations if isinstance(p, str))
+    paths.discard("")
     return paths
+
+
+def _package_root(path: str) -> str:
+    """The folder a package was installed as, when it imports from deeper inside it (``bpy``
+    imports from ``site-packages/bpy/<version>/scripts/modules``, and loads libraries from
+    ``site-packages/bpy/lib`` later, Cycles' denoiser for one); ``""`` otherwise."""
+    for entry in sys.path:
+        site_dir = os.path.basename(entry) in ("site-packages", "dist-packages")
+        if site_dir and path != entry and _is_below(path, entry):
+            top = os.path.relpath(path, entry).split(os.sep)[0]
+            return os.path.join(entry, top) if top not in ("", ".", "..") else ""
+    return ""
 
 
 @functools.cache
