@@ -588,6 +588,10 @@ class Trainer:
             if self.mix:
                 tool_steps += np.bincount(batch["tool"], minlength=len(self.tools))
             waited = time.perf_counter()
+            if t == steps - 1:
+                # The next rollout restarts every env with its own seed: an episode ending on
+                # this step needs no autoreset (its observation is only bootstrapped if alive).
+                vec.set_attr("hold_reset", [True] * n)
             obs, reward, terminated, truncated, info = vec.step(calls)
             env_busy += time.perf_counter() - waited
             rewards[t], dones[t] = reward, terminated | truncated
