@@ -171,7 +171,8 @@ def test_a_rollouts_last_step_restarts_no_episode_and_changes_nothing(tmp_path):
     for hold in (True, False):
         config = small_config(tmp_path / str(hold), num_envs=1, num_steps=2, max_steps=1)
         trainer = Trainer(config)
-        vec = make_vector_env(config.env_id, trainer.sampler.levels, 1, False, **config.env_kwargs())
+        kwargs = config.env_kwargs()
+        vec = make_vector_env(config.env_id, trainer.sampler.levels, 1, False, **kwargs)
         inner, count = vec.envs[0].env, [0]
         real_reset = inner.reset
 
