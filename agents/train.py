@@ -130,9 +130,20 @@ class TrainConfig:
         own final tier."""
         where = {"mix": self.mix} if self.mix else {"suite": self.suite}
         return {
-            **where, "max_steps": self.max_steps, "view_size": self.view_size,
+            **where, "max_steps": self.tool_max_steps() if self.mix else self.max_steps,
+            "view_size": self.view_size,
             "final_tier": None if evaluation else self.final_tier,
         }  # fmt: skip
+
+    def tool_max_steps(self) -> dict[str, int]:
+        """Mixed: each tool's calls per episode, ``max_steps`` or more: at least as many as
+        its suite's longest reference has, so its demonstrations are whole and its tasks can
+        be finished (a Blender placement of three objects takes six calls, a CAD part two)."""
+        longest = {
+            tool: max((len(t.tool_calls or ()) for t in get_suite(suite).tasks), default=0)
+            for tool, suite in parse_mix(self.mix or "")
+        }  # fmt: skip
+        return {tool: max(self.max_steps, calls) for tool, calls in longest.items()}
 
     def tasks(self, split: str) -> list[Any]:
         """The tasks of a split: the suite's, or every suite's of the mix."""
