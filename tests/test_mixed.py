@@ -99,10 +99,10 @@ def test_one_policy_trains_on_all_three_tools(tmp_path):
     trainer.train(resume=False)
     with (tmp_path / "progress.csv").open() as handle:
         (row,) = list(csv.DictReader(handle))
-    for tool in ("cadquery", "blender", "scene"):
-        assert 0.0 <= float(row[f"weight_{tool}"]) <= 1.0
+    weights = [float(row[f"weight_{tool}"]) for tool in ("cadquery", "blender", "scene")]
+    assert sum(weights) == pytest.approx(1.0) and all(0.0 <= w <= 1.0 for w in weights)
     shares = [float(row[f"share_{tool}"]) for tool in ("cadquery", "blender", "scene")]
-    assert sum(shares) == pytest.approx(1.0) and max(shares) < 1  # tools drawn from one sampler
+    assert sum(shares) == pytest.approx(1.0)  # (a Blender or scene episode may take all six)
 
 
 @pytest.mark.timeout(300)
