@@ -618,7 +618,10 @@ class Trainer:
                 returns_so_far[i] = 0.0
         with torch.no_grad():
             next_value = policy.value(to_torch(observe(obs, config.policy), self.device))
+        with self._lock:  # the sampler after this rollout's episodes, for its row
+            sampler_weights, group_shares = self.sampler.weights(), self.sampler.group_shares()
         return {
+            "sampler_weights": sampler_weights, "group_shares": group_shares,
             "stored": stored, "tokens": all_tokens, "log_probs": np.stack(log_probs),
             "values": np.stack(values), "rewards": rewards, "dones": dones,
             "next_value": next_value.cpu().numpy(), "episode_returns": episode_returns,
@@ -661,8 +664,9 @@ class Trainer:
         self.env_steps += n * steps
         scores, passes, returns = rollout["scores"], rollout["passes"], rollout["episode_returns"]
         self.episodes += len(scores)
-        with self._lock:
-            weights, shares = self.sampler.weights(), self.sampler.group_shares()
+        # Taken at the rollout's end: overlapped, the next rollout's episodes already update the
+        # sampler while the learner writes this row.
+        weights, shares = rollout["sampler_weights"], rollout["group_shares"]
         tool_steps = rollout["tool_steps"]
         per_tool: dict[str, float] = {}
         for k, (tool, share) in enumerate(shares.items()):
@@ -686,6 +690,7 @@ class Trainer:
             "sampler_entropy": float(-(weights * np.log(weights + 1e-12)).sum()),
             "seconds": seconds,
             **per_tool,
+            "sampler_weights": weights,
         }
 
     def _log_row(self, row: dict[str, Any], writer: Any) -> None:
@@ -699,7 +704,7 @@ class Trainer:
         for key in self.csv_fields[1:]:
             if isinstance(row.get(key), float | int) and np.isfinite(row[key]):
                 writer.add_scalar(f"train/{key}", row[key], row["env_steps"])
-        weights = self.sampler.weights()
+        weights = row["sampler_weights"]
         if len(weights) <= 64:  # one curve per level stays readable up to a few dozen
             for level, weight in zip(self.sampler.levels, weights, strict=True):
                 writer.add_scalar(f"sampler/{level}", weight, row["env_steps"])
