@@ -604,6 +604,8 @@ class Trainer:
                 # this step needs no autoreset (its observation is only bootstrapped if alive).
                 vec.set_attr("hold_reset", [True] * n)
             obs, reward, terminated, truncated, info = vec.step(calls)
+            if t == steps - 1:  # (Ray hands the attributes on to an actor that replaces one)
+                vec.set_attr("hold_reset", [False] * n)
             env_busy += time.perf_counter() - waited
             rewards[t], dones[t] = reward, terminated | truncated
             returns_so_far += reward
