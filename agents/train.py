@@ -130,9 +130,20 @@ class TrainConfig:
         own final tier."""
         where = {"mix": self.mix} if self.mix else {"suite": self.suite}
         return {
-            **where, "max_steps": self.max_steps, "view_size": self.view_size,
+            **where, "max_steps": self.tool_max_steps() if self.mix else self.max_steps,
+            "view_size": self.view_size,
             "final_tier": None if evaluation else self.final_tier,
         }  # fmt: skip
+
+    def tool_max_steps(self) -> dict[str, int]:
+        """Mixed: each tool's calls per episode, ``max_steps`` or more: at least as many as
+        its suite's longest reference has, so its demonstrations are whole and its tasks can
+        be finished (a Blender placement of three objects takes six calls, a CAD part two)."""
+        longest = {
+            tool: max((len(t.tool_calls or ()) for t in get_suite(suite).tasks), default=0)
+            for tool, suite in parse_mix(self.mix or "")
+        }  # fmt: skip
+        return {tool: max(self.max_steps, calls) for tool, calls in longest.items()}
 
     def tasks(self, split: str) -> list[Any]:
         """The tasks of a split: the suite's, or every suite's of the mix."""
@@ -588,7 +599,13 @@ class Trainer:
             if self.mix:
                 tool_steps += np.bincount(batch["tool"], minlength=len(self.tools))
             waited = time.perf_counter()
+            if t == steps - 1:
+                # The next rollout restarts every env with its own seed: an episode ending on
+                # this step needs no autoreset (its observation is only bootstrapped if alive).
+                vec.set_attr("hold_reset", [True] * n)
             obs, reward, terminated, truncated, info = vec.step(calls)
+            if t == steps - 1:  # (Ray hands the attributes on to an actor that replaces one)
+                vec.set_attr("hold_reset", [False] * n)
             env_busy += time.perf_counter() - waited
             rewards[t], dones[t] = reward, terminated | truncated
             returns_so_far += reward
@@ -603,7 +620,10 @@ class Trainer:
                 returns_so_far[i] = 0.0
         with torch.no_grad():
             next_value = policy.value(to_torch(observe(obs, config.policy), self.device))
+        with self._lock:  # the sampler after this rollout's episodes, for its row
+            sampler_weights, group_shares = self.sampler.weights(), self.sampler.group_shares()
         return {
+            "sampler_weights": sampler_weights, "group_shares": group_shares,
             "stored": stored, "tokens": all_tokens, "log_probs": np.stack(log_probs),
             "values": np.stack(values), "rewards": rewards, "dones": dones,
             "next_value": next_value.cpu().numpy(), "episode_returns": episode_returns,
@@ -646,8 +666,9 @@ class Trainer:
         self.env_steps += n * steps
         scores, passes, returns = rollout["scores"], rollout["passes"], rollout["episode_returns"]
         self.episodes += len(scores)
-        with self._lock:
-            weights, shares = self.sampler.weights(), self.sampler.group_shares()
+        # Taken at the rollout's end: overlapped, the next rollout's episodes already update the
+        # sampler while the learner writes this row.
+        weights, shares = rollout["sampler_weights"], rollout["group_shares"]
         tool_steps = rollout["tool_steps"]
         per_tool: dict[str, float] = {}
         for k, (tool, share) in enumerate(shares.items()):
@@ -671,6 +692,7 @@ class Trainer:
             "sampler_entropy": float(-(weights * np.log(weights + 1e-12)).sum()),
             "seconds": seconds,
             **per_tool,
+            "sampler_weights": weights,
         }
 
     def _log_row(self, row: dict[str, Any], writer: Any) -> None:
@@ -684,7 +706,7 @@ class Trainer:
         for key in self.csv_fields[1:]:
             if isinstance(row.get(key), float | int) and np.isfinite(row[key]):
                 writer.add_scalar(f"train/{key}", row[key], row["env_steps"])
-        weights = self.sampler.weights()
+        weights = row["sampler_weights"]
         if len(weights) <= 64:  # one curve per level stays readable up to a few dozen
             for level, weight in zip(self.sampler.levels, weights, strict=True):
                 writer.add_scalar(f"sampler/{level}", weight, row["env_steps"])

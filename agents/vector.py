@@ -27,13 +27,21 @@ import toolgym  # noqa: F401 - registers the environments
 
 
 class ChosenTasks(gym.Wrapper):
-    """Picks each episode's task: the queue's next, else one drawn by ``task_weights``."""
+    """Picks each episode's task: the queue's next, else one drawn by ``task_weights``.
+
+    With ``hold_reset`` set, the next unseeded reset (the same-step autoreset after an episode's
+    end) starts nothing and returns the ended episode's last observation again; the next seeded
+    reset clears it. The learner sets it before a rollout's last step: it restarts every env
+    with the next rollout's seed anyway, and a reset (new sandbox sessions, the task's
+    reference) costs as much as several steps."""
 
     def __init__(self, env: gym.Env, task_ids: Sequence[str]) -> None:
         super().__init__(env)
         self.task_ids = list(task_ids)
         self.task_weights: Sequence[float] | None = None
         self.task_queue: list[str] = []
+        self.hold_reset = False
+        self.last: tuple[Any, dict[str, Any]] | None = None  # an ended episode's last step
         self.rng = np.random.default_rng()
 
     def reset(
@@ -41,6 +49,11 @@ class ChosenTasks(gym.Wrapper):
     ) -> tuple[Any, dict[str, Any]]:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
+            self.hold_reset = False
+        elif self.hold_reset and self.last is not None and not options:
+            observation, info = self.last
+            return observation, {"task": info["task"]}
+        self.last = None
         options = dict(options or {})
         if "task" not in options:
             if self.task_queue:
@@ -57,6 +70,7 @@ class ChosenTasks(gym.Wrapper):
             info["episode_task"] = info["task"]
             info["episode_score"] = float(final.get("score") or 0.0)
             info["episode_passed"] = bool(final.get("passed"))
+            self.last = (observation, info)
         return observation, reward, terminated, truncated, info
 
 

@@ -5,6 +5,8 @@ For each task of a suite's split, the reference tool calls are encoded and decod
 ceiling is the mean final score. Target: ≥ 0.95 on the primitives suite.
 
     .venv/bin/python bench/grammar_ceiling.py --suite primitives --split test --max-bins 256 64
+    .venv/bin/python bench/grammar_ceiling.py --env toolgym/Blender-v0 --suite blender-placement \
+        --max-bins 256
 """
 
 from __future__ import annotations
@@ -50,13 +52,14 @@ def ceiling(suite: str, split: str, max_bins: int, env_id: str = "toolgym/CadQue
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--suite", default="primitives")
+    parser.add_argument("--env", default="toolgym/CadQuery-v0", help="the suite's env id")
     parser.add_argument("--split", default="test")
     parser.add_argument("--max-bins", type=int, nargs="+", default=[256, 64])
     args = parser.parse_args()
     print("| max bins | vocabulary | tasks | mean score | min score | target |")
     print("|---|---|---|---|---|---|")
     for bins in args.max_bins:
-        r = ceiling(args.suite, args.split, bins)
+        r = ceiling(args.suite, args.split, bins, args.env)
         verdict = "PASS" if r["mean"] >= 0.95 else "MISS"
         print(f"| {bins} | {r['vocab']} | {r['tasks']} | {r['mean']:.4f} | {r['min']:.4f} "
               f"| ≥ 0.95: {verdict} |", flush=True)  # fmt: skip

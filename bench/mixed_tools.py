@@ -32,6 +32,7 @@ POLICY = PolicyConfig(image_size=32, hidden=64, embed=16, prompt_bytes=128, feed
 def main(out: Path) -> dict:
     config = TrainConfig(
         mix=MIX, steps=int(sys.argv[1]) if len(sys.argv) > 1 else 64, bc_steps=100,
+        # max_steps: CAD's two calls; Blender and scenes get their suites' longest references (6).
         bc_episodes=24, num_envs=2, num_steps=8, max_steps=2, view_size=32, out=str(out),
         progress=False, policy=POLICY, ppo=PPOConfig(num_minibatches=2, update_epochs=4),
     )  # fmt: skip

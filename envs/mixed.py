@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -74,19 +74,25 @@ class MixedEnv(gym.Env[dict[str, Any], str]):
     Args:
         mix: see :func:`parse_mix`.
         view_size: pixels per view of each tool's env.
-        **env_kwargs: for every tool's env (``max_steps``, ``split``, ``final_tier`` ...).
+        max_steps: calls per episode: one number for every tool, or one per tool (a mapping
+            from tool to calls; a tool it leaves out gets its env's default).
+        **env_kwargs: for every tool's env (``split``, ``final_tier`` ...).
     """
 
     metadata = {"render_modes": []}  # noqa: RUF012 - gymnasium API
 
     def __init__(self, mix: str | Sequence[tuple[str, str]], view_size: int = 32,
+                 max_steps: int | Mapping[str, int] | None = None,
                  **env_kwargs: Any) -> None:  # fmt: skip
         self.mix = parse_mix(mix)
         self.tools = [tool for tool, _ in self.mix]
         self.suite_tool = tool_of_task(self.mix)
+        if not isinstance(max_steps, Mapping):
+            max_steps = dict.fromkeys(self.tools, max_steps)
         self.envs = {
             tool: gym.make(get_domain(tool).env_id, suite=suite, action_mode="tool",
-                           view_size=view_size, **env_kwargs)
+                           view_size=view_size, **env_kwargs,
+                           **({"max_steps": max_steps[tool]} if max_steps.get(tool) else {}))
             for tool, suite in self.mix
         }  # fmt: skip
         first = next(iter(self.envs.values()))
@@ -95,7 +101,9 @@ class MixedEnv(gym.Env[dict[str, Any], str]):
         inner = first.observation_space
         self.observation_space = spaces.Dict(
             {"image": image, "target": image, "prompt": inner["prompt"],
-             "feedback": inner["feedback"], "step": inner["step"],
+             "feedback": inner["feedback"],
+             "step": max((env.observation_space["step"] for env in self.envs.values()),
+                         key=lambda space: space.n),
              "tool": spaces.Discrete(len(self.tools))}
         )  # fmt: skip
         self.action_space = first.action_space

@@ -160,3 +160,38 @@ def test_overlapped_collection_is_one_update_behind_and_reproducible(tmp_path):
     for key, tensor in runs[0].policy.state_dict().items():
         assert torch.equal(tensor, runs[1].policy.state_dict()[key]), key
     assert rows(tmp_path / "a") == rows(tmp_path / "b") and len(rows(tmp_path / "a")) == 3
+
+
+def test_a_rollouts_last_step_restarts_no_episode_and_changes_nothing(tmp_path):
+    """An episode that ends on a rollout's last step is not restarted (the next rollout restarts
+    every env with its own seed): one sandboxed reset fewer, the same rollout to the bit."""
+    from toolgym.agents.vector import make_vector_env
+
+    rollouts, resets = [], []
+    for hold in (True, False):
+        config = small_config(tmp_path / str(hold), num_envs=1, num_steps=2, max_steps=1)
+        trainer = Trainer(config)
+        kwargs = config.env_kwargs()
+        vec = make_vector_env(config.env_id, trainer.sampler.levels, 1, False, **kwargs)
+        inner, count = vec.envs[0].env, [0]
+        real_reset = inner.reset
+
+        def counted(*args, real_reset=real_reset, count=count, **kwargs):
+            count[0] += 1
+            return real_reset(*args, **kwargs)
+
+        inner.reset = counted
+        if not hold:  # the envs as they were: every ended episode restarts at once
+            vec.set_attr = lambda name, values, real=vec.set_attr: (
+                None if name == "hold_reset" else real(name, values)
+            )
+        try:
+            rollouts.append(trainer._collect(vec, trainer.policy, 0))
+        finally:
+            vec.close()
+        resets.append(count[0])
+    held, plain = rollouts
+    assert held["dones"].all() and resets == [2, 3]  # one-call episodes: a reset per step
+    for key in ("rewards", "dones", "log_probs", "values", "scores"):
+        assert np.array_equal(held[key], plain[key]), key
+    assert all(np.array_equal(a, b) for a, b in zip(held["tokens"], plain["tokens"], strict=True))

@@ -41,7 +41,14 @@ def train(
     seed: Annotated[int, typer.Option(min=0, help="Seed of everything.")] = 0,
     num_envs: Annotated[int, typer.Option(min=1, max=64, help="Parallel environments.")] = 2,
     num_steps: Annotated[int, typer.Option(min=1, help="Steps per env per iteration.")] = 32,
-    max_steps: Annotated[int, typer.Option(min=1, max=1000, help="Calls per episode.")] = 4,
+    max_steps: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=1000,
+            help="Calls per episode (--mix: each tool at least its suite's longest reference).",
+        ),
+    ] = 4,
     sampler: Annotated[
         bool, typer.Option(help="Draw weak tasks more often (PLR-style); off: uniform.")
     ] = True,
