@@ -536,10 +536,12 @@ class Grammar:
         return self.decode(self.encode(call, context), context)
 
     def describe(self) -> dict[str, Any]:
-        """What rebuilds this grammar with :meth:`from_description` (for checkpoints)."""
+        """What rebuilds this grammar with :meth:`from_description` (for checkpoints; derived
+        values and stop only where there are, so earlier checkpoints' grammars still match)."""
+        options = {"derived": self.derived} if self.derived else {}
         return {"ranges": _plain(self.ranges), "max_bins": self.max_bins,
-                "max_points": self.max_points, "tools": self.tools,
-                "derived": self.derived, "stop": self.stop}  # fmt: skip
+                "max_points": self.max_points, "tools": self.tools, **options,
+                **({"stop": True} if self.stop else {})}  # fmt: skip
 
     @classmethod
     def from_description(cls, registry: ToolRegistry, description: Mapping[str, Any]) -> Grammar:
