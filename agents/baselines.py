@@ -1,4 +1,5 @@
-"""Baseline agents: random actions, and the oracle that replays the reference.
+"""Baseline agents: random actions, the oracle that replays the reference, and a fixed rule
+that copies the prompt's numbers in order.
 
 Both see only the observation and the action space, except the oracle, which is handed the task
 (it exists to prove that tasks, sandbox and verifier agree: it must score ≥ 0.99 everywhere).
@@ -87,6 +88,33 @@ class OracleAgent:
         call = task.tool_calls[min(self._next, len(task.tool_calls) - 1)]
         self._next += 1
         return call
+
+
+class CopyInOrderAgent:
+    """A fixed rule with nothing learnt, the floor a learner must clear: the tool whose number
+    of numeric parameters is the count of numbers in the prompt (else the one with the most the
+    prompt can fill), its parameters filled with the prompt's numbers in the order they are
+    written (read as the bundled policy reads them: digits or words, cm in mm). Tool mode only.
+    On the primitives' described prompts it writes the reference call for every task."""
+
+    def __init__(self, registry: ToolRegistry, tools: list[str] | None = None) -> None:
+        grammar = registry.grammar()
+        self.numeric = {
+            name: [p for p, spec in grammar[name]["params"].items()
+                   if spec["kind"] in ("number", "integer")]
+            for name in (tools or list(registry.tools))
+        }  # fmt: skip
+
+    def act(self, observation: dict[str, Any], task: Any = None) -> str:
+        from toolgym.agents.policy import prompt_numbers
+
+        numbers, at = prompt_numbers([str(observation.get("prompt", ""))], 4096, 64)
+        found = [float(n) for n, i in zip(numbers[0], at[0], strict=True) if i >= 0]
+        name = next((n for n, ps in self.numeric.items() if len(ps) == len(found)), None)
+        fits = [n for n, ps in self.numeric.items() if len(ps) <= len(found)]
+        name = name or max(fits or self.numeric, key=lambda n: len(self.numeric[n]))
+        arguments = dict(zip(self.numeric[name], found, strict=False))
+        return json.dumps({"name": name, "arguments": arguments})
 
 
 AGENTS = {"random": RandomAgent, "oracle": OracleAgent}

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from toolgym.agents.grammar import Grammar
+from toolgym.agents.grammar import STOP_TOOL, EpisodeContexts, Grammar
 from toolgym.agents.policy import Policy, pick_device, to_torch
 from toolgym.agents.progress import phase
 from toolgym.agents.vector import make_vector_env, play_queued
@@ -25,12 +27,16 @@ def evaluate_policy(
     greedy: bool = True,
     record: str | Path | None = None,
     progress: bool = False,
+    overrides: dict[str, Any] | None = None,
+    transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Play ``episodes`` tasks of ``config.suite``'s ``split`` (each task once, in order, cycling
     when asked for more; ``None``: every task once), recording them into ``record`` when given
     (see ``toolgym replay``), with a progress bar when ``progress``. Returns ``score`` (mean
-    final score), ``success_rate``, ``steps`` (mean calls per episode) and per-family and
-    per-episode rows."""
+    final score), ``success_rate``, ``steps`` (mean calls per episode), ``stopped`` (episodes
+    the policy ended with the stop call) and per-family and per-episode rows.
+    ``overrides``: env arguments that replace the run's (``prompt_form``...); ``transform``:
+    what the policy sees instead of the observations (an ablation: images zeroed...)."""
     from toolgym.agents.train import observe
 
     tasks = [t.id for t in config.tasks(split)]
@@ -40,14 +46,21 @@ def evaluate_policy(
     queue = [tasks[k % len(tasks)] for k in range(count)]
     device = next(policy.parameters()).device
     generator = torch.Generator(device).manual_seed(config.seed)
+    contexts = EpisodeContexts(min(config.num_envs, count))
+    stops = 0
 
     def choose(obs: dict[str, Any], current: list[str]) -> list[str]:
+        nonlocal stops
+        seen = transform(dict(obs)) if transform else obs
+        batch = observe(seen, config.policy)
         with torch.no_grad():
-            batch = to_torch(observe(obs, config.policy), device)
-            tokens, *_ = policy.act(batch, generator, greedy=greedy)
-        return [grammar.decode_json(row) for row in tokens.cpu().numpy()]
+            tokens, *_ = policy.act(to_torch(batch, device), generator, greedy=greedy)
+        calls = contexts.decode(grammar, tokens.cpu().numpy(), seen, batch["numbers"],
+                                batch["number_at"])  # fmt: skip
+        stops += sum(json.loads(c).get("name") == STOP_TOOL for c in calls)
+        return calls
 
-    kwargs = dict(config.env_kwargs(evaluation=True), split=split)
+    kwargs = dict(config.env_kwargs(evaluation=True), split=split, **(overrides or {}))
     vec = make_vector_env(
         config.env_id, tasks, min(config.num_envs, count), config.asynchronous,
         record=str(record) if record is not None else None, ray=config.ray, **kwargs,
@@ -60,7 +73,7 @@ def evaluate_policy(
             )  # fmt: skip
     finally:
         vec.close()
-    report = summarize(results, split)
+    report = summarize(results, split) | {"stopped": stops}
     if config.mix:  # and per tool
         tool_of = {suite: tool for tool, suite in parse_mix(config.mix)}
         report["tools"] = {

@@ -11,6 +11,20 @@ A tool call is a fixed-length sequence of ``length`` tokens::
   ``max_points`` points; the coordinates of points past the count are ``PAD``.
 - ``STOP`` follows the last slot; ``PAD`` fills the rest.
 
+Two options let the grammar say what a prompt does not spell (the trainer sets both from its
+suite's references):
+
+- ``stop=True``: one more operation, ``stop`` (no slots): the call ``{"name": "stop"}`` that
+  ends the episode (see ``toolgym.envs.base``).
+- ``derived``: a real-valued parameter's slot also holds *derived* tokens (:class:`Derived`)
+  after its bins: a prompt number halved, doubled, negated; the sum or difference of two, half
+  of one minus another; positions relative to the previous applied call (its top, its top plus
+  half a number, its value of the same parameter). :meth:`Grammar.decode` computes them in a
+  :class:`CallContext` (the prompt's numbers, the previous call), exactly, not snapped to a
+  bin; one that refers to nothing (no previous call, a number the prompt lacks) decodes to a
+  call the environment rejects with a one-line message. A slot holds only the derived values
+  its suite's references use (:func:`suite_derived`), so copying suites keep their vocabulary.
+
 Which token may come next depends only on the tokens before it (the operation, and a points
 parameter's count), so :meth:`Grammar.allowed` gives an autoregressive decoder its masks, and the
 tables :attr:`Grammar.slot_lo` etc. let it build them for a batch without Python loops;
@@ -41,17 +55,196 @@ import numpy as np
 from toolgym.envs.tools import ToolCallError, ToolRegistry
 
 PAD, STOP = 0, 1
+STOP_TOOL = "stop"  # the operation that ends an episode (``toolgym.envs.base.STOP_CALL``)
 DEFAULT_MAX_BINS = 256
 DEFAULT_MARGIN = 0.1  # a suite range is widened by this share of its span on each side
 DEFAULT_MAX_POINTS = 8
 DIGITS = 6  # decoded numbers are rounded to this many decimals (no 0.30000000000000004)
+DERIVED_NUMBERS = 16  # derived values refer to the prompt's first numbers (the pointer's reach)
+# A derived value joins a slot when this share of the reference episodes that fill the slot
+# read a value so (and at least two do): fewer are coincidences (half of one number minus
+# another that happens to equal a third).
+DERIVED_MIN_SHARE = 0.05
+# How a value is derived, the likelier reading first (the first that matches is the one used):
+# from one prompt number "a", two ("a", "b"), or the previous applied call.
+UNARY = ("copy", "neg", "half", "neg_half", "double", "prev_top_plus_half")
+BINARY = ("half_minus", "neg_half_minus", "sum", "difference")
+NULLARY = ("prev_top", "prev_same")
+PREVIOUS = ("prev_top_plus_half", "prev_top", "prev_same")
+
+
+class DerivedValueError(ValueError):
+    """A derived value that refers to nothing (no previous call, a number the prompt lacks)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Derived:
+    """A value computed from the prompt's numbers ``a`` and ``b`` (0-based, in reading order;
+    -1: unused) and the previous applied call; see :data:`UNARY`, :data:`BINARY`,
+    :data:`NULLARY`. Its text form (``"half:2"``, ``"half_minus:0:3"``, ``"prev_top"``) is
+    what a grammar's ``derived`` argument lists."""
+
+    op: str
+    a: int = -1
+    b: int = -1
+
+    @classmethod
+    def parse(cls, text: str) -> Derived:
+        op, *numbers = text.split(":")
+        arity = 1 if op in UNARY else 2 if op in BINARY else 0 if op in NULLARY else -1
+        if arity != len(numbers):
+            raise ValueError(f"{text!r}: not a derived value (e.g. 'half:2', 'sum:0:1')")
+        return cls(op, *(int(n) for n in numbers))
+
+    def __str__(self) -> str:
+        return ":".join([self.op, *(str(i) for i in (self.a, self.b) if i >= 0)])
+
+    def describe(self) -> str:
+        a, b = f"number {self.a + 1}", f"number {self.b + 1}"
+        return {
+            "copy": a, "neg": f"minus {a}", "half": f"half of {a}",
+            "neg_half": f"minus half of {a}", "double": f"twice {a}",
+            "prev_top_plus_half": f"the previous call's top + half of {a}",
+            "sum": f"{a} + {b}", "difference": f"{a} - {b}", "half_minus": f"half of {a} - {b}",
+            "neg_half_minus": f"{b} - half of {a}", "prev_top": "the previous call's top",
+            "prev_same": "the previous call's value of this parameter",
+        }[self.op]  # fmt: skip
+
+    def value(self, context: CallContext, param: str) -> float:
+        """The number this stands for in ``context``; ``DerivedValueError`` says why there is
+        none."""
+        numbers = context.numbers
+        used = [i for i in (self.a, self.b) if i >= 0]
+        if any(i >= len(numbers) for i in used):
+            raise DerivedValueError(
+                f"{self.describe()}: the prompt has {len(numbers)} number(s)"
+            )
+        n = [float(numbers[i]) for i in used]
+        if self.op in PREVIOUS:
+            if context.previous is None:
+                raise DerivedValueError(f"{self.describe()}: there is no previous call")
+            arguments = context.previous.get("arguments", {})
+            if self.op == "prev_same":
+                if not isinstance(arguments.get(param), int | float):
+                    raise DerivedValueError(f"{self.describe()}: the previous call has no {param}")
+                return float(arguments[param])
+            top = _top(arguments)
+            if top is None:
+                raise DerivedValueError(f"{self.describe()}: the previous call built no Z extent")
+            return top if self.op == "prev_top" else top + n[0] / 2
+        return {
+            "copy": lambda: n[0], "neg": lambda: -n[0], "half": lambda: n[0] / 2,
+            "neg_half": lambda: -n[0] / 2, "double": lambda: 2 * n[0],
+            "sum": lambda: n[0] + n[1], "difference": lambda: n[0] - n[1],
+            "half_minus": lambda: n[0] / 2 - n[1], "neg_half_minus": lambda: n[1] - n[0] / 2,
+        }[self.op]()  # fmt: skip
+
+
+def _top(arguments: Mapping[str, Any]) -> float | None:
+    """The top (highest Z) of what a call built, where its arguments say: a centre ``z`` and a
+    ``height`` along Z (boxes, cylinders) or a ``diameter`` (spheres)."""
+    z = arguments.get("z")
+    if not isinstance(z, int | float) or arguments.get("axis", "Z") != "Z":
+        return None
+    extent = arguments.get("height", arguments.get("diameter"))
+    return float(z) + float(extent) / 2 if isinstance(extent, int | float) else None
+
+
+def derived_catalogue(numbers: int = DERIVED_NUMBERS) -> tuple[Derived, ...]:
+    """Every derived value, in the order a value is read as one (copying first)."""
+    pairs = [(a, b) for a in range(numbers) for b in range(numbers) if a != b]
+    return (
+        *(Derived(op, a) for op in UNARY for a in range(numbers)),
+        *(Derived(op, a, b) for op in BINARY for a, b in pairs if op != "sum" or a < b),
+        *(Derived(op) for op in NULLARY),
+    )
+
+
+CATALOGUE = derived_catalogue()
+
+
+@dataclasses.dataclass(frozen=True)
+class CallContext:
+    """What derived values are computed from: the prompt's numbers in reading order (as
+    ``toolgym.agents.policy.prompt_numbers`` reads them) and the episode's previous applied call
+    (``None`` at its start)."""
+
+    numbers: tuple[float, ...] = ()
+    previous: Mapping[str, Any] | None = None
+
+
+def derivation(value: float, context: CallContext, param: str,
+               candidates: Sequence[Derived] = CATALOGUE) -> Derived | None:  # fmt: skip
+    """The first of ``candidates`` worth exactly ``value`` in ``context``, else ``None``."""
+    for derived in candidates:
+        try:
+            if abs(derived.value(context, param) - value) < 1e-6:
+                return derived
+        except DerivedValueError:
+            continue
+    return None
+
+
+def _failed(feedback: str) -> bool:
+    """Whether an env's feedback says its last step failed (its last line is the error)."""
+    return feedback.rsplit("\n", 1)[-1].startswith("error:")
+
+
+def _parsed(call: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(call)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class EpisodeContexts:
+    """Each env's :class:`CallContext` in a vector env, followed from what the envs show: the
+    prompt's numbers, and the last call the env applied (none at a new episode; a step whose
+    feedback ends in an error applied nothing, so the call before it stays the previous one).
+
+    Each step: :meth:`decode` (or :meth:`contexts`, then :meth:`sent`)."""
+
+    def __init__(self, count: int) -> None:
+        self.applied: list[dict[str, Any] | None] = [None] * count
+        self.pending: list[dict[str, Any] | None] = [None] * count
+
+    def contexts(self, observations: Mapping[str, Any], numbers: np.ndarray,
+                 number_at: np.ndarray) -> list[CallContext]:  # fmt: skip
+        """Per env, the context of its next call (``numbers``, ``number_at``: as
+        ``toolgym.agents.policy.prompt_numbers`` reads the prompts)."""
+        out = []
+        for i in range(len(self.applied)):
+            if int(observations["step"][i]) == 0:
+                self.applied[i] = None
+            elif self.pending[i] is not None and not _failed(str(observations["feedback"][i])):
+                self.applied[i] = self.pending[i]
+            self.pending[i] = None
+            found = tuple(float(n) for n, at in zip(numbers[i], number_at[i], strict=True)
+                          if at >= 0)  # fmt: skip
+            out.append(CallContext(found, self.applied[i]))
+        return out
+
+    def sent(self, calls: Sequence[str]) -> None:
+        """The calls just sent (JSON text), one per env."""
+        self.pending = [_parsed(call) for call in calls]
+
+    def decode(self, grammar: Grammar, tokens: np.ndarray, observations: Mapping[str, Any],
+               numbers: np.ndarray, number_at: np.ndarray) -> list[str]:  # fmt: skip
+        """The JSON calls ``tokens`` (one row per env) spell, each in its env's context."""
+        contexts = self.contexts(observations, numbers, number_at)
+        calls = [grammar.decode_json(row, c) for row, c in zip(tokens, contexts, strict=True)]
+        self.sent(calls)
+        return calls
+
 
 
 @dataclasses.dataclass(frozen=True)
 class Slot:
     """One token position of a tool: a parameter (or one coordinate of one of its points).
 
-    ``values[i]`` is what token ``start + i`` means. ``kind`` is ``"value"`` (a number, integer
+    ``values[i]`` is what token ``start + i`` means, and ``derived[j]`` what token
+    ``start + len(values) + j`` means. ``kind`` is ``"value"`` (a number, integer
     or choice), ``"count"`` (how many points), or ``"coord"`` (coordinate ``coord`` of point
     ``point``).
     """
@@ -63,10 +256,11 @@ class Slot:
     start: int
     point: int = -1
     coord: int = -1
+    derived: tuple[Derived, ...] = ()  # tokens after the bins: values derived in context
 
     @property
     def stop(self) -> int:
-        return self.start + len(self.values)
+        return self.start + len(self.values) + len(self.derived)
 
 
 Ranges = Mapping[
@@ -103,6 +297,10 @@ class Grammar:
         max_points: most points of a ``points`` parameter.
         tools: the operations (by default every tool of the registry); e.g. only those a
             suite's references use, which the trainer does by default.
+        derived: per parameter (``"tool.param"``), the derived values (:class:`Derived`'s text
+            form) its slot holds after its bins, e.g. from :func:`suite_derived`.
+        stop: one more operation, ``stop`` (no slots): the call ``{"name": "stop"}`` that ends
+            the episode (see ``toolgym.envs.base``).
     """
 
     def __init__(
@@ -112,8 +310,12 @@ class Grammar:
         max_bins: int = DEFAULT_MAX_BINS,
         max_points: int = DEFAULT_MAX_POINTS,
         tools: Sequence[str] | None = None,
+        derived: Mapping[str, Sequence[str]] | None = None,
+        stop: bool = False,
     ) -> None:
         self.registry, self.ranges = registry, dict(ranges or {})
+        self.derived = {key: list(values) for key, values in (derived or {}).items() if values}
+        self.stop = stop
         self.max_bins, self.max_points = max_bins, max_points
         spec = registry.grammar()
         unknown = sorted(set(tools or ()) - set(spec))
@@ -123,7 +325,7 @@ class Grammar:
         if not spec:
             raise ValueError("a grammar needs at least one tool")
         self.tools = None if tools is None else list(spec)
-        self.ops = tuple(spec)
+        self.ops = tuple(spec) + ((STOP_TOOL,) if stop else ())
         self.op_start = 2
         cursor = self.op_start + len(self.ops)
         self.slots: dict[str, tuple[Slot, ...]] = {}
@@ -134,6 +336,8 @@ class Grammar:
                     slots.append(slot)
                     cursor = slot.stop
             self.slots[tool] = tuple(slots)
+        if stop:
+            self.slots[STOP_TOOL] = ()
         self.vocab_size = cursor
         self.length = 2 + max(len(s) for s in self.slots.values())
         self._tables()
@@ -164,7 +368,8 @@ class Grammar:
         low, high, *finer = known if known else (p["min"], p["max"])
         step = finer[0] if finer else p["step"]
         values = _grid(low, high, step, self.max_bins, p["kind"] == "integer")
-        return [Slot(tool, param, "value", values, start)]
+        derived = tuple(Derived.parse(d) for d in self.derived.get(f"{tool}.{param}", ()))
+        return [Slot(tool, param, "value", values, start, derived=derived)]
 
     def _tables(self) -> None:
         """Per (operation, position) token ranges, for batched masks."""
@@ -191,7 +396,7 @@ class Grammar:
                     self.count_of_token[slot.start : slot.stop] = slot.values
                 if slot.kind == "coord":
                     self.point_of[o, t], self.count_at[o, t] = slot.point, count_position
-                for i, value in enumerate(slot.values):
+                for i, value in enumerate((*slot.values, *slot.derived)):
                     self.value_of_token[slot.start + i] = value
                 if _is_numeric(slot):
                     self.bin_values[o, t, : len(slot.values)] = slot.values
@@ -237,15 +442,26 @@ class Grammar:
         return tokens
 
     # -- calls ----------------------------------------------------------------------------------
-    def decode(self, tokens: Sequence[int]) -> dict[str, Any]:
+    def decode(
+        self, tokens: Sequence[int], context: CallContext | None = None, strict: bool = True
+    ) -> dict[str, Any]:
         """The tool call ``{"name": ..., "arguments": {...}}`` that ``tokens`` spell (every
-        parameter given). Raises ``ValueError`` for a sequence the grammar forbids."""
+        parameter given), derived values computed in ``context``. Raises ``ValueError`` for a
+        sequence the grammar forbids, and (``strict``) ``DerivedValueError`` for a derived value
+        that refers to nothing; not ``strict``, that parameter's value is the reason, a text."""
         if not self.valid(tokens):
             raise ValueError(f"not a valid token sequence: {list(tokens)}")
         tool = self.ops[tokens[0] - self.op_start]
         arguments: dict[str, Any] = {}
         for slot, token in zip(self.slots[tool], tokens[1:], strict=False):
             value = self.value_of_token[token] if token != PAD else None
+            if isinstance(value, Derived):
+                try:
+                    value = round(value.value(context or CallContext(), slot.param), DIGITS)
+                except DerivedValueError as exc:
+                    if strict:
+                        raise
+                    value = str(exc)  # the env rejects the call with one line quoting it
             if slot.kind == "value":
                 arguments[slot.param] = value
             elif slot.kind == "count":
@@ -254,17 +470,25 @@ class Grammar:
                 arguments[slot.param][slot.point][slot.coord] = value
         return {"name": tool, "arguments": arguments}
 
-    def decode_json(self, tokens: Sequence[int]) -> str:
-        """:meth:`decode` as the JSON text an environment takes."""
-        return json.dumps(self.decode(tokens))
+    def decode_json(self, tokens: Sequence[int], context: CallContext | None = None) -> str:
+        """:meth:`decode` as the JSON text an environment takes. A derived value that refers to
+        nothing makes an invalid call: the parameter's value is the reason, so the environment
+        rejects the call with one line naming the parameter and why (a penalty, nothing
+        changed)."""
+        return json.dumps(self.decode(tokens, context, strict=False))
 
-    def encode(self, call: Any) -> list[int]:
-        """Tokens for a call (a dict or JSON text), each value snapped to its nearest bin.
+    def encode(self, call: Any, context: CallContext | None = None) -> list[int]:
+        """Tokens for a call (a dict or JSON text), each value snapped to its nearest bin; in a
+        ``context``, a value the slot can derive exactly takes that derived token (when it is
+        the value's first reading, or the value is on no bin), so that it stays exact.
 
         Defaults are filled in; the call's parameters are checked one by one, not against each
         other (a polygon with no area still encodes). A points list longer than ``max_points`` is
         cut to its first points. Raises ``ToolCallError`` for a call that names no tool or
         has a malformed parameter."""
+        if self.stop and _call_name(call) == STOP_TOOL:
+            tokens = [self.op_start + self.ops.index(STOP_TOOL), STOP]
+            return tokens + [PAD] * (self.length - len(tokens))
         name, arguments = self._arguments(call)
         if name not in self.ops:
             raise ToolCallError(f"{name}: not one of this grammar's tools ({', '.join(self.ops)})")
@@ -282,6 +506,10 @@ class Grammar:
                     tokens.append(slot.start + _nearest(slot.values, value[slot.point][slot.coord]))
             elif isinstance(value, str):
                 tokens.append(slot.start + _nearest_choice(slot.values, value))
+            elif slot.derived and context is not None and (
+                found := _derived_reading(slot, float(value), context)
+            ) is not None:
+                tokens.append(slot.start + len(slot.values) + slot.derived.index(found))
             else:
                 tokens.append(slot.start + _nearest(slot.values, value))
         tokens.append(STOP)
@@ -302,18 +530,88 @@ class Grammar:
             check = dataclasses.replace(tool, check=None)
             return tool.name, self.registry._arguments(check, arguments)
 
-    def snap(self, call: Any) -> dict[str, Any]:
-        """``call`` as the grammar can say it: its values snapped to the bins."""
-        return self.decode(self.encode(call))
+    def snap(self, call: Any, context: CallContext | None = None) -> dict[str, Any]:
+        """``call`` as the grammar can say it: its values snapped to the bins (in a
+        ``context``, derived exactly where the slots can)."""
+        return self.decode(self.encode(call, context), context)
 
     def describe(self) -> dict[str, Any]:
-        """What rebuilds this grammar with :meth:`from_description` (for checkpoints)."""
+        """What rebuilds this grammar with :meth:`from_description` (for checkpoints; derived
+        values and stop only where there are, so earlier checkpoints' grammars still match)."""
+        options = {"derived": self.derived} if self.derived else {}
         return {"ranges": _plain(self.ranges), "max_bins": self.max_bins,
-                "max_points": self.max_points, "tools": self.tools}  # fmt: skip
+                "max_points": self.max_points, "tools": self.tools, **options,
+                **({"stop": True} if self.stop else {})}  # fmt: skip
 
     @classmethod
     def from_description(cls, registry: ToolRegistry, description: Mapping[str, Any]) -> Grammar:
         return cls(registry, **description)
+
+
+def _call_name(call: Any) -> Any:
+    """A call's ``name`` when it is a dict or the JSON text of one, else ``None``."""
+    try:
+        call = json.loads(call) if isinstance(call, str | bytes) else call
+    except ValueError:
+        return None
+    return call.get("name") if isinstance(call, dict) else None
+
+
+def _on_bin(values: Sequence[Any], value: float) -> bool:
+    return bool(np.any(np.abs(np.asarray(values, float) - value) < 1e-9))
+
+
+def _derived_reading(slot: Slot, value: float, context: CallContext) -> Derived | None:
+    """The slot's derived token for ``value`` in ``context``: the value's first reading
+    (:data:`CATALOGUE`'s order) when the slot holds it, else (off every bin) any of the slot's
+    that is worth it; ``None``: a bin says it. A copied number on a bin is the bin's (the
+    policy's pointer copies onto bins); its copy token is for numbers past the bins."""
+    first = derivation(value, context, slot.param)
+    on_bin = _on_bin(slot.values, value)
+    if first is not None and first in slot.derived and not (on_bin and first.op == "copy"):
+        return first
+    if on_bin:
+        return None
+    return derivation(value, context, slot.param, slot.derived)
+
+
+def suite_derived(
+    grammar: Grammar, episodes: Iterable[tuple[Sequence[float], Sequence[Any]]],
+    min_share: float = DERIVED_MIN_SHARE,
+) -> dict[str, list[str]]:  # fmt: skip
+    """The derived values worth a token in each parameter's slot, from reference episodes
+    (each: the prompt's numbers in reading order, and its tool calls): a value's first reading
+    (:data:`CATALOGUE`'s order; none for a 0), kept where ``min_share`` of the episodes that
+    fill the slot read a value so. Only what the references need: a suite whose calls copy
+    their numbers gains a copy token per slot and number position it copies from (for numbers
+    past the bins), little next to its bins."""
+    uses: dict[str, dict[Derived, set[int]]] = {}
+    filled: dict[str, set[int]] = {}
+    for episode, (numbers, calls) in enumerate(episodes):
+        previous = None
+        for call in calls:
+            name, arguments = grammar._arguments(call)
+            context = CallContext(tuple(float(n) for n in numbers), previous)
+            for slot in grammar.slots.get(name, ()):
+                value = arguments.get(slot.param)
+                if slot.kind != "value" or not _is_numeric(slot) or not isinstance(
+                    value, int | float
+                ):  # fmt: skip
+                    continue
+                key = f"{name}.{slot.param}"
+                filled.setdefault(key, set()).add(episode)
+                first = derivation(float(value), context, slot.param) if value != 0 else None
+                if first is None:
+                    continue
+                uses.setdefault(key, {}).setdefault(first, set()).add(episode)
+            previous = {"name": name, "arguments": arguments}
+    order = {d: i for i, d in enumerate(CATALOGUE)}
+    kept = {
+        key: [d for d, seen in found.items() if len(seen) >= max(2, min_share * len(filled[key]))]
+        for key, found in uses.items()
+    }
+    return {key: [str(d) for d in sorted(ds, key=order.__getitem__)]
+            for key, ds in kept.items() if ds}  # fmt: skip
 
 
 def _is_numeric(slot: Slot) -> bool:

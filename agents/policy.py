@@ -1,8 +1,9 @@
 """The trainer's policy: it looks at the part and the target, reads the task and the feedback, and
 writes one tool call as grammar tokens.
 
-- Vision: a small CNN over the current and the target image, stacked as 6 channels and resized
-  to ``image_size`` pixels square.
+- Vision: a small CNN over the current and the target image, stacked as 6 channels, resized
+  to ``image_size`` pixels square and scaled to [-1, 1]; orthogonal initial weights, so that
+  the views' differences reach the state and carry gradient.
 - Text: a byte-level encoder (embedding, positions, dilated 1-D convolutions, a LayerNorm) over
   the prompt's first ``prompt_bytes`` UTF-8 bytes and the feedback's last ``feedback_bytes``
   (where the verifier's summary is). Nothing is downloaded; there is no vocabulary to train.
@@ -50,7 +51,30 @@ MASKED = -1e9  # the logit of a token the grammar forbids
 COPY_REACH = 4  # the pointer's offsets from the number copied last, told apart up to this far
 # A number as written: an optional minus, digits, an optional decimal part; not inside a word
 # or a longer number ("M6" and "v2.1.3" hold none).
-NUMBER = re.compile(rb"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]\d)")
+NUMBER = rb"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]\d)"
+# Or in words, up to ninety-nine ("twenty-seven", "four"); a length followed by "cm" is read in
+# mm (the registries' unit), so "2.5 cm" and "25 mm" read alike.
+ONES = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen",
+)  # fmt: skip
+TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+WORD = (
+    rb"\b(?:(?:" + b"|".join(w.encode() for w in TENS) + rb")(?:-(?:"
+    + b"|".join(w.encode() for w in ONES[1:10]) + rb"))?|"
+    + b"|".join(w.encode() for w in sorted(ONES, key=len, reverse=True)) + rb")\b"
+)  # fmt: skip
+NUMBERS = re.compile(rb"(?P<digits>" + NUMBER + rb")|(?P<word>" + WORD + rb")", re.IGNORECASE)
+CENTIMETRES = re.compile(rb"\s*cm\b", re.IGNORECASE)
+
+
+def _word_value(word: bytes) -> float:
+    """ "twenty-seven" -> 27.0 (a word :data:`WORD` matched)."""
+    tens, _, ones = word.decode().lower().partition("-")
+    if tens in TENS:
+        return float(20 + 10 * TENS.index(tens) + (ONES.index(ones) if ones else 0))
+    return float(ONES.index(tens))
 
 
 @dataclasses.dataclass
@@ -99,15 +123,20 @@ def prompt_numbers(
     """The first ``max_numbers`` numbers written in each prompt's first ``prompt_bytes`` UTF-8
     bytes (the bytes the text encoder sees): ``numbers`` float32 ``(B, max_numbers)`` and
     ``number_at`` int64 ``(B, max_numbers)``, the byte index of each number's last character in
-    the text, -1 where there is none. Numbers are as written, in the prompt's units."""
+    the text, -1 where there is none. Numbers are written in digits or in words (up to
+    ninety-nine); one followed by ``cm`` is read in mm (times 10), others as written."""
     numbers = np.zeros((len(prompts), max_numbers), np.float32)
     number_at = np.full((len(prompts), max_numbers), -1, np.int64)
     for i, prompt in enumerate(prompts):
         data = prompt.encode("utf-8", "replace")[:prompt_bytes]
-        for k, match in enumerate(NUMBER.finditer(data)):
+        for k, match in enumerate(NUMBERS.finditer(data)):
             if k == max_numbers:
                 break
-            numbers[i, k], number_at[i, k] = float(match.group()), match.end() - 1
+            digits = match.group("digits")
+            value = float(digits) if digits else _word_value(match.group("word"))
+            if CENTIMETRES.match(data, match.end()):
+                value *= 10.0
+            numbers[i, k], number_at[i, k] = value, match.end() - 1
     return numbers, number_at
 
 
@@ -176,6 +205,14 @@ class Policy(nn.Module):
             nn.Conv2d(c[1], c[2], 3, stride=2, padding=1), nn.GELU(),
             nn.AdaptiveAvgPool2d(4), nn.Flatten(), nn.Linear(16 * c[2], h), nn.GELU(),
         )  # fmt: skip
+        # Orthogonal weights with ReLU's gain (as CleanRL's Atari agents): under PyTorch's
+        # default init the features of mostly white views shrank layer by layer until their
+        # differences were a thousandth of the text's, and a cloned image-only policy wrote the
+        # same call for a cube, a ball and a rod.
+        for layer in self.cnn:
+            if isinstance(layer, nn.Conv2d | nn.Linear):
+                nn.init.orthogonal_(layer.weight, gain=2**0.5)
+                nn.init.zeros_(layer.bias)
         text_len = self.config.prompt_bytes + self.config.feedback_bytes
         self.byte_embed = nn.Embedding(257, e)
         self.byte_position = nn.Embedding(text_len, e)
@@ -220,7 +257,7 @@ class Policy(nn.Module):
     # -- encoders -----------------------------------------------------------------------------
     def encode(self, obs: Mapping[str, torch.Tensor]) -> tuple[torch.Tensor, ...]:
         """``(state (B, h), text features (B, T, h), text padding mask (B, T))``."""
-        images = obs["images"].float() / 255.0
+        images = obs["images"].float() / 127.5 - 1.0  # in [-1, 1]: white is not all zeros
         size = self.config.image_size
         if images.shape[-2:] != (size, size):
             images = F.interpolate(images, size=(size, size), mode="area")

@@ -42,7 +42,10 @@ import torch
 
 from toolgym.agents.grammar import (
     DEFAULT_MAX_BINS,
+    STOP_TOOL,
+    EpisodeContexts,
     Grammar,
+    suite_derived,
     suite_ranges,
     suite_tools,
     text_choices,
@@ -53,6 +56,7 @@ from toolgym.agents.policy import (
     PolicyConfig,
     batch_observations,
     pick_device,
+    prompt_numbers,
     to_torch,
 )
 from toolgym.agents.ppo import PPOConfig, annealed_lr, behaviour_cloning, gae, update
@@ -93,12 +97,19 @@ class TrainConfig:
     num_steps: int = 32
     max_steps: int = 4
     view_size: int = 32
+    # "image": the prompt names only the kind of task, the target exists only as pictures.
+    prompt_form: str = "described"
     # The tier that settles a training episode's return: "cheap" keeps the last per-step score
     # (a CAD episode of one call costs about half as much); None, the task's (exact). Evaluation
     # always scores at the task's tier.
     final_tier: str | None = "cheap"
     max_bins: int = DEFAULT_MAX_BINS
     all_tools: bool = False
+    # The grammar's derived-value tokens (halves, sums, positions on the previous call) where
+    # the suite's references use them, and its stop operation (None: where the references have
+    # several calls); see toolgym.agents.grammar. Not for mixed runs.
+    derived: bool = True
+    stop: bool | None = None
     sampler: bool = True
     asynchronous: bool = True
     # Run the envs in Ray actors: "local" (a Ray on this machine) or a cluster's address;
@@ -129,10 +140,11 @@ class TrainConfig:
         """The env's arguments: for training, or (``evaluation``) for scoring at the task's
         own final tier."""
         where = {"mix": self.mix} if self.mix else {"suite": self.suite}
+        form = {} if self.prompt_form == "described" else {"prompt_form": self.prompt_form}
         return {
             **where, "max_steps": self.tool_max_steps() if self.mix else self.max_steps,
             "view_size": self.view_size,
-            "final_tier": None if evaluation else self.final_tier,
+            "final_tier": None if evaluation else self.final_tier, **form,
         }  # fmt: skip
 
     def tool_max_steps(self) -> dict[str, int]:
@@ -190,7 +202,11 @@ def run_grammar(config: TrainConfig) -> tuple[Grammar, Any]:
         from toolgym.agents.mixed import mixed_grammar
 
         return mixed_grammar(parse_mix(config.mix), config.max_bins, config.all_tools)
-    return build_grammar(config.env_id, config.suite, config.max_bins, config.all_tools), None
+    grammar = build_grammar(
+        config.env_id, config.suite, config.max_bins, config.all_tools, config.derived,
+        config.stop, config.policy,
+    )  # fmt: skip
+    return grammar, None
 
 
 def seed_everything(seed: int) -> torch.Generator:
@@ -244,12 +260,39 @@ def suite_calls(suite: str, split: str | None = "train") -> list[Any]:
     return [c for t in tasks for c in t.tool_calls or ()]
 
 
-def build_grammar(env_id: str, suite: str, max_bins: int, all_tools: bool) -> Grammar:
+def build_grammar(
+    env_id: str, suite: str, max_bins: int, all_tools: bool, derived: bool = False,
+    stop: bool | None = False, policy: PolicyConfig | None = None,
+) -> Grammar:  # fmt: skip
     """The grammar of the env's registry, with bins over the suite's training references'
-    ranges (and only their tools, unless ``all_tools``), and names from the whole suite."""
+    ranges (and only their tools, unless ``all_tools``), and names from the whole suite;
+    ``derived``: with the derived values the training references use (the prompts' numbers read
+    as ``policy`` reads them); ``stop``: with the stop operation (``None``: when a training
+    reference has several calls)."""
     registry = env_registry(env_id, suite)
     calls, names = suite_calls(suite), suite_calls(suite, None)
-    return calls_grammar(registry, calls, max_bins, all_tools, names)
+    grammar = calls_grammar(registry, calls, max_bins, all_tools, names)
+    tasks = [t for t in get_suite(suite).split("train") if t.tool_calls]
+    if stop is None:
+        stop = any(len(t.tool_calls) > 1 for t in tasks)
+    options = {"derived": reference_derived(grammar, tasks, policy) if derived else {},
+               "stop": stop}  # fmt: skip
+    if not any(options.values()):
+        return grammar
+    return Grammar.from_description(registry, {**grammar.describe(), **options})
+
+
+def reference_derived(
+    grammar: Grammar, tasks: Sequence[Any], policy: PolicyConfig | None = None
+) -> dict[str, list[str]]:
+    """The derived values (``suite_derived``) the tasks' reference calls use, their prompts'
+    numbers read as the policy reads them."""
+    config = policy or PolicyConfig()
+    numbers, at = prompt_numbers([t.prompt for t in tasks], config.prompt_bytes,
+                                 config.max_numbers)  # fmt: skip
+    found = [tuple(float(n) for n, i in zip(row, where, strict=True) if i >= 0)
+             for row, where in zip(numbers, at, strict=True)]  # fmt: skip
+    return suite_derived(grammar, zip(found, (t.tool_calls for t in tasks), strict=True))
 
 
 class Trainer:
@@ -412,26 +455,36 @@ class Trainer:
         pending: dict[int, int] = {}
 
         rng = np.random.default_rng(config.seed)
+        contexts = EpisodeContexts(config.num_envs)
+        chosen: list[list[int]] = []  # this step's tokens, per env
 
         def oracle(obs: dict[str, Any], current: list[str]) -> list[str]:
-            calls = []
+            batch = observe(obs, config.policy)
+            where = contexts.contexts(obs, batch["numbers"], batch["number_at"])
+            chosen.clear()
             for i, task_id in enumerate(current):
                 task = by_id.get(task_id)
+                step = int(obs["step"][i])
                 if task is None:  # an env past its queue, on a task without calls: not recorded
-                    calls.append(self.grammar.decode_json(self.grammar.sample(rng)))
+                    chosen.append(self.grammar.sample(rng))
                     continue
-                call = task.tool_calls[min(int(obs["step"][i]), len(task.tool_calls) - 1)]
+                if step >= len(task.tool_calls) and self.grammar.stop:
+                    chosen.append(self.grammar.encode({"name": STOP_TOOL}))  # done: say so
+                    continue
+                call = task.tool_calls[min(step, len(task.tool_calls) - 1)]
                 if self.mix:  # the mixed grammar's names carry the tool
                     call = json.loads(call) if isinstance(call, str | bytes) else dict(call)
                     call["name"] = f"{self.tool_of[task_id]}.{call['name']}"
-                calls.append(self.grammar.decode_json(self.grammar.encode(call)))
+                chosen.append(self.grammar.encode(call, where[i]))
+            calls = [self.grammar.decode_json(t, c) for t, c in zip(chosen, where, strict=True)]
+            contexts.sent(calls)
             return calls
 
         def record(obs: dict[str, Any], calls: list[str], recording: np.ndarray) -> None:
             batch = observe(obs, config.policy)
             for i in np.flatnonzero(recording):
                 observations.append({k: v[i] for k, v in batch.items()})
-                tokens.append(self.grammar.encode(calls[i]))
+                tokens.append(chosen[i])
                 pending[int(i)] = len(tokens) - 1
 
         def outcome(rewards: np.ndarray, dones: np.ndarray, recording: np.ndarray) -> None:
@@ -584,6 +637,7 @@ class Trainer:
         returns_so_far, episode_returns, scores, passes = np.zeros(n), [], [], []
         tool_scores: dict[str, list[float]] = {tool: [] for tool in self.tools}
         tool_steps = np.zeros(len(self.tools))
+        contexts = EpisodeContexts(n)  # what derived values are computed from
         for t in range(steps):
             batch = observe(obs, config.policy)
             stored.append(batch)
@@ -592,7 +646,8 @@ class Trainer:
                     to_torch(batch, self.device), self.sampling_generator
                 )
             tokens_np = tokens.cpu().numpy()
-            calls = [self.grammar.decode_json(row) for row in tokens_np]
+            calls = contexts.decode(self.grammar, tokens_np, obs, batch["numbers"],
+                                    batch["number_at"])  # fmt: skip
             all_tokens.append(tokens_np)
             log_probs.append(log_prob.cpu().numpy())
             values.append(value.cpu().numpy())

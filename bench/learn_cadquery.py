@@ -1,10 +1,20 @@
-"""Learning on toolgym/CadQuery-v0 in tool mode: random, PPO from scratch, BC + PPO, SB3 PPO.
+"""Learning on toolgym/CadQuery-v0 in tool mode, beside the baselines that cannot be fooled.
 
 At equal environment-step budgets (tool calls; behaviour cloning's oracle episodes are counted
 apart), each method trains on the primitives suite's training split and is scored on its test
-split (every test task once, greedy calls for the learners). Then BC + PPO on one multi-step
-family. Writes the learning curves (training score against steps) to ``--plot`` and every figure
-to ``--json``; prints Markdown tables for bench/RESULTS.md.
+split (every test task once, greedy calls for the learners). In the same run (``--sections``):
+
+- ``primitives``: random calls, the untrained start (the bundled policy before any update), the
+  fixed copy-in-order rule (``CopyInOrderAgent``), PPO from scratch, BC + PPO with its
+  ablations (images zeroed, target images swapped between tasks, prompt blanked), SB3's PPO and
+  the like-for-like peer: sb3-contrib's MaskablePPO on the same grammar with its masks.
+- ``paraphrased``: the primitives reworded (sizes in another order, cm and mm mixed, numbers in
+  words): the copy rule and BC + PPO.
+- ``image``: image-only primitives (``prompt_form="image"``): BC + PPO, and with images zeroed.
+- ``families``: BC + PPO on enclosure, plate_holes and stepped_shaft (derived values, stop).
+
+Writes the learning curves (training score against steps) to ``--plot`` and every figure to
+``--json``; prints Markdown tables for bench/RESULTS.md.
 
 Targets (full budget, 2-core machine, ≤ 30 min): PPO from scratch ≥ 0.7 mean test score; BC + PPO
 ≥ 0.9; both clearly above random and at least SB3; trainer SPS ≥ SB3's; on the multi-step family
@@ -12,6 +22,7 @@ BC + PPO ≥ 0.6.
 
     .venv/bin/python bench/learn_cadquery.py                      # the full budget, ~20 min
     .venv/bin/python bench/learn_cadquery.py --steps 256 --bc-steps 100 --family-steps 64
+    .venv/bin/python bench/learn_cadquery.py --sections paraphrased image --steps 128
 
 A primitive is one call, so the primitives' episodes are one call long (``max_steps=1``): every
 step is a fresh task. The multi-step family (``finished_block`` by default: a block, then its
@@ -26,6 +37,7 @@ import math
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,26 +64,38 @@ def _toml_value(value: Any) -> str:
     return repr(value)
 
 
-def family_suite(name: str, train: int, test: int, folder: Path) -> str:
-    """A suite file holding ``train`` and ``test`` seeds of one procedural family."""
+def family_suite(
+    name: str, train: int, test: int, folder: Path,
+    reword: Callable[[dict[str, Any], int], str] | None = None,
+) -> str:  # fmt: skip
+    """A suite file holding ``train`` and ``test`` seeds of one procedural family; ``reword``:
+    each prompt rewritten from the task's parameters (and a seed)."""
     fam = get_family(name)
-    lines = [f'[suite]\nname = "bench-{name}"\ndomain = "cadquery"\n']
+    tag = "paraphrased" if reword else name
+    lines = [f'[suite]\nname = "bench-{tag}"\ndomain = "cadquery"\n']
     for split, count in (("train", train), ("test", test)):
         for seed in range(count):
             task = fam.task(seed, split)
             calls = [json.loads(c) for c in task.tool_calls or ()]
+            prompt = reword(dict(task.parameters), 2 * seed + (split == "test")) if reword else (
+                task.prompt
+            )  # fmt: skip
             lines.append(
-                f'[[task]]\nname = "{split}-{seed}"\nprompt = {json.dumps(task.prompt)}\n'
+                f'[[task]]\nname = "{split}-{seed}"\nprompt = {json.dumps(prompt)}\n'
                 f'difficulty = {task.difficulty}\nsplit = "{split}"\n'
                 f"parameters = {_toml_value(dict(task.parameters))}\n"
                 f"reference = '''\n{task.reference}'''\ntool_calls = {_toml_value(calls)}\n"
             )
-    path = folder / f"bench-{name}.toml"
+    path = folder / f"bench-{tag}.toml"
     path.write_text("\n".join(lines), encoding="utf-8")
     return str(path)
 
 
-def run_trainer(label: str, config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
+def run_trainer(
+    label: str, config: TrainConfig, eval_episodes: int | None, ablations: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """Train, then score on the test split; each of ``ablations`` (:data:`ABLATIONS`) scores the
+    same policy again on what it names."""
     started = time.perf_counter()
     trainer = Trainer(config, log=lambda line: print(f"  [{label}] {line}", flush=True))
     trainer.train(resume=False)
@@ -79,6 +103,11 @@ def run_trainer(label: str, config: TrainConfig, eval_episodes: int | None) -> d
     curve = _curve(Path(config.out) / "progress.csv")
     report = evaluate_policy(trainer.policy, trainer.grammar, config, "test", eval_episodes)
     sps = float(np.mean([row["sps"] for row in curve])) if curve else math.nan
+    ablated = {
+        name: _short(evaluate_policy(trainer.policy, trainer.grammar, config, "test",
+                                     eval_episodes, transform=ABLATIONS[name]))
+        for name in ablations
+    }  # fmt: skip
     return {
         "method": label,
         "env_steps": trainer.env_steps,
@@ -87,7 +116,63 @@ def run_trainer(label: str, config: TrainConfig, eval_episodes: int | None) -> d
         "sps": sps,
         "curve": curve,
         "test": _short(report),
+        "ablations": ablated,
+        "grammar_vocab": trainer.grammar.vocab_size,
     }
+
+
+def _zero_images(obs: dict[str, Any]) -> dict[str, Any]:
+    return obs | {k: np.zeros_like(obs[k]) for k in ("image", "target")}
+
+
+def _swap_targets(obs: dict[str, Any]) -> dict[str, Any]:
+    """Each env sees the next env's target (another task's); one env: the target upside down."""
+    target = np.roll(obs["target"], 1, axis=0) if len(obs["target"]) > 1 else obs["target"][:, ::-1]
+    return obs | {"target": np.ascontiguousarray(target)}
+
+
+def _blank_prompt(obs: dict[str, Any]) -> dict[str, Any]:
+    return obs | {"prompt": np.asarray([""] * len(obs["prompt"]), dtype=object)}
+
+
+ABLATIONS = {"images zeroed": _zero_images, "targets swapped": _swap_targets,
+             "prompt blanked": _blank_prompt}  # fmt: skip
+
+
+def run_untrained(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
+    """The bundled policy before any update (its copy prior and all), greedy."""
+    trainer = Trainer(config, log=lambda line: None)
+    report = evaluate_policy(trainer.policy, trainer.grammar, config, "test", eval_episodes)
+    return _baseline("untrained start", report)
+
+
+def run_copy_rule(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
+    """``CopyInOrderAgent`` over the grammar's tools: nothing learnt."""
+    from toolgym.agents.baselines import CopyInOrderAgent
+    from toolgym.agents.grammar import STOP_TOOL
+    from toolgym.agents.train import build_grammar, env_registry
+    from toolgym.agents.vector import make_vector_env, play_queued
+
+    grammar = build_grammar(config.env_id, config.suite, config.max_bins, config.all_tools)
+    agent = CopyInOrderAgent(env_registry(config.env_id, config.suite),
+                             [op for op in grammar.ops if op != STOP_TOOL])  # fmt: skip
+    tasks = [t.id for t in config.tasks("test")]
+    queue = [tasks[k % len(tasks)] for k in range(eval_episodes or len(tasks))]
+    vec = make_vector_env(config.env_id, tasks, config.num_envs, True,
+                          **dict(config.env_kwargs(evaluation=True), split="test"))  # fmt: skip
+    try:
+        results = play_queued(
+            vec, queue, lambda obs, current: [agent.act({"prompt": p}) for p in obs["prompt"]],
+            seed=config.seed,
+        )  # fmt: skip
+    finally:
+        vec.close()
+    return _baseline("copy-in-order rule", summarize(results, "test"))
+
+
+def _baseline(label: str, report: dict[str, Any]) -> dict[str, Any]:
+    return {"method": label, "env_steps": 0, "bc_env_steps": 0, "train_seconds": 0.0,
+            "sps": math.nan, "curve": [], "test": _short(report)}  # fmt: skip
 
 
 def _curve(path: Path) -> list[dict[str, float]]:
@@ -106,7 +191,54 @@ def _curve(path: Path) -> list[dict[str, float]]:
 
 
 def _short(report: dict[str, Any]) -> dict[str, Any]:
-    return {k: report[k] for k in ("episodes", "score", "success_rate", "steps")}
+    keys = ("episodes", "score", "success_rate", "steps", "stopped")
+    return {k: report[k] for k in keys if k in report}
+
+
+WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+         "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+         "eighteen", "nineteen")  # fmt: skip
+TENS_WORDS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+
+
+def say(value: float, rng: np.random.Generator) -> str:
+    """A length in mm as a person might write it: in mm or cm, in digits or (a whole number of
+    mm under 100) in words."""
+    if 0 <= value < 100 and value == int(value) and rng.random() < 0.35:
+        n = int(value)
+        tail = f"-{WORDS[n % 10]}" if n % 10 else ""
+        return f"{WORDS[n] if n < 20 else TENS_WORDS[n // 10] + tail} mm"
+    if rng.random() < 0.4:
+        return f"{value / 10:g} cm"
+    return f"{value:g} mm"
+
+
+def paraphrase(params: dict[str, Any], seed: int) -> str:
+    """A primitive's request reworded: the place before or after the size, the sizes named in
+    another order, units mixed, some numbers in words; copying in order does not work."""
+    rng = np.random.default_rng([seed, 7])
+    at = f"x = {say(params['x'], rng)}, y = {say(params['y'], rng)}, z = {say(params['z'], rng)}"
+    if params["kind"] == "box":
+        sizes = [("tall", params["height"]), ("long in X", params["length"]),
+                 ("wide in Y", params["width"])]  # fmt: skip
+        order = rng.permutation(3)
+        shape = "a block " + ", ".join(f"{say(sizes[i][1], rng)} {sizes[i][0]}" for i in order)
+    elif params["kind"] == "cylinder":
+        sizes = [("tall", params["height"]), ("across", params["diameter"])]
+        order = rng.permutation(2)
+        shape = "an upright cylinder " + " and ".join(
+            f"{say(sizes[i][1], rng)} {sizes[i][0]}" for i in order
+        )  # fmt: skip
+    else:
+        shape = f"a ball {say(params['diameter'], rng)} across"
+    if rng.random() < 0.5:
+        return f"Centred at {at}: {shape}."
+    return f"{shape[0].upper()}{shape[1:]}, its centre at {at}."
+
+
+def paraphrased_suite(train: int, test: int, folder: Path) -> str:
+    """The primitives with reworded prompts (:func:`paraphrase`), as a suite file."""
+    return family_suite("primitive", train, test, folder, reword=paraphrase)
 
 
 def run_random(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
@@ -151,9 +283,10 @@ def run_random(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]
     }
 
 
-def run_sb3(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
+def run_sb3(config: TrainConfig, eval_episodes: int | None, masked: bool = False) -> dict[str, Any]:
     """SB3's PPO (``MultiInputPolicy``) through ``toolgym.envs.wrappers`` on the same grammar,
-    ``num_envs`` subprocess envs, the same step budget."""
+    ``num_envs`` subprocess envs, the same step budget; ``masked``: sb3-contrib's MaskablePPO
+    with the grammar's masks (``StandardSpaces.action_masks``), the like-for-like peer."""
     import gymnasium as gym
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -206,7 +339,12 @@ def run_sb3(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
 
     vec = SubprocVecEnv([make("train")] * config.num_envs, start_method="forkserver")
     started = time.perf_counter()
-    model = PPO(
+    algorithm = PPO
+    if masked:
+        from sb3_contrib import MaskablePPO
+
+        algorithm = MaskablePPO
+    model = algorithm(
         "MultiInputPolicy",
         vec,
         n_steps=config.num_steps,
@@ -229,7 +367,8 @@ def run_sb3(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
         obs, _ = env.reset(seed=config.seed, options={"task": task})
         steps = 0
         while True:
-            action, _ = model.predict(obs, deterministic=True)
+            masks = {"action_masks": env.action_masks()} if masked else {}
+            action, _ = model.predict(obs, deterministic=True, **masks)
             obs, _, terminated, truncated, info = env.step(action)
             steps += 1
             if terminated or truncated:
@@ -240,7 +379,7 @@ def run_sb3(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
                 break
     env.close()
     return {
-        "method": "SB3 PPO",
+        "method": "SB3 MaskablePPO (grammar masks)" if masked else "SB3 PPO",
         "env_steps": model.num_timesteps,
         "bc_env_steps": 0,
         "train_seconds": seconds,
@@ -289,14 +428,17 @@ def plot(results: list[dict[str, Any]], path: Path) -> None:
 def table(results: list[dict[str, Any]]) -> str:
     lines = [
         "| method | PPO env steps | BC oracle steps | train time | SPS (train) | test mean "
-        "score | test success rate |",
-        "|---|---|---|---|---|---|---|",
+        "score | test success rate | calls per episode (stopped) | ablations |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
+        test = r["test"]
+        stopped = f" ({test['stopped']})" if "stopped" in test else ""
+        ablated = ", ".join(f"{k}: {v['score']:.3f}" for k, v in r.get("ablations", {}).items())
         cells = (
             r["method"], str(r["env_steps"]), str(r["bc_env_steps"]),
-            f"{r['train_seconds']:.0f} s", f"{r['sps']:.2f}", f"{r['test']['score']:.3f}",
-            f"{r['test']['success_rate']:.2f}",
+            f"{r['train_seconds']:.0f} s", f"{r['sps']:.2f}", f"{test['score']:.3f}",
+            f"{test['success_rate']:.2f}", f"{test['steps']:.2f}{stopped}", ablated or "-",
         )  # fmt: skip
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -309,7 +451,14 @@ def main() -> None:
     parser.add_argument(
         "--bc-episodes", type=int, default=None, help="oracle episodes; default: every train task"
     )
-    parser.add_argument("--family", default="finished_block", help="the multi-step family")
+    parser.add_argument(
+        "--sections", nargs="+", default=["primitives", "paraphrased", "image", "families"],
+        choices=["primitives", "paraphrased", "image", "families"],
+    )  # fmt: skip
+    parser.add_argument(
+        "--families", nargs="+", default=["enclosure", "plate_holes", "stepped_shaft"],
+        help="the multi-step families (BC + PPO, stop)",
+    )  # fmt: skip
     parser.add_argument("--family-steps", type=int, default=256)
     parser.add_argument("--num-envs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=PPOConfig.learning_rate, help="PPO's")
@@ -319,7 +468,11 @@ def main() -> None:
         help="the pointer's prior for copying in order (0: none)",
     )  # fmt: skip
     parser.add_argument("--eval-episodes", type=int, default=None, help="default: every test task")
-    parser.add_argument("--methods", nargs="+", default=["random", "scratch", "bc", "sb3"])
+    parser.add_argument(
+        "--methods", nargs="+",
+        default=["random", "untrained", "copy", "scratch", "bc", "sb3", "sb3-masked"],
+        help="on the primitives; the other sections run those of theirs listed here",
+    )  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--plot", type=Path, default=HERE / "learn_cadquery.png")
     parser.add_argument("--json", type=Path, default=HERE / "learn_cadquery.json")
@@ -339,55 +492,80 @@ def main() -> None:
         ppo=PPOConfig(learning_rate=args.lr, ent_coef=args.ent_coef),
         policy=PolicyConfig(copy_next_bias=args.copy_next_bias),
     )
+    bc = {"bc_steps": args.bc_steps, "bc_episodes": args.bc_episodes}
     load = os.getloadavg()[0]
     print(f"load average at start {load:.1f}, {os.cpu_count()} CPUs; runs in {runs}", flush=True)
-    results = []
-    for method in args.methods:
-        started = time.perf_counter()
-        config = TrainConfig(**base, out=str(runs / method))
-        if method == "random":
-            results.append(run_random(config, args.eval_episodes))
-        elif method == "scratch":
-            results.append(run_trainer("PPO from scratch", config, args.eval_episodes))
-        elif method == "bc":
-            config.bc_steps, config.bc_episodes = args.bc_steps, args.bc_episodes
-            results.append(run_trainer("BC + PPO", config, args.eval_episodes))
-        elif method == "sb3":
-            results.append(run_sb3(config, args.eval_episodes))
-        r = results[-1]
-        print(
-            f"{r['method']}: test score {r['test']['score']:.3f}, success "
-            f"{r['test']['success_rate']:.2f}, {time.perf_counter() - started:.0f} s",
-            flush=True,
-        )
-    family = None
-    if args.family_steps:
-        suite = family_suite(args.family, train=100, test=20, folder=runs)
-        config = TrainConfig(
-            **dict(base, suite=suite, steps=args.family_steps, max_steps=4),
-            out=str(runs / "family"),
-            bc_steps=args.bc_steps,
-            bc_episodes=args.bc_episodes,
-        )
-        family = run_trainer(f"BC + PPO, {args.family}", config, args.eval_episodes)
-        print(f"{family['method']}: test score {family['test']['score']:.3f}", flush=True)
+    sections: dict[str, list[dict[str, Any]]] = {}
+
+    def note(section: str, result: dict[str, Any], started: float) -> None:
+        sections.setdefault(section, []).append(result)
+        ablated = ", ".join(f"{k} {v['score']:.3f}" for k, v in result.get("ablations", {}).items())
+        print(f"[{section}] {result['method']}: test score {result['test']['score']:.3f}, success "
+              f"{result['test']['success_rate']:.2f}{'; ' + ablated if ablated else ''}, "
+              f"{time.perf_counter() - started:.0f} s", flush=True)  # fmt: skip
+
+    if "primitives" in args.sections:
+        for method in args.methods:
+            started = time.perf_counter()
+            config = TrainConfig(**base, out=str(runs / method))
+            if method == "random":
+                result = run_random(config, args.eval_episodes)
+            elif method == "untrained":
+                result = run_untrained(config, args.eval_episodes)
+            elif method == "copy":
+                result = run_copy_rule(config, args.eval_episodes)
+            elif method == "scratch":
+                result = run_trainer("PPO from scratch", config, args.eval_episodes)
+            elif method == "bc":
+                config = TrainConfig(**base, **bc, out=str(runs / method))
+                result = run_trainer("BC + PPO", config, args.eval_episodes, tuple(ABLATIONS))
+            elif method in ("sb3", "sb3-masked"):
+                result = run_sb3(config, args.eval_episodes, masked=method == "sb3-masked")
+            else:
+                raise SystemExit(f"unknown method {method!r}")
+            note("primitives", result, started)
+    if "paraphrased" in args.sections:
+        suite = paraphrased_suite(200, 50, runs)
+        config = TrainConfig(**dict(base, suite=suite), **bc, out=str(runs / "paraphrased"))
+        if "copy" in args.methods:
+            started = time.perf_counter()
+            note("paraphrased", run_copy_rule(config, args.eval_episodes), started)
+        if "bc" in args.methods:
+            started = time.perf_counter()
+            note("paraphrased", run_trainer("BC + PPO", config, args.eval_episodes), started)
+    if "image" in args.sections:
+        config = TrainConfig(**base, **bc, prompt_form="image", out=str(runs / "image"))
+        if "untrained" in args.methods:
+            started = time.perf_counter()
+            note("image", run_untrained(config, args.eval_episodes), started)
+        if "bc" in args.methods:
+            started = time.perf_counter()
+            result = run_trainer("BC + PPO, image only", config, args.eval_episodes,
+                                 ("images zeroed", "targets swapped"))  # fmt: skip
+            note("image", result, started)
+    if "families" in args.sections and "bc" in args.methods:
+        for name in args.families:
+            suite = family_suite(name, train=100, test=20, folder=runs)
+            config = TrainConfig(**dict(base, suite=suite, steps=args.family_steps, max_steps=6),
+                                 **bc, out=str(runs / name))  # fmt: skip
+            started = time.perf_counter()
+            note("families", run_trainer(f"BC + PPO, {name}", config, args.eval_episodes), started)
     args.json.write_text(
         json.dumps(
             {
                 "load_average_at_start": load,
                 "args": vars(args) | {"plot": args.plot.name, "json": args.json.name},
-                "primitives": results,
-                "family": family,
+                **sections,
             },
             indent=2,
+            default=str,
         )
     )
-    plot(results, args.plot)
-    print()
-    print(table(results))
-    if family:
-        print()
-        print(table([family]))
+    if sections.get("primitives"):
+        plot(sections["primitives"], args.plot)
+    for section, results in sections.items():
+        print(f"\n{section}\n")
+        print(table(results))
     print(f"\nload average at end {os.getloadavg()[0]:.1f}")
 
 

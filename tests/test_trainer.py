@@ -195,3 +195,57 @@ def test_a_rollouts_last_step_restarts_no_episode_and_changes_nothing(tmp_path):
     for key in ("rewards", "dones", "log_probs", "values", "scores"):
         assert np.array_equal(held[key], plain[key]), key
     assert all(np.array_equal(a, b) for a, b in zip(held["tokens"], plain["tokens"], strict=True))
+
+
+@pytest.mark.timeout(600)
+def test_an_image_only_policy_learns_from_what_it_sees():
+    """``prompt_form="image"``: every task's prompt reads the same, so only the target views
+    (rendered by the real env) tell a cube, a ball and a rod apart. Cloned on the three, the
+    greedy policy writes each one's reference call; with the images zeroed it writes one call
+    for all three, so at most one is right."""
+    import gymnasium as gym
+
+    from toolgym.agents.policy import Policy, batch_observations, to_torch
+    from toolgym.agents.ppo import behaviour_cloning
+    from toolgym.agents.train import calls_grammar
+    from toolgym.envs.suites import get_suite
+
+    torch.manual_seed(0)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the trainer does: OpenMP threads spin against a busy machine
+    tasks = get_suite(str(SUITE)).tasks
+    env = gym.make("toolgym/CadQuery-v0", suite=str(SUITE), action_mode="tool", view_size=32,
+                   prompt_form="image")  # fmt: skip
+    try:
+        seen = [env.reset(seed=0, options={"task": t.id})[0] for t in tasks]
+        registry = env.unwrapped.registry
+    finally:
+        env.close()
+    try:
+        assert len({o["prompt"] for o in seen}) == 1  # the words say nothing about which part
+        calls = [t.tool_calls[0] for t in tasks]
+        grammar = calls_grammar(registry, calls)
+        obs = {k: np.stack([o[k] for o in seen]) for k in seen[0]}
+        config = dataclasses.replace(SMALL, image_size=32)
+        policy = Policy(grammar, config)
+        optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3, eps=1e-5)
+        wanted = np.array([grammar.encode(c) for c in calls])
+        batch = to_torch(batch_observations(obs, config), "cpu")
+        behaviour_cloning(policy, optimizer, batch, torch.as_tensor(wanted), 200, 3,
+                          torch.Generator().manual_seed(0))  # fmt: skip
+
+        def right(zeroed: bool) -> float:
+            shown = dict(obs)
+            if zeroed:
+                shown.update({k: np.zeros_like(obs[k]) for k in ("image", "target")})
+            with torch.no_grad():
+                chosen, *_ = policy.act(to_torch(batch_observations(shown, config), "cpu"),
+                                        greedy=True)  # fmt: skip
+            return float((chosen.numpy() == wanted).all(axis=1).mean())
+
+        looking, blind = right(False), right(True)
+    finally:
+        torch.set_num_threads(threads)
+    print(f"image-only calls right: {looking:.2f} with the images, {blind:.2f} zeroed")
+    assert looking == 1.0  # each part's call from its picture
+    assert blind <= 1 / 3  # one call for all three: at most one right
