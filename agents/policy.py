@@ -65,7 +65,12 @@ WORD = (
     + b"|".join(w.encode() for w in ONES[1:10]) + rb"))?|"
     + b"|".join(w.encode() for w in sorted(ONES, key=len, reverse=True)) + rb")\b"
 )  # fmt: skip
-NUMBERS = re.compile(rb"(?P<digits>" + NUMBER + rb")|(?P<word>" + WORD + rb")", re.IGNORECASE)
+# A number in words counts only as a length ("twenty mm"): "the four edges", "all twelve" name
+# edges, and reading them as numbers would move the pointer off the sizes.
+LENGTH_UNIT = rb"(?=\s*(?:mm|cm|millimet|centimet))"
+NUMBERS = re.compile(
+    rb"(?P<digits>" + NUMBER + rb")|(?P<word>" + WORD + rb")" + LENGTH_UNIT, re.IGNORECASE
+)
 CENTIMETRES = re.compile(rb"\s*cm\b", re.IGNORECASE)
 
 

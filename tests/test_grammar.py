@@ -317,3 +317,12 @@ def test_the_grammar_ceiling_of_a_multi_call_family_is_exact():
     assert any(
         bins.snap(c)["arguments"] != registry.parse_call(c)[1] for t in tasks for c in t.tool_calls
     )
+
+
+def test_prompt_numbers_read_digits_words_and_cm_but_not_counts_of_edges():
+    from toolgym.agents.policy import prompt_numbers
+
+    text = "A block twenty-seven mm tall, 2.5 cm wide, 4 mm deep; round the four edges, all twelve"
+    numbers, number_at = prompt_numbers([text], 160, 4)
+    assert numbers[0].tolist() == [27.0, 25.0, 4.0, 0.0]
+    assert number_at[0, 3] == -1 and text[number_at[0, 0]] == "n"  # the end of "twenty-seven"
