@@ -46,6 +46,7 @@ def oracle_score(env: gym.Env, task_id: str) -> tuple[float | None, int]:
     return None, len(actions)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_oracle_tool_calls_score_at_least_099_on_a_task_of_every_kind_and_family():
     # Code mode plays every task below; tool mode, one task per kind and family (every task
@@ -86,6 +87,7 @@ def test_oracle_scores_at_least_099_on_every_task(mode):
     assert not low, low
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_random_agent_scores_at_most_03():
     scores = []

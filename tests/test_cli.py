@@ -99,6 +99,7 @@ def test_run_one_task_as_json_with_a_step_cap_and_time_limit(tmp_path):
     assert too_short.returncode == 2 and "--wall-s" in too_short.stderr
 
 
+@pytest.mark.slow
 def test_saved_renders_label_agent_target_and_views(tmp_path):
     """The PNG: captions "agent" and "target" over the two panels, view names in each tile."""
     from toolgym.renderers.labels import CAPTION_HEIGHT
@@ -120,6 +121,7 @@ def test_saved_renders_label_agent_target_and_views(tmp_path):
         assert (corner < 100).all(axis=-1).any()
 
 
+@pytest.mark.slow
 def test_tasks_json_with_filters():
     done = toolgym_cli("tasks", "--json", "--difficulty", "1", "--split", "test")
     assert done.returncode == 0, done.stderr
@@ -154,6 +156,7 @@ def test_tools_table_keeps_square_brackets():
     assert done.returncode == 0 and "drawn as [radius, z] points" in done.stdout
 
 
+@pytest.mark.slow
 def test_show_prints_the_prompt_and_writes_target_image_and_part(tmp_path):
     from toolgym.verifiers.parts import Part
 

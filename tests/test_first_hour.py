@@ -204,6 +204,7 @@ def test_the_random_agent_writes_game_scene_scripts_that_run() -> None:
     assert errors.count("") >= 3, errors  # most calls of the random agent run (spawn always)
 
 
+@pytest.mark.slow
 def test_two_runs_into_one_folder_keep_both_renders(tmp_path: Path) -> None:
     out = tmp_path / "renders"
     for _ in range(2):
@@ -257,6 +258,7 @@ def test_plot_draws_a_runs_progress(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "no progress.csv in it" in missing.stderr
 
 
+@pytest.mark.slow
 def test_drawn_tasks_are_distinct_until_the_suite_is_used_up(tmp_path: Path) -> None:
     suite = tmp_path / "two.toml"
     suite.write_text(

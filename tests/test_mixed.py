@@ -38,6 +38,7 @@ def test_a_bad_mix_is_one_line_naming_what_is_known(mix, message):
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_the_cli_exits_2_on_a_bad_mix(tmp_path):
     for mix in ("", "cad:primitives"):
         done = subprocess.run(

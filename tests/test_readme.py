@@ -159,6 +159,7 @@ def run_command(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_readme_commands_run(scratch):
     for command in commands():
         if command in SKIPPED:
@@ -299,6 +300,7 @@ def _doctor_rows(text: str) -> list[tuple[str, str]]:
     return rows
 
 
+@pytest.mark.slow
 def test_the_doctor_transcript_is_what_doctor_prints():
     transcript = next(b for b in blocks("") if b.startswith("$ .venv/bin/toolgym doctor"))
     done = run_command(".venv/bin/toolgym doctor", ROOT)

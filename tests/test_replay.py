@@ -107,6 +107,7 @@ def test_gif_and_mp4_frames_show_step_reward_and_score(run_dir, tmp_path):
     assert imageio_ffmpeg.count_frames_and_secs(str(mp4))[0] == 8
 
 
+@pytest.mark.slow
 def test_a_one_step_episode_animates_from_its_start_with_labelled_panels(oracle_dir):
     from toolgym.renderers.labels import CAPTION_HEIGHT as PANEL_CAPTION
     from toolgym.renderers.replay_video import CAPTION_HEIGHT

@@ -114,6 +114,7 @@ def test_tool_calls_reproduce_the_reference_in_tool_mode():
         env.close()
 
 
+@pytest.mark.slow
 def test_random_agent_scores_low():
     env = gym.make("toolgym/GameScene-v0", action_mode="tool", max_steps=3)
     scores = []

@@ -198,6 +198,7 @@ def family_parts(count: int) -> list[Part]:
     return parts[:count]
 
 
+@pytest.mark.slow
 def test_iou_is_bounded_symmetric_and_the_paths_agree_on_family_pairs():
     parts = family_parts(26)
     rng = np.random.default_rng(0)
@@ -216,6 +217,7 @@ def test_iou_is_bounded_symmetric_and_the_paths_agree_on_family_pairs():
         assert report.metrics["iou"] == pytest.approx(1.0, abs=1e-9) and report.passed
 
 
+@pytest.mark.slow
 def test_exact_tier_matches_the_brep_boolean_on_family_pairs():
     rng = np.random.default_rng(1)
     tasks = [family.task(0, "train") for family in FAMILIES.values()]
@@ -335,7 +337,10 @@ def box_grid(count: int) -> cq.Workplane:
 
 @pytest.mark.parametrize(
     ("name", "make"),
-    [("long helical thread", lambda: helical_thread(40)), ("10^5 faces", lambda: box_grid(130))],
+    [
+        ("long helical thread", lambda: helical_thread(40)),
+        pytest.param("10^5 faces", lambda: box_grid(130), marks=pytest.mark.slow),
+    ],
 )
 def test_pathological_parts_give_a_result_or_a_clean_error_within_the_limits(name, make):
     shape = make()

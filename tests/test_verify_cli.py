@@ -75,6 +75,7 @@ def part_files(tmp_path_factory) -> dict[str, Path]:
     }
 
 
+@pytest.mark.slow
 def test_files_mode_exit_codes_and_report_schema(part_files):
     same = toolgym(
         "verify",
@@ -114,6 +115,7 @@ def test_files_mode_exit_codes_and_report_schema(part_files):
         assert metrics["iou"] == pytest.approx(inter / union, abs=2e-3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("candidate", "message"),
     [
@@ -129,6 +131,7 @@ def test_bad_files_exit_2_with_a_clear_message(part_files, candidate, message):
     assert done.returncode == 2 and message in done.stderr and not done.stdout
 
 
+@pytest.mark.slow
 def test_task_mode_scores_the_oracle_and_a_wrong_part(tmp_path):
     from toolgym.envs.suites import get_task
 
@@ -238,6 +241,7 @@ def test_batch_bad_input_exits_2(tmp_path):
     assert both.returncode == 2 and "exactly one of" in both.stderr
 
 
+@pytest.mark.slow
 def test_verify_on_a_folder_says_so(tmp_path, part_files):
     task = toolgym("verify", "--task", "curated/plate-four-holes", "--script", str(tmp_path))
     assert task.returncode == 2
@@ -262,6 +266,7 @@ def test_jobs_are_bounded(tmp_path):
     assert not (tmp_path / "results.jsonl").exists()  # refused before any work
 
 
+@pytest.mark.slow
 def test_time_limit_from_the_command_line(tmp_path):
     slow = tmp_path / "slow.py"
     slow.write_text("import time\ntime.sleep(5)\nresult = cq.Workplane().box(1, 1, 1)\n")
@@ -282,6 +287,7 @@ def tiny_batch(tmp_path: Path) -> tuple[Path, Path]:
     return suite, scripts
 
 
+@pytest.mark.slow
 def test_batch_redoes_missing_scripts_and_force_starts_afresh(tmp_path):
     suite, scripts = tiny_batch(tmp_path)
     out = tmp_path / "results.jsonl"
@@ -349,6 +355,7 @@ def test_batches_verify_other_tools_tasks_as_cad_ones(tmp_path, suite, solved):
     assert {r["error_kind"] for r in others} == {"missing_script"}
 
 
+@pytest.mark.slow
 def test_a_task_of_a_suite_file_is_verified_with_suite(tmp_path):
     suite, scripts = tiny_batch(tmp_path)
     plate = str(scripts / "plate.py")
