@@ -12,6 +12,18 @@ from toolgym.envs.sandbox import Limits, Session
 from toolgym.envs.sandbox.reaper import descendants
 
 
+@pytest.fixture(autouse=True, scope="session")
+def sb3_logs_in_pytest_tmp(tmp_path_factory):
+    """SB3's models make a log folder under /tmp on every ``learn()`` unless told where."""
+    previous = os.environ.get("SB3_LOGDIR")
+    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3"))
+    yield
+    if previous is None:
+        os.environ.pop("SB3_LOGDIR", None)
+    else:
+        os.environ["SB3_LOGDIR"] = previous
+
+
 def live_processes(session: Session, settle_s: float = 2.0) -> set[int]:
     """PIDs (as the parent sees them) of every process of the session but its init, zombies too.
 
