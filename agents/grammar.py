@@ -652,13 +652,18 @@ def suite_ranges(
     most), "a": (low, high[, step]), "b": (...)}`` over all their points.
     Number ranges are widened by ``margin`` of their span on each side (onto the parameter's
     step, inside its bounds): the calls are a sample, and other tasks of the suite reach a
-    little further.
+    little further. They also reach what the sample says nothing against (:func:`_pooled`):
+    the axes ``x``, ``y``, ``z`` of one tool's turn or scale share one range (a suite that
+    turns things about X may turn them about Y), and an angle's range is symmetric about 0 (a
+    tilt one way may be a tilt the other); positions keep their own range per axis. So a task
+    outside the sample, a test task, stays expressible, without its values being looked at.
     """
     seen: dict[str, list[Any]] = {}
     for call in calls:
         tool, arguments = registry.parse_call(call)
         for name, value in arguments.items():
             seen.setdefault(f"{tool.name}.{name}", []).append(value)
+    seen = _pooled(registry, seen)
     ranges: dict[str, Any] = {}
     for key, values in seen.items():
         tool, name = key.split(".", 1)
@@ -676,6 +681,37 @@ def suite_ranges(
         else:
             ranges[key] = _widen(values, spec, margin)
     return ranges
+
+
+AXES = ("x", "y", "z")
+# Axis parameters pooled across axes: turns (degrees) and scale factors (no unit), the same kind
+# of thing about any axis. Positions and lengths are not: a suite's floor is at z = 0.
+POOLED_UNITS = ("deg", None)
+
+
+def _pooled(registry: ToolRegistry, seen: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """``seen`` with the number values of one tool's axis parameters (``x``, ``y``, ``z`` of
+    one kind, unit and bounds) pooled where they are turns or factors (:data:`POOLED_UNITS`),
+    and angles (unit ``deg``) mirrored about 0."""
+    spec = registry.grammar()
+    pooled = dict(seen)
+    for tool, info in spec.items():
+        groups: dict[tuple[Any, ...], list[str]] = {}
+        for name in AXES:
+            p = info["params"].get(name)
+            if p is not None and p["kind"] in ("number", "integer"):
+                groups.setdefault((p["kind"], p["unit"], p["min"], p["max"], p["step"]), [])
+                groups[(p["kind"], p["unit"], p["min"], p["max"], p["step"])].append(name)
+        for (_, unit, *_), names in groups.items():
+            if unit not in POOLED_UNITS:
+                continue  # a position's range says where the suite's parts lie: kept per axis
+            keys = [f"{tool}.{name}" for name in names if f"{tool}.{name}" in seen]
+            values = [v for key in keys for v in seen[key]]
+            if unit == "deg":
+                values += [-v for v in values]
+            for key in keys:
+                pooled[key] = values
+    return pooled
 
 
 def text_choices(registry: ToolRegistry, calls: Iterable[Any]) -> dict[str, list[str]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sys
 import tempfile
 import time
@@ -24,7 +25,9 @@ from toolgym.agents.train import TrainConfig, Trainer
 
 MIX = "cadquery:primitives,blender:blender-placement,scene:scene-layout"
 TOOLS = ("cadquery", "blender", "scene")
-EVAL_EPISODES = 9  # three per tool (the tasks take turns)
+# The test tasks take turns between the tools: 20 episodes play 13 CAD tasks, Blender's one
+# test task and the scene suite's six (each split in full where it is that small).
+EVAL_EPISODES = 20
 # Small enough for a few minutes on two busy cores.
 POLICY = PolicyConfig(image_size=32, hidden=64, embed=16, prompt_bytes=128, feedback_bytes=32)
 
@@ -36,7 +39,7 @@ def main(out: Path) -> dict:
         bc_episodes=24, num_envs=2, num_steps=8, max_steps=2, view_size=32, out=str(out),
         progress=False, policy=POLICY, ppo=PPOConfig(num_minibatches=2, update_epochs=4),
     )  # fmt: skip
-    started = time.perf_counter()
+    started, load = time.perf_counter(), os.getloadavg()[0]
     trainer = Trainer(config)
     before = evaluate_policy(trainer.policy, trainer.grammar, config, "test", EVAL_EPISODES)
     trainer.train(resume=False)
@@ -46,6 +49,10 @@ def main(out: Path) -> dict:
     keep = ("iteration", "env_steps", "score", "sps", "learner_waits_env", "env_waits_learner")
     result = {
         "mix": MIX, "seconds": time.perf_counter() - started,
+        "load": [round(load, 1), round(os.getloadavg()[0], 1)],
+        "test_episodes": {suite.split("-")[0]: sum(r["task"].startswith(suite + "/")
+                                                   for r in after["results"])
+                          for suite in ("primitives", "blender-placement", "scene-layout")},
         "test_before": before["tools"], "test_after": after["tools"],
         "iterations": [
             {k: float(v) for k, v in row.items()
@@ -58,7 +65,9 @@ def main(out: Path) -> dict:
 
 def markdown(result: dict) -> str:
     lines = [
-        f"Mix `{result['mix']}`, {result['seconds'] / 60:.1f} min in all.",
+        f"Mix `{result['mix']}`, {result['seconds'] / 60:.1f} min in all, load average "
+        f"{result['load'][0]:g} at the start and {result['load'][1]:g} at the end; test episodes "
+        f"per tool: {result['test_episodes']}.",
         "",
         "| tool | test score, untrained | test score, trained |",
         "|---|---|---|",

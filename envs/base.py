@@ -1,11 +1,13 @@
 """The environment loop every tool domain shares.
 
-An episode: pick a task; start a sandbox session; each step, run the agent's code or tool call in
-the session, score what it built with the per-step verifier, and show the agent renders of its
-part beside the target with the tool's own feedback. A failed step (exception, crash, limit,
-invalid call) costs a penalty and changes nothing: the session goes back to the state after the
-last good step. When the episode ends, the exact verifier scores the final part, and the last
-reward settles the difference, so an episode's return is its exact final score minus penalties.
+An episode: pick a task; start a sandbox session (the first episode) or return the last one to
+its fresh state (``Session.clear``: the same processes, a clean workspace); each step, run the
+agent's code or tool call in the session, score what it built with the per-step verifier, and
+show the agent renders of its part beside the target with the tool's own feedback. A failed step
+(exception, crash, limit, invalid call) costs a penalty and changes nothing: the session goes
+back to the state after the last good step. When the episode ends, the exact verifier scores the
+final part, and the last reward settles the difference, so an episode's return is its exact final
+score minus penalties.
 In tool mode the call ``{"name": "stop"}`` (:data:`STOP_CALL`) ends the episode where it is: no
 sandbox call, no penalty, the exact verifier scores the part as it stands (``terminated``).
 
@@ -169,9 +171,10 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             self.task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
         target = self._prepare(self.task)
         self._target_image = target if self.show_target else np.zeros_like(target)
-        if self.session is not None:
-            self.session.close()
-        self.session = Session(self.backend, self.limits)
+        if self.session is None:
+            self.session = Session(self.backend, self.limits)
+        else:  # the processes stay: the session goes back to its fresh state (milliseconds)
+            self.session.clear()
         # The snapshot of the last good step's state (``None``: none could be taken).
         self._good_snapshot: int | None = min(self.session.info["snapshots"], default=None)
         self._notes: list[str] = []  # what the sandbox had to recover from, for the feedback

@@ -102,3 +102,10 @@ def _isolated_run_dir(tmp_path_factory):
     """Workspaces and zygote logs go to a per-test-run folder."""
     os.environ["TOOLGYM_RUN_DIR"] = str(tmp_path_factory.mktemp("toolgym-run"))
     yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_cache_dir(tmp_path_factory):
+    """References cached on disk go to a per-test-run folder, never the user's cache."""
+    os.environ["TOOLGYM_CACHE_DIR"] = str(tmp_path_factory.mktemp("toolgym-cache"))
+    yield

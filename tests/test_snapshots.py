@@ -83,3 +83,44 @@ def test_lost_snapshot_raises_and_session_goes_on(cq_session):
     with pytest.raises(SandboxError, match="lost"):
         cq_session.rollback(snap)
     assert cq_session.run("a = 1", fetch=["a"]).results == {"a": 1}
+
+
+def test_clear_is_a_fresh_session_without_new_processes():
+    """What an env's reset does: the state, files and snapshots of the episode go, the session's
+    init (and so its namespaces) stays; then it works as a new session would."""
+    with Session("cadquery", Limits(wall_s=20)) as session:
+        init = session.init_pid
+        session.run(
+            "x = 1\nimport subprocess\nopen('/workspace/a.txt', 'w').write('a')\n"
+            "open('/tmp/b.txt', 'w').write('b')\nopen('/dev/shm/c', 'w').write('c')\n"
+            "child = subprocess.Popen(['sleep', '600'])"
+        )
+        for _ in range(3):
+            session.snapshot()
+        session.clear()
+        assert session.init_pid == init and session.restarts == 0
+        assert len(session.info["snapshots"]) == 1  # the fresh state's, for the first step
+        seen = session.run(
+            "import os\nseen = [('x' in globals()), *map(os.listdir, ['/workspace', '/tmp', "
+            "'/dev/shm'])]",
+            fetch=["seen"],
+        )
+        assert seen.results == {"seen": [False, [], [], []]}
+        assert_no_strays(session)
+        # An episode's rollback still goes back to the fresh state, and later clears too.
+        session.run("y = 2")
+        session.rollback(session.info["snapshots"][0])
+        assert session.run("y", fetch=["y"]).error.kind == "exception"
+        session.clear()
+        assert session.run("z = 3", fetch=["z"]).results == {"z": 3}
+        assert_no_strays(session)
+
+
+def test_clear_after_the_session_was_killed_starts_afresh():
+    with Session("cadquery", Limits(wall_s=20)) as session:
+        session.run("x = 1")
+        assert session.run("import os, signal\nos.kill(-1, signal.SIGKILL)").ok  # snapshots too
+        session.clear()
+        assert session.run("x", fetch=["x"]).error.kind == "exception"
+        assert session.run("z = 3", fetch=["z"]).results == {"z": 3}
+        assert_no_strays(session)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import threading
 from typing import Any
 
 import numpy as np
@@ -183,9 +182,6 @@ class BlenderEnv(ToolEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        if self.session is not None:  # the last episode's session winds down meanwhile
-            old, self.session = self.session, None
-            threading.Thread(target=old.close, name="toolgym-close", daemon=True).start()
         _obs, info = super().reset(seed=seed, options=options)
         assert self.session is not None and self.task is not None
         if self.task.start:

@@ -1,12 +1,15 @@
 """Verifying CadQuery scripts and part files: the CAD domain's half of ``envs.verification``.
 
-The reference part is built once per task in a session and measured finely in a fresh one; a
+The reference part is built once per task in a session and measured finely in a fresh one (and
+kept in the on-disk cache, ``toolgym.envs.cache``, for every process after the first); a
 script's solid is exported as BREP and measured in another fresh session, so the verifier's process
 never parses B-Rep data (see ``toolgym.envs.cadquery.artifacts``).
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import threading
 import time
 from pathlib import Path
@@ -14,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import trimesh
 
+from toolgym.envs import cache
 from toolgym.envs.cadquery.artifacts import (
     EXACT_TOLERANCE_SHARE,
     STEP_TOLERANCE_SHARE,
@@ -28,23 +32,44 @@ from toolgym.envs.sandbox import Limits, Session
 from toolgym.envs.tasks import Task
 from toolgym.envs.verification import Outcome, ReferenceBuildError
 from toolgym.verifiers.cad import verify_part
-from toolgym.verifiers.parts import Part
+from toolgym.verifiers.parts import ANGULAR_TOLERANCE, TESSELLATION_TOLERANCE, Part
 from toolgym.verifiers.report import VerifierReport
 
 _references: dict[str, Part] = {}
 _references_lock = threading.Lock()
+# The sources whose code decides a reference's arrays: a change to one is a new cache key.
+_REFERENCE_SOURCES = (
+    "toolgym.envs.cadquery.backend",
+    "toolgym.envs.cadquery.measure",
+    "toolgym.envs.cadquery.artifacts",
+    "toolgym.envs.cadquery.verification",
+    "toolgym.verifiers.geometry",
+)
 
 
 def reference_part(task: Task) -> Part:
-    """The task's target part, built once per process by running its reference in a session and
-    measuring the solid it exported, finely, in a fresh one."""
+    """The task's target part: its reference run in a session and the solid it exported
+    measured, finely, in a fresh one. Built once per process, and once per machine through the
+    on-disk cache (``toolgym.envs.cache``), keyed by the reference program and the settings that
+    decide the part."""
     with _references_lock:
         if task.id in _references:
             return _references[task.id]
+    key = _reference_key("cadquery-reference", task)
+    part = _cached_part(key)
+    if part is None:
+        part = _build_reference(task, key)
+    with _references_lock:
+        _references[task.id] = part
+    return part
+
+
+def _build_reference(task: Task, key: str) -> Part:
     with Session("cadquery") as session:
         ran = session.run(task.reference, filename=f"<reference {task.id}>")
         described = session.request("describe") if ran.ok else ran
         brep, why = export_brep(session) if described.ok and described.value else (None, ran)
+        hidden = cache.hidden_from(session.allowed_paths, session.layers)
     if brep is None:
         raise ReferenceBuildError(f"{task.id}: the reference program failed: {why.feedback()}")
     box = np.asarray(described.value["bbox_mm"], dtype=np.float64)
@@ -56,8 +81,8 @@ def reference_part(task: Task) -> Part:
         raise ReferenceBuildError(
             f"{task.id}: the reference could not be measured: {measured.error}"
         )
-    with _references_lock:
-        _references[task.id] = measured.part
+    if hidden:
+        cache.store(key, _part_arrays(measured.part, with_brep=True))
     return measured.part
 
 
@@ -69,21 +94,99 @@ def step_reference(task: Task, reference: Part) -> Part:
     result meshed there, at the step tolerance, exactly as ``session_part`` meshes an agent's
     result. So a right part gives the very same triangles (a BREP round trip would move them by
     up to the tolerance, and cost a lofted part 1.6 % of its score), and renders pixel for pixel
-    as the target. Built once per task and process."""
+    as the target. Built once per task and process, and cached on disk as
+    :func:`reference_part` is."""
     with _references_lock:
         if task.id in _step_references:
             return _step_references[task.id]
-    tolerance = tessellation_tolerance(
-        reference.mesh.extents, STEP_TOLERANCE_SHARE, task.verification.deviation_mm
-    )
-    with Session("cadquery") as session:
-        ran = session.run(task.reference, filename=f"<reference {task.id}>")
-        part, why = session_part(session, tolerance=tolerance) if ran.ok else (None, ran)
+    key = _reference_key("cadquery-step-reference", task)
+    part = _cached_part(key)
     if part is None:
-        raise ReferenceBuildError(f"{task.id}: the reference program failed: {why.feedback()}")
-    part.brep, part.tolerance = reference.brep, tolerance
+        tolerance = tessellation_tolerance(
+            reference.mesh.extents, STEP_TOLERANCE_SHARE, task.verification.deviation_mm
+        )
+        with Session("cadquery") as session:
+            ran = session.run(task.reference, filename=f"<reference {task.id}>")
+            part, why = session_part(session, tolerance=tolerance) if ran.ok else (None, ran)
+            hidden = cache.hidden_from(session.allowed_paths, session.layers)
+        if part is None:
+            message = why.feedback()
+            raise ReferenceBuildError(f"{task.id}: the reference program failed: {message}")
+        part.tolerance = tolerance
+        if hidden:
+            cache.store(key, _part_arrays(part, with_brep=False))
+    part.brep = reference.brep
     with _references_lock:
         _step_references[task.id] = part
+    return part
+
+
+def _reference_key(kind: str, task: Task) -> str:
+    """What decides a reference's arrays: its program, the deviation tolerance, the meshing
+    settings, CadQuery's and OpenCASCADE's versions, and the code that measures."""
+    inputs = {
+        "program": task.reference,
+        "deviation_mm": task.verification.deviation_mm,
+        "shares": [EXACT_TOLERANCE_SHARE, STEP_TOLERANCE_SHARE],
+        "tessellation": [TESSELLATION_TOLERANCE, ANGULAR_TOLERANCE],
+        "tools": _tool_versions(),
+    }
+    return cache.cache_key(kind, inputs, modules=_REFERENCE_SOURCES)
+
+
+@functools.cache
+def _tool_versions() -> list[str]:
+    versions = []
+    for name in ("cadquery", "cadquery-ocp"):
+        try:
+            versions.append(f"{name} {importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            versions.append(f"{name} ?")
+    return versions
+
+
+def _part_arrays(part: Part, *, with_brep: bool) -> dict[str, np.ndarray]:
+    """A part as plain arrays for the cache (its BREP as bytes, never parsed here)."""
+    arrays = {
+        "vertices": np.asarray(part.mesh.vertices, dtype=np.float64),
+        "faces": np.asarray(part.mesh.faces, dtype=np.int64),
+        "tolerance": np.float64(np.nan if part.tolerance is None else part.tolerance),
+    }
+    if part.features is not None:
+        arrays["features"] = np.asarray(part.features, dtype=np.float64)
+    if with_brep and part.brep is not None:
+        arrays["brep"] = np.frombuffer(part.brep, dtype=np.uint8)
+    if part.note:
+        arrays["note"] = np.array(part.note)
+    return arrays
+
+
+def _cached_part(key: str) -> Part | None:
+    """The part stored under ``key``, or ``None`` (none, or arrays that are not a part)."""
+    arrays = cache.load(key)
+    if arrays is None:
+        return None
+    vertices, faces = arrays.get("vertices"), arrays.get("faces")
+    features, brep = arrays.get("features"), arrays.get("brep")
+    tolerance, note = arrays.get("tolerance"), arrays.get("note")
+    shapes_ok = (
+        vertices is not None and vertices.dtype == np.float64 and vertices.ndim == 2
+        and vertices.shape[1] == 3 and faces is not None and faces.dtype == np.int64
+        and faces.ndim == 2 and faces.shape[1] == 3 and len(faces) > 0
+        and faces.min() >= 0 and faces.max() < len(vertices)
+        and tolerance is not None and tolerance.shape == () and tolerance.dtype == np.float64
+        and (features is None or (features.dtype == np.float64 and features.ndim == 2))
+        and (brep is None or (brep.dtype == np.uint8 and brep.ndim == 1))
+        and (note is None or (note.dtype.kind == "U" and note.shape == ()))
+    )  # fmt: skip
+    if not shapes_ok:
+        return None
+    # The very arrays the cold build made (already merged and cleaned): not processed again.
+    mesh = trimesh.Trimesh(vertices=vertices, faces=faces, process=False, validate=False)
+    part = Part(mesh, features)
+    part.brep = brep.tobytes() if brep is not None else None
+    part.tolerance = None if np.isnan(tolerance) else float(tolerance)
+    part.note = str(note) if note is not None else None
     return part
 
 

@@ -166,6 +166,7 @@ class Session:
         self._closed = False
         self._broken: str | None = None  # why the last restart failed; retried on the next call
         self._snapshot_on_start = snapshot_on_start
+        self._fresh: int | None = None  # the snapshot of the state the session started in
         self._h = _Handles("")
         self._start()
 
@@ -208,6 +209,7 @@ class Session:
         self.workspace = os.path.join(session_dir, "workspace")  # as the session sees it
         spec = {"session_dir": session_dir, "isolation": list(self.isolation)}
         self._exits: dict[int, int] = {}
+        self._ignored_exits: set[int] = set()  # processes killed by clear(), reaped by the init
         self._control_closed = False
         try:
             handles.control, handles.worker = zygote.spawn(spec, self.limits)
@@ -232,8 +234,9 @@ class Session:
         for message in self.warnings:
             _warn_once(f"toolgym sandbox: {message}")
         self._broken = None
+        self._fresh = None
         if self._snapshot_on_start:
-            self.snapshot()
+            self._fresh = self.snapshot()
 
     def _teardown(self) -> None:
         self._finalizer()
@@ -244,6 +247,37 @@ class Session:
         if not self._closed:
             self._closed = True
             self._teardown()
+
+    def clear(self) -> None:
+        """Back to the state the session started in, as a new session would be, without starting
+        processes: the worker is replaced by a fork of the snapshot taken at the start (its
+        workspace, ``/tmp`` and ``/dev/shm`` put back) and every other snapshot is dropped. An
+        episode's reset costs milliseconds instead of a session's start and close. Without that
+        snapshot (``snapshot_on_start=False``, or it died) the session restarts instead.
+
+        Raises :class:`SandboxError` if no session can be started (the cause is named)."""
+        self._check_open()
+        if self._broken is not None or self._found_dead() is not None:
+            self._restart()  # nothing of this session is worth keeping
+            return
+        fresh = self._fresh
+        if fresh is None or fresh not in self._snapshots:
+            self._restart()
+            return
+        # One kill for the worker and every other snapshot, and no waiting for them to exit: the
+        # init reaps them (it adopts those the worker forked), and their exits are not news.
+        doomed = {i: snap for i, snap in self._snapshots.items() if i != fresh}
+        for snapshot_id, snap in doomed.items():
+            del self._snapshots[snapshot_id]
+            snap.sock.close()
+        pids = [self.worker_pid, *(snap.pid for snap in doomed.values())]
+        self._ignored_exits.update(pids)
+        self._control_send({"op": "kill", "pids": pids})
+        for snapshot_id in doomed:
+            self._control_send({"op": "discard", "id": snapshot_id})
+        self._worker.close()
+        if not self._resume(fresh):  # the fresh state has died: start afresh
+            self._restart()
 
     def restart(self) -> None:
         """Replace the session with a fresh one (state and snapshots are lost).
@@ -326,7 +360,7 @@ class Session:
         self._snapshots[snapshot_id] = _Snapshot(sock, pid)
         self._save_files(snapshot_id)
         if len(self._snapshots) > self.limits.max_snapshots:
-            oldest = min(i for i in self._snapshots if i != 0)
+            oldest = min(i for i in self._snapshots if i not in (0, self._fresh))
             self.drop_snapshot(oldest)
         return snapshot_id
 
@@ -525,7 +559,11 @@ class Session:
         for fd in fds:
             os.close(fd)
         if message.get("event") == "exit":
-            self._exits[int(message["pid"])] = int(message["status"])
+            pid = int(message["pid"])
+            if pid in self._ignored_exits:
+                self._ignored_exits.discard(pid)
+            else:
+                self._exits[pid] = int(message["status"])
             return None
         return message
 

@@ -1,0 +1,61 @@
+"""What an env reset costs: a task's first reset in a process (its reference built, or loaded
+from the on-disk cache) and a reset of a task already seen, CadQuery ``primitives`` in tool
+mode as the trainer runs it (cheap final tier, 32 px views).
+
+Two processes in turn share one new, empty cache folder: the first builds the references (a
+cold cache), the second loads them (a warm one). Each resets ``TASKS`` tasks once (after a first
+reset that starts the sandbox and is not counted) and then the same tasks again. Figures are
+medians in seconds, printed as JSON with the load average.
+
+    nice -n 10 .venv/bin/python bench/reset_cost.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+TASKS = 6
+
+
+def measure() -> dict:
+    import gymnasium as gym
+
+    import toolgym  # noqa: F401 - registers the environments
+
+    env = gym.make("toolgym/CadQuery-v0", suite="primitives", action_mode="tool", max_steps=2,
+                   view_size=32, final_tier="cheap")  # fmt: skip
+    env.reset(seed=0)  # starts the zygote and the session
+    first, again = [], []
+    for times in (first, again):
+        for seed in range(1, TASKS + 1):
+            started = time.perf_counter()
+            env.reset(seed=seed)
+            times.append(time.perf_counter() - started)
+    env.close()
+    return {"first_reset_of_a_task": statistics.median(first),
+            "reset_of_a_seen_task": statistics.median(again)}  # fmt: skip
+
+
+def main() -> dict:
+    result = {}
+    with tempfile.TemporaryDirectory() as folder:
+        env = {**os.environ, "TOOLGYM_CACHE_DIR": folder}
+        for name in ("cold cache", "warm cache"):
+            load = os.getloadavg()[0]
+            done = subprocess.run([sys.executable, __file__, "--one"], env=env, check=True,
+                                  capture_output=True, text=True)  # fmt: skip
+            result[name] = {**json.loads(done.stdout), "load": round(load, 1)}
+    return result
+
+
+if __name__ == "__main__":
+    if "--one" in sys.argv:
+        print(json.dumps(measure()))
+    else:
+        print(json.dumps(main(), indent=2))

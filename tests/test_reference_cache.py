@@ -1,0 +1,165 @@
+"""References built once per machine: the on-disk cache (``toolgym.envs.cache``) is shared by
+processes, rebuilt when broken, hidden from the sandbox, and changes no observation or reward."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import toolgym  # noqa: F401 - registers the environments
+from toolgym.envs import cache
+from toolgym.envs.cadquery import artifacts, verification
+from toolgym.envs.sandbox import Session
+from toolgym.envs.suites import get_suite
+
+TASK = get_suite("primitives").split("train")[0]
+
+
+class CountedSession(Session):
+    """A real session that counts how many were started."""
+
+    started = 0
+
+    def __init__(self, *args, **kwargs) -> None:
+        CountedSession.started += 1
+        super().__init__(*args, **kwargs)
+
+
+@pytest.fixture
+def cache_folder(tmp_path, monkeypatch):
+    """An empty cache, no reference in this process yet, and sandbox sessions counted."""
+    monkeypatch.setenv("TOOLGYM_CACHE_DIR", str(tmp_path))
+    forget_references(monkeypatch)
+    monkeypatch.setattr(verification, "Session", CountedSession)
+    monkeypatch.setattr(artifacts, "Session", CountedSession)
+    CountedSession.started = 0
+    return tmp_path
+
+
+def forget_references(monkeypatch) -> None:
+    """What a new process knows: no reference built (the disk cache stays)."""
+    monkeypatch.setattr(verification, "_references", {})
+    monkeypatch.setattr(verification, "_step_references", {})
+
+
+def arrays(part) -> list:
+    return [part.mesh.vertices, part.mesh.faces, part.features, part.brep, part.tolerance]
+
+
+def assert_same_part(a, b) -> None:
+    for x, y in zip(arrays(a), arrays(b), strict=True):
+        assert np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y
+
+
+def test_another_process_loads_the_reference_without_a_sandbox(cache_folder):
+    reference = verification.reference_part(TASK)
+    step = verification.step_reference(TASK, reference)
+    assert CountedSession.started == 3  # build, measure, step mesh
+    assert len(list(cache_folder.glob("*.npz"))) == 2
+
+    # Another process, where starting any sandbox session fails: both come from the disk.
+    script = f"""
+import json, sys
+from toolgym.envs.sandbox import client
+def refuse(*args, **kwargs):
+    raise SystemExit("a sandbox session was started")
+client.Session.__init__ = refuse
+from toolgym.envs.cadquery import verification
+from toolgym.envs.suites import get_task
+task = get_task({TASK.id!r})
+reference = verification.reference_part(task)
+step = verification.step_reference(task, reference)
+json.dump([reference.mesh.vertices.tolist(), step.mesh.faces.tolist(), len(reference.brep),
+           reference.tolerance, step.tolerance], sys.stdout)
+"""
+    env = {**os.environ, "TOOLGYM_CACHE_DIR": str(cache_folder)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    vertices, faces, brep_bytes, tolerance, step_tolerance = json.loads(done.stdout)
+    assert np.array_equal(vertices, reference.mesh.vertices)
+    assert np.array_equal(faces, step.mesh.faces)
+    assert (brep_bytes, tolerance, step_tolerance) == (
+        len(reference.brep), reference.tolerance, step.tolerance
+    )
+
+
+def test_a_corrupt_or_foreign_entry_is_rebuilt_without_error(cache_folder, monkeypatch):
+    reference = verification.reference_part(TASK)
+    step = verification.step_reference(TASK, reference)
+    first, second = sorted(cache_folder.glob("*.npz"))
+    first.write_bytes(first.read_bytes()[: first.stat().st_size // 2])  # cut short
+    np.savez(second, vertices=np.zeros((3, 2)))  # readable, but not a part
+    forget_references(monkeypatch)
+    CountedSession.started = 0
+
+    again = verification.reference_part(TASK)
+    assert_same_part(again, reference)
+    assert_same_part(verification.step_reference(TASK, again), step)
+    assert CountedSession.started == 3  # both rebuilt
+    for path in (first, second):  # and stored again, whole
+        with np.load(path, allow_pickle=False) as data:
+            assert {"vertices", "faces", "tolerance"} <= set(data.files)
+
+
+def test_warm_cache_episode_equals_cold_cache_episode(cache_folder, monkeypatch):
+    """Same seed, same observations, rewards and final report (exact tier: the cached BREP
+    cross-checks the candidate), whether the references were built or loaded."""
+
+    def episode():
+        env = gym.make("toolgym/CadQuery-v0", suite="primitives", action_mode="tool",
+                       max_steps=2, view_size=32)  # fmt: skip
+        try:
+            obs, _ = env.reset(seed=5)
+            task = env.unwrapped.task
+            trace = [obs]
+            for call in task.tool_calls[:2]:
+                obs, reward, terminated, truncated, info = env.step(call)
+                trace += [obs, reward, terminated, truncated, info.get("final_report")]
+            return task.id, trace
+        finally:
+            env.close()
+
+    cold = episode()
+    built = CountedSession.started
+    forget_references(monkeypatch)
+    CountedSession.started = 0
+    warm = episode()
+    assert built > 0 and CountedSession.started < built  # the references were not built again
+    assert cold[0] == warm[0]
+    for a, b in zip(cold[1], warm[1], strict=True):
+        if isinstance(a, dict) and "image" in a:
+            for name in a:
+                assert np.array_equal(a[name], b[name]), name
+        else:
+            assert a == b
+
+
+def test_the_cache_is_off_or_unwritten_where_a_session_could_see_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOOLGYM_CACHE_DIR", str(tmp_path / "cache"))
+    layers = ["pidns", "netns", "mountns", "uid", "rlimits", "env"]
+    with Session("cadquery") as session:
+        assert cache.hidden_from(session.allowed_paths, session.layers)
+    assert not cache.hidden_from([str(tmp_path)], layers)  # an allowed folder holds it
+    assert not cache.hidden_from([str(tmp_path / "cache" / "x")], layers)
+    assert not cache.hidden_from([], [x for x in layers if x != "mountns"])  # sees every file
+    monkeypatch.setenv("TOOLGYM_CACHE_DIR", "off")
+    assert cache.cache_dir() is None and not cache.store("k", {"a": np.zeros(1)})
+
+
+def test_the_cache_keeps_under_its_bound(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOOLGYM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TOOLGYM_CACHE_MAX_MB", str(3 * 8 * 1000 / 2**20))  # about 3 entries
+    for i in range(6):
+        assert cache.store(f"entry-{i}", {"a": np.full(1000, i, dtype=np.float64)})
+        os.utime(tmp_path / f"entry-{i}.npz", (i, i))  # oldest first, whatever the clock
+    left = sorted(p.name for p in tmp_path.glob("*.npz"))
+    assert 1 <= len(left) <= 3 and "entry-5.npz" in left
+    assert cache.load("entry-5")["a"][0] == 5
