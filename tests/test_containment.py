@@ -210,6 +210,16 @@ def test_max_processes_is_exact():
         assert result.error is not None and result.error.limit == "max_processes", result.error
         assert "limit max_processes" in result.error.message
         assert_recovered(session)
+        # An env's reset (clear) ends the worker and the snapshots: the next script still gets
+        # exactly 32, none of the ended processes counted against it, none handed to it.
+        for _ in range(3):
+            session.snapshot()
+        session.clear()
+        result = session.run(FORKS.format(n=33), fetch=["started"])
+        assert result.error is not None and result.error.limit == "max_processes", result.error
+        session.clear()
+        result = session.run(FORKS.format(n=32), fetch=["started"])
+        assert result.ok and result.results["started"] == 32, result.feedback()
 
 
 def test_worker_killed_from_outside_mid_call():

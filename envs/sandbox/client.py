@@ -209,7 +209,6 @@ class Session:
         self.workspace = os.path.join(session_dir, "workspace")  # as the session sees it
         spec = {"session_dir": session_dir, "isolation": list(self.isolation)}
         self._exits: dict[int, int] = {}
-        self._ignored_exits: set[int] = set()  # processes killed by clear(), reaped by the init
         self._control_closed = False
         try:
             handles.control, handles.worker = zygote.spawn(spec, self.limits)
@@ -264,18 +263,20 @@ class Session:
         if fresh is None or fresh not in self._snapshots:
             self._restart()
             return
-        # One kill for the worker and every other snapshot, and no waiting for them to exit: the
-        # init reaps them (it adopts those the worker forked), and their exits are not news.
+        # One kill for the worker and every other snapshot. Their exits are awaited (the init
+        # reaps them, adopting those the worker forked): a process not yet reaped still counts
+        # against the uid's RLIMIT_NPROC, and the next script's max_processes must be exact.
         doomed = {i: snap for i, snap in self._snapshots.items() if i != fresh}
         for snapshot_id, snap in doomed.items():
             del self._snapshots[snapshot_id]
             snap.sock.close()
         pids = [self.worker_pid, *(snap.pid for snap in doomed.values())]
-        self._ignored_exits.update(pids)
         self._control_send({"op": "kill", "pids": pids})
         for snapshot_id in doomed:
             self._control_send({"op": "discard", "id": snapshot_id})
         self._worker.close()
+        for pid in pids:
+            self._await_exit(pid)
         if not self._resume(fresh):  # the fresh state has died: start afresh
             self._restart()
 
@@ -559,11 +560,7 @@ class Session:
         for fd in fds:
             os.close(fd)
         if message.get("event") == "exit":
-            pid = int(message["pid"])
-            if pid in self._ignored_exits:
-                self._ignored_exits.discard(pid)
-            else:
-                self._exits[pid] = int(message["status"])
+            self._exits[int(message["pid"])] = int(message["status"])
             return None
         return message
 
