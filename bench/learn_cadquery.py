@@ -242,14 +242,15 @@ def paraphrased_suite(train: int, test: int, folder: Path) -> str:
 
 
 def run_random(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
-    """Uniformly random grammar calls (every token drawn among the allowed ones)."""
-    from toolgym.agents.train import build_grammar
+    """Uniformly random calls of the trainer's grammar (every token drawn among the allowed
+    ones: derived values and stop too, where the grammar has them)."""
+    from toolgym.agents.grammar import STOP_TOOL, EpisodeContexts
+    from toolgym.agents.train import observe, run_grammar
     from toolgym.agents.vector import make_vector_env, play_queued
-    from toolgym.envs.suites import get_suite
 
-    grammar = build_grammar(config.env_id, config.suite, config.max_bins, config.all_tools)
+    grammar, _ = run_grammar(config)
     rng = np.random.default_rng(config.seed)
-    tasks = [t.id for t in get_suite(config.suite).split("test")]
+    tasks = [t.id for t in config.tasks("test")]
     queue = (
         tasks if eval_episodes is None else [tasks[k % len(tasks)] for k in range(eval_episodes)]
     )
@@ -260,18 +261,27 @@ def run_random(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]
         True,
         **dict(config.env_kwargs(evaluation=True), split="test"),
     )
-    started, calls = time.perf_counter(), 0
+    contexts = EpisodeContexts(config.num_envs)
+    started, calls, stops = time.perf_counter(), 0, 0
 
     def choose(obs: dict[str, Any], current: list[str]) -> list[str]:
         nonlocal calls
         calls += len(current)
-        return [grammar.decode_json(grammar.sample(rng)) for _ in current]
+        batch = observe(obs, config.policy)
+        tokens = np.array([grammar.sample(rng) for _ in current])
+        return contexts.decode(grammar, tokens, obs, batch["numbers"], batch["number_at"])
+
+    def count_stops(obs: dict[str, Any], chosen: list[str], recording: np.ndarray) -> None:
+        nonlocal stops
+        stops += sum(json.loads(chosen[i]).get("name") == STOP_TOOL
+                     for i in np.flatnonzero(recording))  # fmt: skip
 
     try:
-        results = play_queued(vec, queue, choose, seed=config.seed)
+        results = play_queued(vec, queue, choose, seed=config.seed, on_step=count_stops)
     finally:
         vec.close()
     sps = calls / (time.perf_counter() - started)
+    report = summarize(results, "test") | ({"stopped": stops} if grammar.stop else {})
     return {
         "method": "random",
         "env_steps": 0,
@@ -279,7 +289,7 @@ def run_random(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]
         "train_seconds": 0.0,
         "sps": sps,
         "curve": [],
-        "test": _short(summarize(results, "test")),
+        "test": _short(report),
     }
 
 
@@ -543,13 +553,20 @@ def main() -> None:
             result = run_trainer("BC + PPO, image only", config, args.eval_episodes,
                                  ("images zeroed", "targets swapped"))  # fmt: skip
             note("image", result, started)
-    if "families" in args.sections and "bc" in args.methods:
+    if "families" in args.sections:
         for name in args.families:
             suite = family_suite(name, train=100, test=20, folder=runs)
             config = TrainConfig(**dict(base, suite=suite, steps=args.family_steps, max_steps=6),
                                  **bc, out=str(runs / name))  # fmt: skip
-            started = time.perf_counter()
-            note("families", run_trainer(f"BC + PPO, {name}", config, args.eval_episodes), started)
+            for method, run in (("random", run_random), ("untrained", run_untrained)):
+                if method in args.methods:
+                    started = time.perf_counter()
+                    result = run(config, args.eval_episodes)
+                    note("families", result | {"method": f"{result['method']}, {name}"}, started)
+            if "bc" in args.methods:
+                started = time.perf_counter()
+                result = run_trainer(f"BC + PPO, {name}", config, args.eval_episodes)
+                note("families", result, started)
     args.json.write_text(
         json.dumps(
             {
