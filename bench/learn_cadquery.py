@@ -11,7 +11,11 @@ split (every test task once, greedy calls for the learners). In the same run (``
 - ``paraphrased``: the primitives reworded (sizes in another order, cm and mm mixed, numbers in
   words): the copy rule and BC + PPO.
 - ``image``: image-only primitives (``prompt_form="image"``): BC + PPO, and with images zeroed.
-- ``families``: BC + PPO on enclosure, plate_holes and stepped_shaft (derived values, stop).
+- ``families``: BC + PPO on enclosure, plate_holes and stepped_shaft (derived values, stop),
+  beside random calls and the untrained start on the same grammar (``--methods random
+  untrained bc``). Each table row gives the test mean score, the success rate, the mean calls
+  per episode (a stop counts as one) and, in brackets, how many episodes the policy ended with
+  stop (a part that passes ends its episode by itself).
 
 Writes the learning curves (training score against steps) to ``--plot`` and every figure to
 ``--json``; prints Markdown tables for bench/RESULTS.md.
@@ -510,9 +514,12 @@ def main() -> None:
     def note(section: str, result: dict[str, Any], started: float) -> None:
         sections.setdefault(section, []).append(result)
         ablated = ", ".join(f"{k} {v['score']:.3f}" for k, v in result.get("ablations", {}).items())
-        print(f"[{section}] {result['method']}: test score {result['test']['score']:.3f}, success "
-              f"{result['test']['success_rate']:.2f}{'; ' + ablated if ablated else ''}, "
-              f"{time.perf_counter() - started:.0f} s", flush=True)  # fmt: skip
+        test = result["test"]
+        stopped = f", {test['stopped']} ended by stop" if "stopped" in test else ""
+        print(f"[{section}] {result['method']}: test score {test['score']:.3f}, success "
+              f"{test['success_rate']:.2f}, {test['steps']:.2f} calls per episode{stopped}"
+              f"{'; ' + ablated if ablated else ''}, {time.perf_counter() - started:.0f} s, "
+              f"load {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
 
     if "primitives" in args.sections:
         for method in args.methods:
