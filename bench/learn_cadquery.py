@@ -462,6 +462,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=1024, help="PPO env steps per method")
     parser.add_argument("--bc-steps", type=int, default=200)
+    parser.add_argument("--bc-batch", type=int, default=TrainConfig.bc_batch)
     parser.add_argument(
         "--bc-episodes", type=int, default=None, help="oracle episodes; default: every train task"
     )
@@ -474,6 +475,10 @@ def main() -> None:
         help="the multi-step families (BC + PPO, stop)",
     )  # fmt: skip
     parser.add_argument("--family-steps", type=int, default=256)
+    parser.add_argument(
+        "--family-target-kl", type=float, default=0.02,
+        help="PPO's approx-KL early stop on the families (keeps the cloned policy)",
+    )  # fmt: skip
     parser.add_argument("--num-envs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=PPOConfig.learning_rate, help="PPO's")
     parser.add_argument("--ent-coef", type=float, default=PPOConfig.ent_coef, help="PPO's")
@@ -506,7 +511,7 @@ def main() -> None:
         ppo=PPOConfig(learning_rate=args.lr, ent_coef=args.ent_coef),
         policy=PolicyConfig(copy_next_bias=args.copy_next_bias),
     )
-    bc = {"bc_steps": args.bc_steps, "bc_episodes": args.bc_episodes}
+    bc = {"bc_steps": args.bc_steps, "bc_episodes": args.bc_episodes, "bc_batch": args.bc_batch}
     load = os.getloadavg()[0]
     print(f"load average at start {load:.1f}, {os.cpu_count()} CPUs; runs in {runs}", flush=True)
     sections: dict[str, list[dict[str, Any]]] = {}
@@ -563,8 +568,10 @@ def main() -> None:
     if "families" in args.sections:
         for name in args.families:
             suite = family_suite(name, train=100, test=20, folder=runs)
-            config = TrainConfig(**dict(base, suite=suite, steps=args.family_steps, max_steps=6),
-                                 **bc, out=str(runs / name))  # fmt: skip
+            ppo = PPOConfig(learning_rate=args.lr, ent_coef=args.ent_coef,
+                            target_kl=args.family_target_kl)  # fmt: skip
+            config = TrainConfig(**dict(base, suite=suite, steps=args.family_steps, max_steps=6,
+                                        ppo=ppo), **bc, out=str(runs / name))  # fmt: skip
             for method, run in (("random", run_random), ("untrained", run_untrained)):
                 if method in args.methods:
                     started = time.perf_counter()
