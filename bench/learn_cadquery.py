@@ -21,8 +21,10 @@ Writes the learning curves (training score against steps) to ``--plot`` and ever
 ``--json``; prints Markdown tables for bench/RESULTS.md.
 
 Targets (full budget, 2-core machine, ≤ 30 min): PPO from scratch ≥ 0.7 mean test score; BC + PPO
-≥ 0.9; both clearly above random and at least SB3; trainer SPS ≥ SB3's; on the multi-step family
-BC + PPO ≥ 0.6.
+≥ 0.9; both clearly above random and at least SB3; trainer SPS ≥ SB3's; on each of the
+families BC + PPO ≥ 0.7, its episodes ended by stop (or by a passing part). The families' PPO
+keeps within ``--family-target-kl`` (0.02) of the cloned policy: unchecked, one update of a
+cloned enclosure policy turned its shell into a second fillet.
 
     .venv/bin/python bench/learn_cadquery.py                      # the full budget, ~20 min
     .venv/bin/python bench/learn_cadquery.py --steps 256 --bc-steps 100 --family-steps 64
