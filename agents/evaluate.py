@@ -50,15 +50,17 @@ def evaluate_policy(
     stops = 0
 
     def choose(obs: dict[str, Any], current: list[str]) -> list[str]:
-        nonlocal stops
         seen = transform(dict(obs)) if transform else obs
         batch = observe(seen, config.policy)
         with torch.no_grad():
             tokens, *_ = policy.act(to_torch(batch, device), generator, greedy=greedy)
-        calls = contexts.decode(grammar, tokens.cpu().numpy(), seen, batch["numbers"],
-                                batch["number_at"])  # fmt: skip
-        stops += sum(json.loads(c).get("name") == STOP_TOOL for c in calls)
-        return calls
+        return contexts.decode(grammar, tokens.cpu().numpy(), seen, batch["numbers"],
+                               batch["number_at"])  # fmt: skip
+
+    def count_stops(obs: dict[str, Any], calls: list[str], recording: np.ndarray) -> None:
+        nonlocal stops  # of the episodes played for the report (not an env's past its queue)
+        stops += sum(json.loads(calls[i]).get("name") == STOP_TOOL
+                     for i in np.flatnonzero(recording))  # fmt: skip
 
     kwargs = dict(config.env_kwargs(evaluation=True), split=split, **(overrides or {}))
     vec = make_vector_env(
@@ -68,7 +70,7 @@ def evaluate_policy(
     try:
         with phase(f"{split} episodes", count, progress) as advance:
             results = play_queued(
-                vec, queue, choose, seed=config.seed + 104_729,
+                vec, queue, choose, seed=config.seed + 104_729, on_step=count_stops,
                 on_outcome=lambda _, dones, rec: advance(int(np.sum(dones & rec))),
             )  # fmt: skip
     finally:

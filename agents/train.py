@@ -493,6 +493,21 @@ class Trainer:
                     (pending.pop(int(i)), float(rewards[i]), bool(dones[i]))
                 )
 
+        stop_tokens = self.grammar.encode({"name": STOP_TOOL}) if self.grammar.stop else None
+        stops: list[int] = []  # the demonstrations' stop calls (not played: no env step)
+
+        def finished(i: int, final: dict[str, Any]) -> None:
+            """An oracle episode that ended by itself (its part passed): the demonstrations
+            end with stop there, so the policy learns to stop where its part is done (played,
+            such an episode ends before the oracle could say so)."""
+            if stop_tokens is None:
+                return
+            one = {k: np.asarray([v]) for k, v in final.items()}
+            observations.append({k: v[0] for k, v in observe(one, config.policy).items()})
+            tokens.append(stop_tokens)
+            stops.append(len(tokens) - 1)
+            steps_of.setdefault(i, []).append((len(tokens) - 1, 0.0, True))
+
         started = time.perf_counter()
         with phase(
             "oracle traces", count, config.progress, log=self.log,
@@ -504,9 +519,10 @@ class Trainer:
                 advance(int(np.sum(dones & rec)))
 
             results = play_queued(
-                vec, [t.id for t in queue], oracle, config.seed + 7919, record, outcome_and_bar
-            )
-        self.bc_env_steps = len(tokens)
+                vec, [t.id for t in queue], oracle, config.seed + 7919, record, outcome_and_bar,
+                finished,
+            )  # fmt: skip
+        self.bc_env_steps = len(tokens) - len(stops)
         returns = np.zeros(len(tokens), np.float32)
         for steps in steps_of.values():  # discounted returns-to-go, episode by episode
             following = 0.0
@@ -515,7 +531,8 @@ class Trainer:
                 returns[index] = following
         score = float(np.mean([r[1] for r in results]))
         self.log(
-            f"behaviour cloning: {len(results)} oracle episodes, {len(tokens)} calls, oracle "
+            f"behaviour cloning: {len(results)} oracle episodes, {self.bc_env_steps} calls and "
+            f"{len(stops)} stops, oracle "
             f"score {score:.3f} (snapped to the grammar), {time.perf_counter() - started:.0f} s"
         )
         obs_t = to_torch(

@@ -137,12 +137,15 @@ def play_queued(
     seed: int,
     on_step: Callable[[dict[str, Any], list[str], np.ndarray], None] | None = None,
     on_outcome: Callable[[np.ndarray, np.ndarray, np.ndarray], None] | None = None,
+    on_final: Callable[[int, dict[str, Any]], None] | None = None,
 ) -> list[tuple[str, float, bool, int]]:
     """Play each of ``task_ids`` once, spread over the envs; ``choose(observations, current task
     ids)`` gives the actions. ``on_step(observations, actions, recording)`` sees every step
     before it is taken (``recording``: which envs are playing a queued task), and
-    ``on_outcome(rewards, dones, recording)`` what it gave. Returns ``(task, score, passed,
-    steps)`` per episode, in the order they finished."""
+    ``on_outcome(rewards, dones, recording)`` what it gave; ``on_final(env index, observation)``
+    the last observation of each queued episode that ended by itself (terminated, not cut at
+    ``max_steps``), before the env restarts. Returns ``(task, score, passed, steps)`` per
+    episode, in the order they finished."""
     n = vec.num_envs
     queues = [list(task_ids[i::n]) for i in range(n)]
     remaining = [len(q) for q in queues]
@@ -160,6 +163,11 @@ def play_queued(
         if on_outcome is not None:
             on_outcome(rewards, terminated | truncated, recording)
         steps += recording
+        if on_final is not None:
+            finals = info.get("final_obs")
+            for i in np.flatnonzero(terminated & recording):
+                if finals is not None and finals[i] is not None:
+                    on_final(int(i), finals[i])
         for i, task, score, passed in finished_episodes(info):
             if remaining[i] > 0:
                 results.append((task, score, passed, int(steps[i])))

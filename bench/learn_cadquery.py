@@ -11,14 +11,21 @@ split (every test task once, greedy calls for the learners). In the same run (``
 - ``paraphrased``: the primitives reworded (sizes in another order, cm and mm mixed, numbers in
   words): the copy rule and BC + PPO.
 - ``image``: image-only primitives (``prompt_form="image"``): BC + PPO, and with images zeroed.
-- ``families``: BC + PPO on enclosure, plate_holes and stepped_shaft (derived values, stop).
+- ``families``: BC + PPO on enclosure, plate_holes and stepped_shaft (derived values, stop),
+  beside random calls and the untrained start on the same grammar (``--methods random
+  untrained bc``). Each table row gives the test mean score, the success rate, the mean calls
+  per episode (a stop counts as one) and, in brackets, how many episodes the policy ended with
+  stop (a part that passes ends its episode by itself).
 
 Writes the learning curves (training score against steps) to ``--plot`` and every figure to
 ``--json``; prints Markdown tables for bench/RESULTS.md.
 
 Targets (full budget, 2-core machine, ≤ 30 min): PPO from scratch ≥ 0.7 mean test score; BC + PPO
-≥ 0.9; both clearly above random and at least SB3; trainer SPS ≥ SB3's; on the multi-step family
-BC + PPO ≥ 0.6.
+≥ 0.9; both clearly above random and at least SB3; trainer SPS ≥ SB3's; on each of the
+families BC + PPO ≥ 0.7, its episodes ended by stop (or by a passing part). The families' PPO
+runs at learning rate 1e-4 without an entropy bonus (``--family-lr``, ``--family-ent-coef``)
+and within ``--family-target-kl`` (0.02): at PPO's defaults one update of a cloned enclosure
+policy turned its shell into a second fillet on every test seed (0.099 against 0.981).
 
     .venv/bin/python bench/learn_cadquery.py                      # the full budget, ~20 min
     .venv/bin/python bench/learn_cadquery.py --steps 256 --bc-steps 100 --family-steps 64
@@ -242,14 +249,15 @@ def paraphrased_suite(train: int, test: int, folder: Path) -> str:
 
 
 def run_random(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
-    """Uniformly random grammar calls (every token drawn among the allowed ones)."""
-    from toolgym.agents.train import build_grammar
+    """Uniformly random calls of the trainer's grammar (every token drawn among the allowed
+    ones: derived values and stop too, where the grammar has them)."""
+    from toolgym.agents.grammar import STOP_TOOL, EpisodeContexts
+    from toolgym.agents.train import observe, run_grammar
     from toolgym.agents.vector import make_vector_env, play_queued
-    from toolgym.envs.suites import get_suite
 
-    grammar = build_grammar(config.env_id, config.suite, config.max_bins, config.all_tools)
+    grammar, _ = run_grammar(config)
     rng = np.random.default_rng(config.seed)
-    tasks = [t.id for t in get_suite(config.suite).split("test")]
+    tasks = [t.id for t in config.tasks("test")]
     queue = (
         tasks if eval_episodes is None else [tasks[k % len(tasks)] for k in range(eval_episodes)]
     )
@@ -260,18 +268,27 @@ def run_random(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]
         True,
         **dict(config.env_kwargs(evaluation=True), split="test"),
     )
-    started, calls = time.perf_counter(), 0
+    contexts = EpisodeContexts(config.num_envs)
+    started, calls, stops = time.perf_counter(), 0, 0
 
     def choose(obs: dict[str, Any], current: list[str]) -> list[str]:
         nonlocal calls
         calls += len(current)
-        return [grammar.decode_json(grammar.sample(rng)) for _ in current]
+        batch = observe(obs, config.policy)
+        tokens = np.array([grammar.sample(rng) for _ in current])
+        return contexts.decode(grammar, tokens, obs, batch["numbers"], batch["number_at"])
+
+    def count_stops(obs: dict[str, Any], chosen: list[str], recording: np.ndarray) -> None:
+        nonlocal stops
+        stops += sum(json.loads(chosen[i]).get("name") == STOP_TOOL
+                     for i in np.flatnonzero(recording))  # fmt: skip
 
     try:
-        results = play_queued(vec, queue, choose, seed=config.seed)
+        results = play_queued(vec, queue, choose, seed=config.seed, on_step=count_stops)
     finally:
         vec.close()
     sps = calls / (time.perf_counter() - started)
+    report = summarize(results, "test") | ({"stopped": stops} if grammar.stop else {})
     return {
         "method": "random",
         "env_steps": 0,
@@ -279,7 +296,7 @@ def run_random(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]
         "train_seconds": 0.0,
         "sps": sps,
         "curve": [],
-        "test": _short(summarize(results, "test")),
+        "test": _short(report),
     }
 
 
@@ -448,6 +465,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=1024, help="PPO env steps per method")
     parser.add_argument("--bc-steps", type=int, default=200)
+    parser.add_argument("--bc-batch", type=int, default=TrainConfig.bc_batch)
     parser.add_argument(
         "--bc-episodes", type=int, default=None, help="oracle episodes; default: every train task"
     )
@@ -460,6 +478,15 @@ def main() -> None:
         help="the multi-step families (BC + PPO, stop)",
     )  # fmt: skip
     parser.add_argument("--family-steps", type=int, default=256)
+    parser.add_argument(
+        "--family-target-kl", type=float, default=0.02,
+        help="PPO's approx-KL early stop on the families (keeps the cloned policy)",
+    )  # fmt: skip
+    parser.add_argument("--family-lr", type=float, default=1e-4, help="PPO's, on the families")
+    parser.add_argument(
+        "--family-ent-coef", type=float, default=0.0,
+        help="PPO's entropy bonus on the families (after cloning it pushes every step one way)",
+    )  # fmt: skip
     parser.add_argument("--num-envs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=PPOConfig.learning_rate, help="PPO's")
     parser.add_argument("--ent-coef", type=float, default=PPOConfig.ent_coef, help="PPO's")
@@ -492,7 +519,7 @@ def main() -> None:
         ppo=PPOConfig(learning_rate=args.lr, ent_coef=args.ent_coef),
         policy=PolicyConfig(copy_next_bias=args.copy_next_bias),
     )
-    bc = {"bc_steps": args.bc_steps, "bc_episodes": args.bc_episodes}
+    bc = {"bc_steps": args.bc_steps, "bc_episodes": args.bc_episodes, "bc_batch": args.bc_batch}
     load = os.getloadavg()[0]
     print(f"load average at start {load:.1f}, {os.cpu_count()} CPUs; runs in {runs}", flush=True)
     sections: dict[str, list[dict[str, Any]]] = {}
@@ -500,9 +527,12 @@ def main() -> None:
     def note(section: str, result: dict[str, Any], started: float) -> None:
         sections.setdefault(section, []).append(result)
         ablated = ", ".join(f"{k} {v['score']:.3f}" for k, v in result.get("ablations", {}).items())
-        print(f"[{section}] {result['method']}: test score {result['test']['score']:.3f}, success "
-              f"{result['test']['success_rate']:.2f}{'; ' + ablated if ablated else ''}, "
-              f"{time.perf_counter() - started:.0f} s", flush=True)  # fmt: skip
+        test = result["test"]
+        stopped = f", {test['stopped']} ended by stop" if "stopped" in test else ""
+        print(f"[{section}] {result['method']}: test score {test['score']:.3f}, success "
+              f"{test['success_rate']:.2f}, {test['steps']:.2f} calls per episode{stopped}"
+              f"{'; ' + ablated if ablated else ''}, {time.perf_counter() - started:.0f} s, "
+              f"load {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
 
     if "primitives" in args.sections:
         for method in args.methods:
@@ -543,13 +573,22 @@ def main() -> None:
             result = run_trainer("BC + PPO, image only", config, args.eval_episodes,
                                  ("images zeroed", "targets swapped"))  # fmt: skip
             note("image", result, started)
-    if "families" in args.sections and "bc" in args.methods:
+    if "families" in args.sections:
         for name in args.families:
             suite = family_suite(name, train=100, test=20, folder=runs)
-            config = TrainConfig(**dict(base, suite=suite, steps=args.family_steps, max_steps=6),
-                                 **bc, out=str(runs / name))  # fmt: skip
-            started = time.perf_counter()
-            note("families", run_trainer(f"BC + PPO, {name}", config, args.eval_episodes), started)
+            ppo = PPOConfig(learning_rate=args.family_lr, ent_coef=args.family_ent_coef,
+                            target_kl=args.family_target_kl)  # fmt: skip
+            config = TrainConfig(**dict(base, suite=suite, steps=args.family_steps, max_steps=6,
+                                        ppo=ppo), **bc, out=str(runs / name))  # fmt: skip
+            for method, run in (("random", run_random), ("untrained", run_untrained)):
+                if method in args.methods:
+                    started = time.perf_counter()
+                    result = run(config, args.eval_episodes)
+                    note("families", result | {"method": f"{result['method']}, {name}"}, started)
+            if "bc" in args.methods:
+                started = time.perf_counter()
+                result = run_trainer(f"BC + PPO, {name}", config, args.eval_episodes)
+                note("families", result, started)
     args.json.write_text(
         json.dumps(
             {

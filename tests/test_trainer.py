@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import json
 from pathlib import Path
 
 import numpy as np
@@ -249,3 +250,73 @@ def test_an_image_only_policy_learns_from_what_it_sees():
     print(f"image-only calls right: {looking:.2f} with the images, {blind:.2f} zeroed")
     assert looking == 1.0  # each part's call from its picture
     assert blind <= 1 / 3  # one call for all three: at most one right
+
+
+TWO_CALLS = """
+[suite]
+name = "two-calls"
+domain = "cadquery"
+
+[[task]]
+name = "rounded"
+prompt = "A 30 x 20 x 10 mm block, its vertical edges rounded to 3 mm."
+difficulty = 1
+reference = "result = cq.Workplane('XY').box(30, 20, 10).edges('|Z').fillet(3)"
+tool_calls = [{ name = "add_box", arguments = { length = 30, width = 20, height = 10 } },
+              { name = "fillet_edges", arguments = { radius = 3, edges = "|Z" } }]
+
+[[task]]
+name = "chamfered"
+prompt = "A 24 x 24 x 16 mm block, its top edges chamfered by 2 mm."
+difficulty = 1
+reference = "result = cq.Workplane('XY').box(24, 24, 16).edges('>Z').chamfer(2)"
+tool_calls = [{ name = "add_box", arguments = { length = 24, width = 24, height = 16 } },
+              { name = "chamfer_edges", arguments = { length = 2, edges = ">Z" } }]
+"""
+
+
+@pytest.mark.timeout(600)
+def test_a_cloned_policy_stops_after_its_last_call(tmp_path):
+    """Played, an oracle episode ends by itself when its part passes, before the oracle could
+    say stop; the demonstrations still end with stop on that last observation. Cloned on two
+    two-call parts (then one PPO iteration), the greedy policy writes the second call after the
+    first, and stop where the part is done."""
+    import gymnasium as gym
+
+    from toolgym.agents.grammar import STOP_TOOL
+    from toolgym.agents.policy import batch_observations, to_torch
+    from toolgym.envs.suites import get_suite
+
+    suite = tmp_path / "two-calls.toml"
+    suite.write_text(TWO_CALLS)
+    config = small_config(
+        tmp_path / "run", suite=str(suite), steps=2, num_envs=1, num_steps=2, max_steps=3,
+        bc_steps=80, bc_batch=16, policy=dataclasses.replace(SMALL, prompt_bytes=80),
+    )  # fmt: skip
+    trainer = Trainer(config)
+    assert trainer.grammar.stop  # a reference has several calls
+    trainer.train()
+    assert trainer.bc_env_steps == 4  # two calls per part; the stops were not played
+    env = gym.make("toolgym/CadQuery-v0", suite=str(suite), action_mode="tool", view_size=16,
+                   max_steps=3)  # fmt: skip
+    seen, wanted = [], []
+    try:
+        for task in get_suite(str(suite)).tasks:
+            obs, _ = env.reset(seed=0, options={"task": task.id})
+            for call in task.tool_calls:
+                seen.append(obs)
+                wanted.append(json.loads(call)["name"])
+                obs, _, terminated, _, _ = env.step(call)
+            assert terminated  # the part passed: the episode ended without a stop
+            seen.append(obs)
+            wanted.append(STOP_TOOL)
+    finally:
+        env.close()
+    batch = batch_observations({k: np.stack([o[k] for o in seen]) for k in seen[0]},
+                               config.policy)  # fmt: skip
+    with torch.no_grad():
+        tokens, *_ = trainer.policy.act(to_torch(batch, "cpu"), greedy=True)
+    names = [json.loads(trainer.grammar.decode_json(row))["name"] for row in tokens.numpy()]
+    print(f"greedy calls {names}")
+    assert names == wanted  # the block, its finish, then stop
+
