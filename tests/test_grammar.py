@@ -326,3 +326,21 @@ def test_prompt_numbers_read_digits_words_and_cm_but_not_counts_of_edges():
     numbers, number_at = prompt_numbers([text], 160, 4)
     assert numbers[0].tolist() == [27.0, 25.0, 4.0, 0.0]
     assert number_at[0, 3] == -1 and text[number_at[0, 0]] == "n"  # the end of "twenty-seven"
+
+
+def test_number_spans_give_where_each_number_starts_and_ends():
+    """The pointer keys a number by the text at both ends: a number in words is long, and the
+    words before it ("x =") are far from its last letter."""
+    from toolgym.agents.policy import PolicyConfig, batch_observations, number_spans
+
+    text = "Centred at x = twenty-six mm, y = -1.5 cm: a ball 12 mm across."
+    numbers, start, end = number_spans([text, ""], 128, 4)
+    assert numbers[0].tolist() == [26.0, -15.0, 12.0, 0.0]
+    assert [text[i:j + 1] for i, j in zip(start[0][:3], end[0][:3], strict=True)] == [
+        "twenty-six", "-1.5", "12"]  # fmt: skip
+    assert start[0, 3] == end[0, 3] == -1 and (start[1] == -1).all()
+    blank = np.zeros((1, 8, 8, 3), np.uint8)
+    batch = batch_observations({"image": blank, "target": blank, "prompt": np.array([text]),
+                                "feedback": np.array([""]), "step": np.zeros(1, int)},
+                               PolicyConfig())  # fmt: skip
+    assert batch["number_from"][0, 0] == text.index("twenty")
