@@ -102,6 +102,9 @@ class PolicyConfig:
     # sets where exploration starts, and training moves it.
     copy_next_bias: float = 3.0
     copy_gate_bias: float = 2.0  # the copy gate starts at sigmoid(2) = 0.88
+    # Key each prompt number by the text where it starts too, not only where it ends (a number
+    # in words is long: "x = twenty-six mm"); on for the paraphrased benchmark (RESULTS.md).
+    number_starts: bool = False
 
 
 def batch_observations(observations: Mapping[str, Any], config: PolicyConfig) -> dict[str, Any]:
@@ -261,7 +264,7 @@ class Policy(nn.Module):
         # The pointer over the prompt's numbers: keys from the text where a number stands, its
         # rank, its value and sign; a query and a gate from the decoder.
         self.number_rank = nn.Embedding(self.config.max_numbers, h)
-        self.number_key = nn.Linear(2 * h + 2, h)
+        self.number_key = nn.Linear((2 if self.config.number_starts else 1) * h + 2, h)
         self.copy_query = nn.Linear(h, h)
         self.copy_offset = nn.Embedding(2 * COPY_REACH + 1, h)  # offset from the last copied
         self.copy_offset_bias = nn.Embedding(2 * COPY_REACH + 1, 1)
@@ -313,8 +316,10 @@ class Policy(nn.Module):
 
         # The text at both ends: the words before a number ("radius", "x =") and after it
         # ("tall", "across", its unit) are what say which parameter it is.
-        context = torch.cat([around(start) + self.number_rank.weight[: at.shape[1]], around(at)],
-                            dim=-1)  # fmt: skip
+        context = around(at) + self.number_rank.weight[: at.shape[1]]
+        if self.config.number_starts:
+            context = torch.cat([around(start) + self.number_rank.weight[: at.shape[1]],
+                                 around(at)], dim=-1)  # fmt: skip
         # Clamped: a task's text may hold any number (a part number, "1" followed by 40 zeros).
         value = torch.stack([(numbers / 100.0).clamp(-10, 10), (numbers < 0).float()], dim=-1)
         return self.number_key(torch.cat([context, value], dim=-1)), at >= 0

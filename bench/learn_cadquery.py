@@ -490,7 +490,7 @@ def main() -> None:
         seed=args.seed,
         progress=False,
         ppo=PPOConfig(learning_rate=args.lr, ent_coef=args.ent_coef),
-        policy=PolicyConfig(copy_next_bias=args.copy_next_bias),
+        policy=PolicyConfig(copy_next_bias=args.copy_next_bias, number_starts=True),
     )
     bc = {"bc_steps": args.bc_steps, "bc_episodes": args.bc_episodes}
     load = os.getloadavg()[0]

@@ -287,7 +287,7 @@ def test_cloning_on_paraphrased_requests_picks_each_slots_number_by_its_words():
     torch.manual_seed(0)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    config = dataclasses.replace(SMALL, prompt_bytes=128)
+    config = dataclasses.replace(SMALL, prompt_bytes=128, number_starts=True)
     train_obs, train_calls = requests("train", range(60))
     test_obs, test_calls = requests("test", range(20))
     grammar = calls_grammar(env_registry("toolgym/CadQuery-v0"), train_calls + test_calls)
