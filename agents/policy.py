@@ -15,10 +15,11 @@ writes one tool call as grammar tokens.
   attends over the text before its logits. Tokens the grammar forbids after the prefix get the
   logit :data:`MASKED`. Log-probabilities and masked entropies are summed over the call's tokens.
 - Copying numbers (a pointer-generator, See et al. 2017): the numbers written in the prompt are
-  read out (:func:`prompt_numbers`), each keyed by the text features where it stands and by its
-  rank. At a numeric slot the token distribution is a mixture: with probability ``1 - g``, the
-  generator's softmax over the slot's bins; with ``g``, a pointer over the prompt's numbers,
-  each snapped to the slot's nearest bin. The gate ``g`` is learnt (it starts at
+  read out (:func:`number_spans`), each keyed by the text features where it starts and where it
+  ends (the words before and after it: "x =", "tall", "cm") and by its rank. At a numeric
+  slot the token distribution is a mixture: with probability ``1 - g``, the generator's softmax
+  over the slot's bins; with ``g``, a pointer over the prompt's numbers, each snapped to the
+  slot's nearest bin. The gate ``g`` is learnt (it starts at
   ``PolicyConfig.copy_gate_bias``). A request's numbers are mostly its call's numbers, so the policy
   learns *which* number goes where instead of reading digits into 256 bins; the generator still
   writes the numbers the text does not hold (a half height, an offset). The pointer is
@@ -101,6 +102,9 @@ class PolicyConfig:
     # sets where exploration starts, and training moves it.
     copy_next_bias: float = 3.0
     copy_gate_bias: float = 2.0  # the copy gate starts at sigmoid(2) = 0.88
+    # Key each prompt number by the text where it starts too, not only where it ends (a number
+    # in words is long: "x = twenty-six mm"); on for the paraphrased benchmark (RESULTS.md).
+    number_starts: bool = False
 
 
 def batch_observations(observations: Mapping[str, Any], config: PolicyConfig) -> dict[str, Any]:
@@ -112,12 +116,14 @@ def batch_observations(observations: Mapping[str, Any], config: PolicyConfig) ->
     prompts = list(observations["prompt"])
     prompt = text_bytes(prompts, config.prompt_bytes)
     feedback = text_bytes(list(observations["feedback"]), config.feedback_bytes, keep="tail")
-    numbers, number_at = prompt_numbers(prompts, config.prompt_bytes, config.max_numbers)
+    numbers, number_from, number_at = number_spans(prompts, config.prompt_bytes,
+                                                   config.max_numbers)  # fmt: skip
     return {
         "images": np.ascontiguousarray(images.transpose(0, 3, 1, 2)),
         "text": np.concatenate([prompt, feedback], axis=1),
         "step": np.minimum(np.asarray(observations["step"], np.int64), config.max_step - 1),
         "numbers": numbers,
+        "number_from": number_from,
         "number_at": number_at,
     }
 
@@ -130,7 +136,19 @@ def prompt_numbers(
     ``number_at`` int64 ``(B, max_numbers)``, the byte index of each number's last character in
     the text, -1 where there is none. Numbers are written in digits or in words (up to
     ninety-nine); one followed by ``cm`` is read in mm (times 10), others as written."""
+    numbers, _, number_at = number_spans(prompts, prompt_bytes, max_numbers)
+    return numbers, number_at
+
+
+def number_spans(
+    prompts: Sequence[str], prompt_bytes: int, max_numbers: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`prompt_numbers` with where each number starts: ``(numbers, number_from,
+    number_at)``, ``number_from`` the byte index of its first character (-1 where none). The
+    pointer keys a number by the text at both ends: a number in words is long ("twenty-six"),
+    and the word before it ("x = ") can be out of reach of its last letter's features."""
     numbers = np.zeros((len(prompts), max_numbers), np.float32)
+    number_from = np.full((len(prompts), max_numbers), -1, np.int64)
     number_at = np.full((len(prompts), max_numbers), -1, np.int64)
     for i, prompt in enumerate(prompts):
         data = prompt.encode("utf-8", "replace")[:prompt_bytes]
@@ -142,7 +160,8 @@ def prompt_numbers(
             if CENTIMETRES.match(data, match.end()):
                 value *= 10.0
             numbers[i, k], number_at[i, k] = value, match.end() - 1
-    return numbers, number_at
+            number_from[i, k] = match.start()
+    return numbers, number_from, number_at
 
 
 def to_torch(batch: Mapping[str, np.ndarray], device: torch.device) -> dict[str, torch.Tensor]:
@@ -245,7 +264,7 @@ class Policy(nn.Module):
         # The pointer over the prompt's numbers: keys from the text where a number stands, its
         # rank, its value and sign; a query and a gate from the decoder.
         self.number_rank = nn.Embedding(self.config.max_numbers, h)
-        self.number_key = nn.Linear(h + 2, h)
+        self.number_key = nn.Linear((2 if self.config.number_starts else 1) * h + 2, h)
         self.copy_query = nn.Linear(h, h)
         self.copy_offset = nn.Embedding(2 * COPY_REACH + 1, h)  # offset from the last copied
         self.copy_offset_bias = nn.Embedding(2 * COPY_REACH + 1, 1)
@@ -289,8 +308,18 @@ class Policy(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """``(keys (B, K, h), present (B, K))`` of the prompt's numbers, for the pointer."""
         at, numbers = obs["number_at"], obs["numbers"]
-        where = at.clamp(min=0).unsqueeze(-1).expand(-1, -1, features.shape[-1])
-        context = features.gather(1, where) + self.number_rank.weight[: at.shape[1]]
+        start = obs.get("number_from", at)  # where a number starts (as it ends, if not given)
+
+        def around(index: torch.Tensor) -> torch.Tensor:
+            where = index.clamp(min=0).unsqueeze(-1).expand(-1, -1, features.shape[-1])
+            return features.gather(1, where)
+
+        # The text at both ends: the words before a number ("radius", "x =") and after it
+        # ("tall", "across", its unit) are what say which parameter it is.
+        context = around(at) + self.number_rank.weight[: at.shape[1]]
+        if self.config.number_starts:
+            context = torch.cat([around(start) + self.number_rank.weight[: at.shape[1]],
+                                 around(at)], dim=-1)  # fmt: skip
         # Clamped: a task's text may hold any number (a part number, "1" followed by 40 zeros).
         value = torch.stack([(numbers / 100.0).clamp(-10, 10), (numbers < 0).float()], dim=-1)
         return self.number_key(torch.cat([context, value], dim=-1)), at >= 0

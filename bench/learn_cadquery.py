@@ -556,7 +556,11 @@ def main() -> None:
             note("primitives", result, started)
     if "paraphrased" in args.sections:
         suite = paraphrased_suite(200, 50, runs)
-        config = TrainConfig(**dict(base, suite=suite), **bc, out=str(runs / "paraphrased"))
+        # Numbers keyed by where they start too: a number in words keeps the words before it.
+        policy = PolicyConfig(copy_next_bias=args.copy_next_bias, number_starts=True)
+        config = TrainConfig(
+            **dict(base, suite=suite, policy=policy), **bc, out=str(runs / "paraphrased")
+        )
         if "copy" in args.methods:
             started = time.perf_counter()
             note("paraphrased", run_copy_rule(config, args.eval_episodes), started)

@@ -259,7 +259,7 @@ def test_derived_tokens_only_where_the_references_need_them():
 
 
 def test_a_derived_value_that_refers_to_nothing_is_an_invalid_call():
-    """"The previous call's top + half of number 1" at an episode's first step: the real env
+    """ "The previous call's top + half of number 1" at an episode's first step: the real env
     rejects the call in one line naming why, with a penalty, and nothing changes. Then the
     grammar's stop call ends the episode with the part as it stands, scored at the exact tier."""
     import gymnasium as gym
@@ -375,3 +375,21 @@ def test_the_blender_placement_test_task_is_expressible():
             assert info["final_report"]["score"] >= 0.99, task.id
         finally:
             env.close()
+
+
+def test_number_spans_give_where_each_number_starts_and_ends():
+    """The pointer keys a number by the text at both ends: a number in words is long, and the
+    words before it ("x =") are far from its last letter."""
+    from toolgym.agents.policy import PolicyConfig, batch_observations, number_spans
+
+    text = "Centred at x = twenty-six mm, y = -1.5 cm: a ball 12 mm across."
+    numbers, start, end = number_spans([text, ""], 128, 4)
+    assert numbers[0].tolist() == [26.0, -15.0, 12.0, 0.0]
+    assert [text[i:j + 1] for i, j in zip(start[0][:3], end[0][:3], strict=True)] == [
+        "twenty-six", "-1.5", "12"]  # fmt: skip
+    assert start[0, 3] == end[0, 3] == -1 and (start[1] == -1).all()
+    blank = np.zeros((1, 8, 8, 3), np.uint8)
+    batch = batch_observations({"image": blank, "target": blank, "prompt": np.array([text]),
+                                "feedback": np.array([""]), "step": np.zeros(1, int)},
+                               PolicyConfig())  # fmt: skip
+    assert batch["number_from"][0, 0] == text.index("twenty")
