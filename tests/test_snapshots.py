@@ -88,8 +88,12 @@ def test_lost_snapshot_raises_and_session_goes_on(cq_session):
 def test_clear_is_a_fresh_session_without_new_processes():
     """What an env's reset does: the state, files and snapshots of the episode go, the session's
     init (and so its namespaces) stays; then it works as a new session would."""
+    # What a fresh session's writable folders hold: the allow-list's mount points may show in
+    # /tmp (a checkout under /tmp, say), so the comparison is with them, not with nothing.
+    listing = "import os\nseen = [*map(os.listdir, ['/workspace', '/tmp', '/dev/shm'])]"
     with Session("cadquery", Limits(wall_s=20)) as session:
         init = session.init_pid
+        fresh = session.run(listing, fetch=["seen"]).results["seen"]
         session.run(
             "x = 1\nimport subprocess\nopen('/workspace/a.txt', 'w').write('a')\n"
             "open('/tmp/b.txt', 'w').write('b')\nopen('/dev/shm/c', 'w').write('c')\n"
@@ -100,12 +104,9 @@ def test_clear_is_a_fresh_session_without_new_processes():
         session.clear()
         assert session.init_pid == init and session.restarts == 0
         assert len(session.info["snapshots"]) == 1  # the fresh state's, for the first step
-        seen = session.run(
-            "import os\nseen = [('x' in globals()), *map(os.listdir, ['/workspace', '/tmp', "
-            "'/dev/shm'])]",
-            fetch=["seen"],
-        )
-        assert seen.results == {"seen": [False, [], [], []]}
+        seen = session.run(f"kept = 'x' in globals()\n{listing}", fetch=["kept", "seen"])
+        assert seen.results == {"kept": False, "seen": fresh}
+        assert "b.txt" not in fresh[1] and fresh[0] == [] and fresh[2] == []
         assert_no_strays(session)
         # An episode's rollback still goes back to the fresh state, and later clears too.
         session.run("y = 2")
