@@ -66,6 +66,34 @@ def test_generated_ids_for_any_seed_deterministic_and_splits_disjoint():
         assert not train & test, name
 
 
+def test_the_moves_family_is_short_numbered_and_its_splits_never_share_a_task():
+    """blender-moves: one to three objects, one set_location each, the call's numbers written
+    in the prompt in the call's order (within the 128 bytes the mixed benchmark's policy reads);
+    drawn on a 0.1 m grid, so seeds can meet, and the splits keep apart by construction."""
+    from toolgym.agents.policy import prompt_numbers
+    from toolgym.envs.suites import get_suite
+
+    suite = get_suite("blender-moves")
+    assert len(suite.split("train")) == 120 and len(suite.split("test")) == 30
+    assert all(t.family == "move" and t.parameters["kind"] == "placement" for t in suite.tasks)
+    move = FAMILIES["move"]
+    train = {move.task(s, "train").reference for s in range(600)}
+    test = {move.task(s, "test").reference for s in range(600)}
+    assert not train & test
+    counts = set()
+    for task in suite.tasks:
+        calls = [json.loads(c) for c in task.tool_calls]
+        counts.add(len(calls))
+        assert {c["name"] for c in calls} == {"set_location"}
+        assert task.start.count("add_primitive") == len(calls)  # only what is to be moved
+        numbers, at = prompt_numbers([task.prompt], 128, 16)
+        read = [float(n) for n, i in zip(numbers[0], at[0], strict=True) if i >= 0]
+        want = [c["arguments"][axis] for c in calls for axis in "xyz"]
+        assert read == pytest.approx(want, abs=1e-6), task.id  # (float32)
+        assert all(f"{c['arguments']['name']} to (" in task.prompt for c in calls)
+    assert counts == {1, 2, 3}
+
+
 def test_registry_has_the_three_faces_and_at_least_15_tools():
     assert len(registry.tools) >= 15
     schemas = {s["function"]["name"]: s for s in registry.json_schemas()}

@@ -1,7 +1,14 @@
 """The Blender domain: what ``toolgym/Blender-v0`` plugs into the shared suites, CLI and agents.
 
-Generated suite: ``blender-procedural``, every family of :mod:`toolgym.envs.blender.families`
-(all six task kinds), a few seeds each. Hand-written suites are ``assets/blender/*.toml``, one
+Generated suites:
+
+- ``blender-procedural``: every family of :mod:`toolgym.envs.blender.families` (all six task
+  kinds), a few seeds each;
+- ``blender-moves``: the ``move`` family alone, many seeds: one to three objects, each moved by
+  one call to a point the prompt gives (short references, a score that counts each object
+  placed), the placement suite to learn from first.
+
+Hand-written suites are ``assets/blender/*.toml``, one
 per kind: ``blender-modelling``, ``blender-placement``, ``blender-material``,
 ``blender-shape-keys``, ``blender-lighting``, ``blender-procedural-curated``.
 """
@@ -18,19 +25,21 @@ from toolgym.envs.tasks import Suite, Task
 from toolgym.envs.tools import ToolRegistry
 
 PROCEDURAL = "blender-procedural"
-PROCEDURAL_SEEDS = {"train": 4, "test": 2}
-FAMILIES_BY_SUITE = {PROCEDURAL: FAMILIES}
+# The families each generated suite draws from, its seeds per split and its description.
+FAMILIES_BY_SUITE = {PROCEDURAL: FAMILIES, "blender-moves": {"move": FAMILIES["move"]}}
+SEEDS = {PROCEDURAL: {"train": 4, "test": 2}, "blender-moves": {"train": 120, "test": 30}}
+DESCRIPTIONS = {
+    PROCEDURAL: "Every Blender procedural family (all six task kinds), a few seeds each.",
+    "blender-moves": "Move one to three objects, one call each, to points the prompt gives.",
+}
 
 
 @functools.cache
 def suites() -> dict[str, Suite]:
     return {
-        PROCEDURAL: generated_suite(
-            PROCEDURAL, "blender",
-            "Every Blender procedural family (all six task kinds), a few seeds each.",
-            FAMILIES.values(), PROCEDURAL_SEEDS,
-        )
-    }  # fmt: skip
+        name: generated_suite(name, "blender", DESCRIPTIONS[name], families.values(), SEEDS[name])
+        for name, families in FAMILIES_BY_SUITE.items()
+    }
 
 
 def task(task_id: str) -> Task | None:

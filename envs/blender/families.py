@@ -3,14 +3,16 @@
 A family draws parameters from a seeded generator and writes: the start program (the scene the
 episode begins in), the reference as tool calls (played by the oracle in tool mode, and written
 out as ``tools.<name>(...)`` lines for code mode), a prompt with the numbers and verification
-settings. Test seeds draw from a generator disjoint from training seeds'. Lengths in metres,
-angles in degrees, colours linear RGB.
+settings. Test seeds draw from a generator disjoint from training seeds'; a family drawn from
+a grid (``disjoint``) keeps each task's reference on one split only, so no test task is a
+training task. Lengths in metres, angles in degrees, colours linear RGB.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -36,7 +38,13 @@ def call_json(calls: list[Call]) -> tuple[str, ...]:
 
 
 def _round(value: float, step: float = 0.05) -> float:
-    return round(round(value / step) * step, 6)
+    return round(round(value / step) * step, 6) + 0.0  # + 0.0: no "-0" in a prompt
+
+
+def split_of(calls: list[Call]) -> str:
+    """The split a grid family's reference belongs to: the parity of its calls' CRC-32."""
+    parity = zlib.crc32("".join(call_json(calls)).encode()) % 2
+    return next(split for split, stream in SPLIT_STREAMS.items() if stream == parity)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,15 +60,22 @@ class Drawn:
 
 @dataclasses.dataclass(frozen=True)
 class Family:
+    """A seeded task generator. ``disjoint``: the family draws from a grid, where two seeds can
+    draw one task; each split then takes only references whose CRC-32 has its parity (drawing
+    again until one does), so the splits never share a task, for any seeds."""
+
     name: str
     kind: str
     draw: Callable[[np.random.Generator], Drawn]
+    disjoint: bool = False
 
     def task(self, seed: int, split: str = "train", suite: str = "blender-procedural") -> Task:
         if split not in SPLIT_STREAMS:
             raise ValueError(f"split must be train or test, got {split!r}")
         rng = np.random.default_rng([SPLIT_STREAMS[split], seed, sum(map(ord, self.name))])
         drawn = self.draw(rng)
+        while self.disjoint and split_of(drawn.calls) != split:
+            drawn = self.draw(rng)
         start = drawn.start if isinstance(drawn.start, str) else call_lines(drawn.start)
         return Task(
             id=f"{suite}/{self.name}/{split}-{seed}",
@@ -142,6 +157,40 @@ def _placement(rng: np.random.Generator) -> Drawn:
                      f"{scale:g}×")  # fmt: skip
     prompt = "Move the objects: " + "; ".join(lines) + "."
     return Drawn(prompt, start, calls, {"objects": count})
+
+
+MOVABLE = (("Crate", "cube"), ("Ball", "uv_sphere"), ("Cone", "cone"), ("Drum", "cylinder"))
+MOVE_AREA = 2.5  # m: goals lie in [-2.5, 2.5]² on the floor's plan, 0.5-1.5 m up
+MOVE_ROW_Y = 4.0  # m: where the objects wait, behind the goals' area, 1.5 m apart
+
+
+def _move(rng: np.random.Generator) -> Drawn:
+    """One to three objects, each moved by one call to a point the prompt gives: a short
+    reference whose every call earns its object's share of the score (and a near miss most of
+    it: the placement verifier's position term is smooth)."""
+    count = int(rng.integers(1, 4))
+    picked = [MOVABLE[k] for k in rng.choice(len(MOVABLE), count, replace=False)]
+    goals: list[tuple[float, float, float]] = []
+    while len(goals) < count:  # at least 1 m apart, so the views tell them apart
+        x, y = (_round(v, 0.1) for v in rng.uniform(-MOVE_AREA, MOVE_AREA, 2))
+        z = _round(rng.uniform(0.5, 1.5), 0.1)
+        if all(np.hypot(x - gx, y - gy) >= 1.0 for gx, gy, _ in goals):
+            goals.append((x, y, z))
+    slots = rng.permutation(4)[:count]
+    start: list[Call] = [
+        ("add_primitive", {"kind": kind, "name": name, "size": 1.0,
+                           "x": 1.5 * float(slot) - 2.25, "y": MOVE_ROW_Y, "z": 0.5})
+        for (name, kind), slot in zip(picked, slots, strict=True)
+    ]  # fmt: skip
+    calls: list[Call] = [
+        ("set_location", {"name": name, "x": x, "y": y, "z": z})
+        for (name, _), (x, y, z) in zip(picked, goals, strict=True)
+    ]
+    moves = [f"{name} to ({x:g}, {y:g}, {z:g})" for (name, _), (x, y, z) in
+             zip(picked, goals, strict=True)]  # fmt: skip
+    listed = moves[0] if count == 1 else ", ".join(moves[:-1]) + " and " + moves[-1]
+    prompt = f"Move {listed}; points are (x, y, z) in m."
+    return Drawn(prompt, start, calls, {"objects": count}, count)
 
 
 def _material(rng: np.random.Generator) -> Drawn:
@@ -302,6 +351,7 @@ FAMILIES: dict[str, Family] = {
         Family("table", "modelling", _table),
         Family("stairs", "modelling", _stairs),
         Family("placement", "placement", _placement),
+        Family("move", "placement", _move, disjoint=True),
         Family("material", "material", _material),
         Family("shape_keys", "shape_keys", _shape_keys),
         Family("lighting", "lighting", _lighting),
