@@ -18,6 +18,9 @@ from toolgym.agents.train import TrainConfig, Trainer, observe
 from toolgym.envs.mixed import MixedEnv, parse_mix
 
 MIX = "cadquery:primitives,blender:blender-placement,scene:scene-layout"
+# The mix the cross-tool benchmark trains on: Blender's procedural moves (one to three calls).
+MOVES = "cadquery:primitives,blender:blender-moves,scene:scene-layout"
+TOOLS = ("cadquery", "blender", "scene")
 SMALL = PolicyConfig(image_size=32, hidden=64, embed=16, prompt_bytes=64, feedback_bytes=32)
 
 
@@ -28,6 +31,8 @@ SMALL = PolicyConfig(image_size=32, hidden=64, embed=16, prompt_bytes=64, feedba
      ("cad:primitives", "unknown tool 'cad' in the mix; known tools: cadquery, blender, scene"),
      ("cadquery:scene-layout",
       "unknown cadquery suite 'scene-layout' in the mix; known: curated, primitives, procedural"),
+     ("blender:blender-move", "unknown blender suite 'blender-move' in the mix; known: "
+      "blender-lighting, blender-material, blender-modelling, blender-moves, blender-placement"),
      ("scene:scene-layout,scene:scene-logic", "scene is named twice in the mix")],
 )  # fmt: skip
 def test_a_bad_mix_is_one_line_naming_what_is_known(mix, message):
@@ -40,7 +45,7 @@ def test_a_bad_mix_is_one_line_naming_what_is_known(mix, message):
 
 @pytest.mark.slow
 def test_the_cli_exits_2_on_a_bad_mix(tmp_path):
-    for mix in ("", "cad:primitives"):
+    for mix in ("", "cad:primitives", "blender:blender-move"):
         done = subprocess.run(
             [sys.executable, "-m", "toolgym", "train", "--mix", mix, "--out", str(tmp_path / "r")],
             capture_output=True, text=True, timeout=300,
@@ -126,3 +131,33 @@ def test_each_tool_plays_as_many_calls_as_its_longest_reference(tmp_path):
         assert terminated == (k == 3) and not truncated  # passed on the fourth call
     assert info["final_report"]["passed"] and info["final_report"]["score"] > 0.99
     env.close()
+
+
+@pytest.mark.timeout(300)
+def test_a_short_mixed_run_with_blender_moves_steps_every_tool_and_logs_each(tmp_path):
+    """Three iterations of one env: the sampler plays a tool not yet played once it has played
+    one, so every tool's env steps and ends an episode, and each iteration's row has every
+    tool's score (``nan`` where none ended), share of the steps and share of the weight."""
+    config = TrainConfig(
+        mix=MOVES, steps=18, num_envs=1, num_steps=6, max_steps=1, view_size=16,
+        out=str(tmp_path), progress=False, policy=SMALL, asynchronous=False,
+        ppo=PPOConfig(num_minibatches=1, update_epochs=1),
+    )  # fmt: skip
+    assert config.tool_max_steps() == {"cadquery": 1, "blender": 3, "scene": 6}
+    Trainer(config).train(resume=False)
+    with (tmp_path / "progress.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 3 and sum(int(float(r["env_steps"])) for r in rows[:1]) == 6
+    steps = {t: sum(float(r[f"share_{t}"]) * 6 for r in rows) for t in TOOLS}
+    scores = {t: [float(r[f"score_{t}"]) for r in rows] for t in TOOLS}
+    assert all(steps[t] >= 1 for t in TOOLS), steps  # every tool's env stepped
+    assert all(np.isfinite(scores[t]).any() for t in TOOLS), scores  # and ended an episode
+    for row in rows:
+        shares = [float(row[f"share_{t}"]) for t in TOOLS]
+        weights = [float(row[f"weight_{t}"]) for t in TOOLS]
+        assert sum(shares) == pytest.approx(1.0) and sum(weights) == pytest.approx(1.0)
+        assert all(0.0 <= s <= 1.0 for s in [*scores_in(row), *weights])
+
+
+def scores_in(row: dict[str, str]) -> list[float]:
+    return [v for t in TOOLS if np.isfinite(v := float(row[f"score_{t}"]))]

@@ -16,7 +16,7 @@ import toolgym  # noqa: F401 - registers the environments
 from toolgym.envs import cache
 from toolgym.envs.cadquery import artifacts, verification
 from toolgym.envs.sandbox import Session
-from toolgym.envs.suites import get_suite
+from toolgym.envs.suites import get_suite, get_task
 
 TASK = get_suite("primitives").split("train")[0]
 
@@ -163,3 +163,65 @@ def test_the_cache_keeps_under_its_bound(tmp_path, monkeypatch):
     left = sorted(p.name for p in tmp_path.glob("*.npz"))
     assert 1 <= len(left) <= 3 and "entry-5.npz" in left
     assert cache.load("entry-5")["a"][0] == 5
+
+
+BLENDER_TASK = "blender-moves/move/test-2"
+BLENDER_GOAL = f"""
+import hashlib, json, sys
+from toolgym.envs.sandbox import client
+def refuse(*args, **kwargs):
+    raise SystemExit("a sandbox session was started")
+client.Session.__init__ = refuse
+from toolgym.envs.blender.verification import SceneReader
+from toolgym.envs.suites import get_task
+json.dump(summary(SceneReader(32).target(get_task({BLENDER_TASK!r}))), sys.stdout)
+"""
+
+
+def summary(target) -> list:
+    """What a Blender goal is: its views, state and ``.blend`` (hashed), framing and prompt."""
+    import hashlib
+
+    from toolgym.envs.sandbox import protocol
+
+    digest = lambda data: hashlib.sha256(data).hexdigest()  # noqa: E731
+    return [digest(target.image.tobytes()), digest(protocol.pack({"s": target.goal.state})),
+            digest(target.blend), list(target.framing.center), target.framing.half_width,
+            target.prompt, target.goal.size]  # fmt: skip
+
+
+def test_a_blender_goal_is_built_once_per_machine_and_rebuilt_when_broken(cache_folder,
+                                                                          monkeypatch):  # fmt: skip
+    """The goal (state, views, framing) of a Blender task: built and stored by this process;
+    another, where starting a sandbox session fails, loads the very same goal; an entry cut
+    short is removed, rebuilt to the same goal and stored whole again."""
+    from toolgym.envs.blender import verification as blender
+
+    monkeypatch.setattr(blender, "Session", CountedSession)
+    task = get_task(BLENDER_TASK)
+
+    def goal() -> list:
+        reader = blender.SceneReader(32)
+        try:
+            return summary(reader.target(task))
+        finally:
+            reader.close()
+
+    built = goal()
+    assert CountedSession.started == 2  # the programs' session and the trusted reader's
+    (entry,) = cache_folder.glob("blender-target-*.npz")
+    source = "import sys; sys.path.insert(0, {!r}); from test_reference_cache import summary\n"
+    done = subprocess.run(
+        [sys.executable, "-c", source.format(os.path.dirname(__file__)) + BLENDER_GOAL],
+        env={**os.environ, "TOOLGYM_CACHE_DIR": str(cache_folder)}, capture_output=True,
+        text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == built
+    entry.write_bytes(entry.read_bytes()[: entry.stat().st_size // 2])  # cut short
+    CountedSession.started = 0
+    rebuilt = goal()
+    assert CountedSession.started == 2  # built again
+    assert rebuilt[:2] + rebuilt[3:] == built[:2] + built[3:]  # (a .blend differs each save)
+    with np.load(entry, allow_pickle=False) as data:  # and stored whole
+        assert {"state", "framing", "image", "blend"} <= set(data.files)

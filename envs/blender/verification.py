@@ -6,11 +6,16 @@ off, and gets the scene's state back as plain data (msgpack; nothing is unpickle
 renders from fixed views when asked. After each read that session goes back to its clean
 snapshot, so a crafted file cannot leave anything behind for the next one. A goal is built the
 same way from the task's start and reference programs, so a right scene reads exactly as the goal.
+A goal is built once per process and once per machine: the on-disk cache
+(``toolgym.envs.cache``) keeps its state (as the trusted process sent it: msgpack, never a
+pickle), views, framing, renders and ``.blend``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import importlib.metadata
 import io
 import math
 import time
@@ -20,8 +25,9 @@ from typing import Any
 import numpy as np
 import trimesh
 
+from toolgym.envs import cache
 from toolgym.envs.blender import scene as scene_data
-from toolgym.envs.sandbox import Limits, SandboxError, Session
+from toolgym.envs.sandbox import Limits, SandboxError, Session, protocol
 from toolgym.envs.tasks import Task
 from toolgym.envs.verification import Outcome, ReferenceBuildError
 from toolgym.renderers.mesh_views import DEFAULT_VIEWS, Framing, MeshRenderer, tile
@@ -151,13 +157,20 @@ class SceneReader:
 
     def target(self, task: Task, limits: Limits | None = None) -> Target:
         """Build ``task``'s goal: run its start and reference programs, save, read; frame the
-        views on the start and goal scenes together (:func:`task_framing`)."""
-        start, blend = scene_blends(task, limits)
+        views on the start and goal scenes together (:func:`task_framing`). Loaded from the
+        on-disk cache when another process built it (:func:`target_key`)."""
+        key = target_key(task, self.view_size, self.samples)
+        found = cached_target(key, task)
+        if found is not None:
+            return found
+        start, blend, hidden = _scene_blends(task, limits)
         scene, why = self.read(blend)
         first, why_start = self.read(start)
         if scene is None or first is None:
             raise ReferenceBuildError(f"{task.id}: {why or why_start}")
-        goal = Goal(kind_of(task), scene.state, dict(task.verification.thresholds))
+        # The goal is the scene, not how long reading it took (which a cached goal would keep).
+        state = {k: v for k, v in scene.state.items() if k != "timings"}
+        goal = Goal(kind_of(task), state, dict(task.verification.thresholds))
         framing = task_framing(framed_bounds(goal.state), framed_bounds(first.state))
         if goal.kind in RENDER_KINDS:
             rendered, why = self.read(blend, framing)
@@ -170,10 +183,12 @@ class SceneReader:
                 raise ReferenceBuildError(f"{task.id}: {why}")
             goal.images = scene.images = rendered.images
             goal.resampled = resampled.images
-        wanted = "LIGHT" if goal.kind == "lighting" else "MESH"
-        names = sorted(n for n, o in goal.state["objects"].items() if o["type"] == wanted)
-        prompt = IMAGE_PROMPTS[goal.kind].format(names=", ".join(names))
-        return Target(goal, framing, self.views(scene, framing), prompt, blend)
+        target = Target(goal, framing, self.views(scene, framing), image_prompt(goal), blend)
+        trusted = self.session
+        if hidden and trusted is not None and cache.hidden_from(trusted.allowed_paths,
+                                                                trusted.layers):  # fmt: skip
+            cache.store(key, _target_arrays(target))
+        return target
 
     def close(self) -> None:
         if self.session is not None:
@@ -184,9 +199,21 @@ class SceneReader:
             self.renderer = None
 
 
+def image_prompt(goal: Goal) -> str:
+    """The image-only prompt: what to change, naming the goal's objects (or lights)."""
+    wanted = "LIGHT" if goal.kind == "lighting" else "MESH"
+    names = sorted(n for n, o in goal.state["objects"].items() if o["type"] == wanted)
+    return IMAGE_PROMPTS[goal.kind].format(names=", ".join(names))
+
+
 def scene_blends(task: Task, limits: Limits | None = None) -> tuple[bytes, bytes]:
     """The start and the goal scenes as ``.blend`` bytes: the task's start, saved, then its
     reference, saved, in one session."""
+    return _scene_blends(task, limits)[:2]
+
+
+def _scene_blends(task: Task, limits: Limits | None = None) -> tuple[bytes, bytes, bool]:
+    """:func:`scene_blends`, and whether that session could not see the on-disk cache."""
     saved = []
     with Session("blender", limits) as session:
         for what, code in (("start", task.start), ("reference", task.reference)):
@@ -194,11 +221,83 @@ def scene_blends(task: Task, limits: Limits | None = None) -> tuple[bytes, bytes
             if not ran.ok:
                 raise ReferenceBuildError(f"{task.id}: the {what} program failed: {ran.feedback()}")
             saved.append(session.request("save"))
+        hidden = cache.hidden_from(session.allowed_paths, session.layers)
     for what, result in zip(("start", "goal"), saved, strict=True):
         if not result.ok or not isinstance(result.value, bytes):
             message = result.feedback()
             raise ReferenceBuildError(f"{task.id}: the {what} could not be saved: {message}")
-    return saved[0].value, saved[1].value
+    return saved[0].value, saved[1].value, hidden
+
+
+# The sources whose code decides a goal's state, views and renders: a change to one is a new
+# cache key.
+_TARGET_SOURCES = (
+    "toolgym.envs.blender.backend",
+    "toolgym.envs.blender.scene",
+    "toolgym.envs.blender.tools",
+    "toolgym.envs.blender.verification",
+    "toolgym.renderers.mesh_views",
+)
+
+
+def target_key(task: Task, view_size: int, samples: int) -> str:
+    """What decides a task's goal: its start and reference programs, its kind, the views' size,
+    Cycles' samples, Blender's version and the code that builds, reads and draws scenes."""
+    inputs = {"start": task.start, "reference": task.reference, "kind": kind_of(task),
+              "view_size": view_size, "samples": samples, "bpy": _bpy_version()}  # fmt: skip
+    return cache.cache_key("blender-target", inputs, modules=_TARGET_SOURCES)
+
+
+@functools.cache
+def _bpy_version() -> str:
+    try:
+        return importlib.metadata.version("bpy")
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
+
+
+def _target_arrays(target: Target) -> dict[str, np.ndarray]:
+    """A goal as plain arrays: its state packed as the sandbox protocol packs it (msgpack)."""
+    arrays = {
+        "state": np.frombuffer(protocol.pack({"state": target.goal.state}), dtype=np.uint8),
+        "framing": np.array([*target.framing.center, target.framing.half_width], np.float64),
+        "image": np.asarray(target.image, np.uint8),
+        "blend": np.frombuffer(zlib.compress(target.blend), dtype=np.uint8),  # a fifth
+    }
+    for name in ("images", "resampled"):
+        if getattr(target.goal, name) is not None:
+            arrays[name] = np.asarray(getattr(target.goal, name), np.uint8)
+    return arrays
+
+
+def cached_target(key: str, task: Task) -> Target | None:
+    """The goal stored under ``key``, or ``None`` (none, or arrays that are not a goal)."""
+    arrays = cache.load(key)
+    if arrays is None:
+        return None
+    state, framing, image = arrays.get("state"), arrays.get("framing"), arrays.get("image")
+    blend, images, resampled = arrays.get("blend"), arrays.get("images"), arrays.get("resampled")
+    shapes_ok = (
+        state is not None and state.dtype == np.uint8 and state.ndim == 1
+        and framing is not None and framing.dtype == np.float64 and framing.shape == (4,)
+        and np.isfinite(framing).all() and framing[3] > 0
+        and image is not None and image.dtype == np.uint8 and image.ndim == 3
+        and image.shape[2] == 3 and blend is not None and blend.dtype == np.uint8
+        and blend.ndim == 1
+        and all(a is None or a.dtype == np.uint8 for a in (images, resampled))
+        and (images is None) == (resampled is None) == (kind_of(task) not in RENDER_KINDS)
+    )  # fmt: skip
+    if not shapes_ok:
+        return None
+    try:
+        unpacked = protocol.decode(state.tobytes())["state"]
+        goal = Goal(kind_of(task), unpacked, dict(task.verification.thresholds), images, resampled)
+        saved = zlib.decompress(blend.tobytes())
+    except (protocol.ProtocolViolation, AttributeError, IndexError, KeyError, TypeError,
+            ValueError, zlib.error):  # fmt: skip
+        return None
+    x, y, z, half_width = (float(v) for v in framing)
+    return Target(goal, Framing((x, y, z), half_width), image, image_prompt(goal), saved)
 
 
 def reference_blend(task: Task, limits: Limits | None = None) -> bytes:

@@ -101,9 +101,14 @@ def _ext_hook(code: int, data: bytes) -> Any:
     return np.frombuffer(data, dtype=dtype, offset=offset).reshape(shape).copy()
 
 
+def pack(message: dict[str, Any]) -> bytes:
+    """Serialise one message to a payload (no header): what :func:`decode` reads back."""
+    return msgpack.packb(message, default=_default, use_bin_type=True)
+
+
 def encode(message: dict[str, Any]) -> bytes:
     """Serialise one message to a frame (header included)."""
-    payload = msgpack.packb(message, default=_default, use_bin_type=True)
+    payload = pack(message)
     return _HEADER.pack(len(payload)) + payload
 
 
