@@ -190,8 +190,7 @@ def summary(target) -> list:
             target.prompt, target.goal.size]  # fmt: skip
 
 
-def test_a_blender_goal_is_built_once_per_machine_and_rebuilt_when_broken(cache_folder,
-                                                                          monkeypatch):  # fmt: skip
+def test_a_blender_goal_is_cached_on_disk_and_rebuilt_when_broken(cache_folder, monkeypatch):
     """The goal (state, views, framing) of a Blender task: built and stored by this process;
     another, where starting a sandbox session fails, loads the very same goal; an entry cut
     short is removed, rebuilt to the same goal and stored whole again."""
@@ -225,3 +224,40 @@ def test_a_blender_goal_is_built_once_per_machine_and_rebuilt_when_broken(cache_
     assert rebuilt[:2] + rebuilt[3:] == built[:2] + built[3:]  # (a .blend differs each save)
     with np.load(entry, allow_pickle=False) as data:  # and stored whole
         assert {"state", "framing", "image", "blend"} <= set(data.files)
+
+
+SCENE_TASK = "scene-layout/dining/test-0"
+SCENE_REFERENCE = f"""
+import json, sys
+from toolgym.envs.sandbox import client
+def refuse(*args, **kwargs):
+    raise SystemExit("a sandbox session was started")
+client.Session.__init__ = refuse
+from toolgym.envs.scene.verification import reference_scene
+from toolgym.envs.suites import get_task
+json.dump(reference_scene(get_task({SCENE_TASK!r})), sys.stdout)
+"""
+
+
+def test_a_scene_reference_is_cached_on_disk_and_rebuilt_when_broken(cache_folder, monkeypatch):
+    """As a Blender goal: another process loads the scene this one built; a broken entry is
+    rebuilt to the same scene (plain lists and numbers either way)."""
+    from toolgym.envs.scene import verification as scene
+
+    monkeypatch.setattr(scene, "Session", CountedSession)
+    monkeypatch.setattr(scene, "_references", {})
+    task = get_task(SCENE_TASK)
+    built = scene.reference_scene(task)
+    assert CountedSession.started == 1
+    (entry,) = cache_folder.glob("scene-reference-*.npz")
+    done = subprocess.run([sys.executable, "-c", SCENE_REFERENCE], capture_output=True,
+                          env={**os.environ, "TOOLGYM_CACHE_DIR": str(cache_folder)},
+                          text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == built and built["objects"]
+    np.savez(entry, scene=np.zeros(3, np.float64))  # readable, but not a scene
+    monkeypatch.setattr(scene, "_references", {})
+    CountedSession.started = 0
+    assert scene.reference_scene(task) == built
+    assert CountedSession.started == 1  # built again, and stored again
+    assert cache.load(entry.stem)["scene"].dtype == np.uint8

@@ -33,7 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from toolgym.envs.sandbox import Limits, SandboxError, Session
+from toolgym.envs import cache
+from toolgym.envs.sandbox import Limits, SandboxError, Session, protocol
 from toolgym.envs.scene.catalogue import ASSETS, BODIES
 from toolgym.envs.scene.families import Spec, spec_for
 from toolgym.envs.scene.logic import PLAYER
@@ -539,10 +540,27 @@ _references_lock = threading.Lock()
 
 def reference_scene(task: Task) -> dict[str, Any]:
     """The task's target scene: its reference script run on its level in a session, merged as
-    a candidate's would be (cached per process)."""
+    a candidate's would be. Built once per process, and once per machine through the on-disk
+    cache (``toolgym.envs.cache``: the scene packed as the sandbox protocol packs it, msgpack),
+    keyed by the reference, the task's parameters (its level) and the code that builds it."""
     with _references_lock:
         if task.id in _references:
             return _references[task.id]
+    key = _reference_key(task)
+    scene = _cached_scene(key)
+    if scene is None:
+        scene, hidden = _build_reference(task)
+        packed = protocol.pack({"scene": scene})
+        if hidden:
+            cache.store(key, {"scene": np.frombuffer(packed, dtype=np.uint8)})
+        scene = protocol.decode(packed)["scene"]  # as a cached one reads: lists, not tuples
+    with _references_lock:
+        _references[task.id] = scene
+    return scene
+
+
+def _build_reference(task: Task) -> tuple[dict[str, Any], bool]:
+    """The reference scene, and whether its session could not see the on-disk cache."""
     spec = spec_for(task.parameters)
     with Session("scene", VERIFY_LIMITS) as session:
         session.request("load", {"description": spec.level, "frozen": True})
@@ -551,13 +569,57 @@ def reference_scene(task: Task) -> dict[str, Any]:
             raise ReferenceBuildError(f"{task.id}: the reference failed: {ran.feedback()}")
         candidate, why = candidate_of(session, [])
         triggers = session.request("describe").value.get("triggers", [])
+        hidden = cache.hidden_from(session.allowed_paths, session.layers)
     if candidate is None:
         raise ReferenceBuildError(f"{task.id}: the reference scene is unusable: {why}")
     scene = merged(spec, candidate.objects)
     scene["triggers"] = [t for t in triggers if isinstance(t, dict)][:64]
-    with _references_lock:
-        _references[task.id] = scene
-    return scene
+    return scene, hidden
+
+
+# The sources whose code decides a reference scene: a change to one is a new cache key.
+_REFERENCE_SOURCES = (
+    "toolgym.envs.scene.backend",
+    "toolgym.envs.scene.catalogue",
+    "toolgym.envs.scene.families",
+    "toolgym.envs.scene.logic",
+    "toolgym.envs.scene.runtime",
+    "toolgym.envs.scene.tools",
+    "toolgym.envs.scene.verification",
+)
+
+
+def _reference_key(task: Task) -> str:
+    """What decides a reference scene: the reference program, the task's parameters (its
+    level), Panda3D's version and the code that builds and reads scenes."""
+    inputs = {"reference": task.reference, "parameters": dict(task.parameters),
+              "panda3d": _panda3d_version()}  # fmt: skip
+    return cache.cache_key("scene-reference", inputs, modules=_REFERENCE_SOURCES)
+
+
+@functools.cache
+def _panda3d_version() -> str:
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("panda3d")
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
+
+
+def _cached_scene(key: str) -> dict[str, Any] | None:
+    """The scene stored under ``key``, or ``None`` (none, or not a scene)."""
+    arrays = cache.load(key)
+    packed = None if arrays is None else arrays.get("scene")
+    if packed is None or packed.dtype != np.uint8 or packed.ndim != 1:
+        return None
+    try:
+        scene = protocol.decode(packed.tobytes())["scene"]
+    except (protocol.ProtocolViolation, KeyError):
+        return None
+    ok = (isinstance(scene, dict) and isinstance(scene.get("objects"), list)
+          and isinstance(scene.get("triggers"), list))  # fmt: skip
+    return scene if ok else None
 
 
 def verify_script(
