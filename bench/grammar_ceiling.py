@@ -11,6 +11,10 @@ back unchanged. Target: ≥ 0.99 on every family the learning benchmark reports.
     .venv/bin/python bench/grammar_ceiling.py                   # derived tokens and stop
     .venv/bin/python bench/grammar_ceiling.py --no-derived      # bins only
     .venv/bin/python bench/grammar_ceiling.py --families enclosure --tasks 10
+    .venv/bin/python bench/grammar_ceiling.py --suite blender-moves  # a suite's test split
+
+``--suite``: every test task of a suite of any tool, in the grammar a mixed run builds for it
+(bins over its training references, no derived tokens, no stop).
 """
 
 from __future__ import annotations
@@ -85,6 +89,39 @@ def ceiling(name: str, tasks: int, train: int, max_bins: int, derived: bool) -> 
             "min": float(np.min(scores)), "exact": exact, "vocab": grammar.vocab_size}  # fmt: skip
 
 
+def suite_ceiling(suite: str, max_bins: int) -> dict[str, Any]:
+    """The ceiling over a suite's test split, in the grammar ``toolgym train --mix`` builds for
+    the suite's tool (``toolgym.agents.mixed.mixed_grammar``)."""
+    from toolgym.agents.train import build_grammar
+    from toolgym.envs.domains import get_domain
+    from toolgym.envs.suites import get_suite
+
+    found = get_suite(suite)
+    env_id = get_domain(found.domain).env_id
+    grammar = build_grammar(env_id, suite, max_bins, False)
+    tasks = found.split("test")
+    longest = max(len(t.tool_calls or ()) for t in tasks)
+    env = gym.make(env_id, suite=suite, split="test", action_mode="tool", max_steps=longest)
+    scores, exact = [], 0
+    try:
+        for task in tasks:
+            calls = expressed(grammar, task.prompt, list(task.tool_calls))
+            exact += [json.loads(c) for c in calls] == [json.loads(c) for c in task.tool_calls]
+            env.reset(seed=0, options={"task": task.id})
+            info: dict[str, Any] = {}
+            for call in calls:
+                _, _, terminated, truncated, info = env.step(call)
+                if terminated or truncated:
+                    break
+            while "final_report" not in info:  # not passed: repeat the last call to the end
+                _, _, _, _, info = env.step(calls[-1])
+            scores.append(info["final_report"]["score"])
+    finally:
+        env.close()
+    return {"family": suite, "tasks": len(scores), "mean": float(np.mean(scores)),
+            "min": float(np.min(scores)), "exact": exact, "vocab": grammar.vocab_size}  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--families", nargs="+", default=list(FAMILIES))
@@ -92,7 +129,12 @@ def main() -> None:
     parser.add_argument("--train", type=int, default=100, help="training seeds for the bins")
     parser.add_argument("--max-bins", type=int, default=256)
     parser.add_argument("--no-derived", dest="derived", action="store_false")
+    parser.add_argument("--suite", help="a suite's test split instead of CAD families")
     args = parser.parse_args()
+    if args.suite:
+        r = suite_ceiling(args.suite, args.max_bins)
+        print(json.dumps(r))
+        return
     print(f"derived tokens and stop: {args.derived}; bins ≤ {args.max_bins}; exact tier")
     print("| family | vocabulary | tasks | calls exactly expressed | mean score | min | target |")
     print("|---|---|---|---|---|---|---|")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import importlib.metadata
 import json
 import os
 import tempfile
@@ -67,6 +68,19 @@ def _source_digest(modules: tuple[str, ...]) -> str:
             raise ValueError(f"no module {name!r}")
         digest.update(Path(spec.origin).read_bytes())
     return digest.hexdigest()
+
+
+@functools.cache
+def tool_versions(*names: str) -> tuple[str, ...]:
+    """``"name version"`` of each installed distribution (``"name ?"`` where none is): a tool
+    whose version changes what an entry holds belongs in its key."""
+    versions = []
+    for name in names:
+        try:
+            versions.append(f"{name} {importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            versions.append(f"{name} ?")
+    return tuple(versions)
 
 
 def cache_key(kind: str, inputs: object, *, modules: Iterable[str] = ()) -> str:

@@ -14,8 +14,6 @@ pickle), views, framing, renders and ``.blend``.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import importlib.metadata
 import io
 import math
 import time
@@ -244,16 +242,9 @@ def target_key(task: Task, view_size: int, samples: int) -> str:
     """What decides a task's goal: its start and reference programs, its kind, the views' size,
     Cycles' samples, Blender's version and the code that builds, reads and draws scenes."""
     inputs = {"start": task.start, "reference": task.reference, "kind": kind_of(task),
-              "view_size": view_size, "samples": samples, "bpy": _bpy_version()}  # fmt: skip
+              "view_size": view_size, "samples": samples,
+              "tools": cache.tool_versions("bpy")}  # fmt: skip
     return cache.cache_key("blender-target", inputs, modules=_TARGET_SOURCES)
-
-
-@functools.cache
-def _bpy_version() -> str:
-    try:
-        return importlib.metadata.version("bpy")
-    except importlib.metadata.PackageNotFoundError:
-        return "?"
 
 
 def _target_arrays(target: Target) -> dict[str, np.ndarray]:

@@ -8,8 +8,6 @@ never parses B-Rep data (see ``toolgym.envs.cadquery.artifacts``).
 
 from __future__ import annotations
 
-import functools
-import importlib.metadata
 import threading
 import time
 from pathlib import Path
@@ -129,20 +127,9 @@ def _reference_key(kind: str, task: Task) -> str:
         "deviation_mm": task.verification.deviation_mm,
         "shares": [EXACT_TOLERANCE_SHARE, STEP_TOLERANCE_SHARE],
         "tessellation": [TESSELLATION_TOLERANCE, ANGULAR_TOLERANCE],
-        "tools": _tool_versions(),
+        "tools": cache.tool_versions("cadquery", "cadquery-ocp"),
     }
     return cache.cache_key(kind, inputs, modules=_REFERENCE_SOURCES)
-
-
-@functools.cache
-def _tool_versions() -> list[str]:
-    versions = []
-    for name in ("cadquery", "cadquery-ocp"):
-        try:
-            versions.append(f"{name} {importlib.metadata.version(name)}")
-        except importlib.metadata.PackageNotFoundError:
-            versions.append(f"{name} ?")
-    return versions
 
 
 def _part_arrays(part: Part, *, with_brep: bool) -> dict[str, np.ndarray]:

@@ -593,18 +593,8 @@ def _reference_key(task: Task) -> str:
     """What decides a reference scene: the reference program, the task's parameters (its
     level), Panda3D's version and the code that builds and reads scenes."""
     inputs = {"reference": task.reference, "parameters": dict(task.parameters),
-              "panda3d": _panda3d_version()}  # fmt: skip
+              "panda3d": cache.tool_versions("panda3d")}  # fmt: skip
     return cache.cache_key("scene-reference", inputs, modules=_REFERENCE_SOURCES)
-
-
-@functools.cache
-def _panda3d_version() -> str:
-    import importlib.metadata
-
-    try:
-        return importlib.metadata.version("panda3d")
-    except importlib.metadata.PackageNotFoundError:
-        return "?"
 
 
 def _cached_scene(key: str) -> dict[str, Any] | None:
