@@ -7,7 +7,10 @@ split (every test task once, greedy calls for the learners). In the same run (``
 - ``primitives``: random calls, the untrained start (the bundled policy before any update), the
   fixed copy-in-order rule (``CopyInOrderAgent``), PPO from scratch, BC + PPO with its
   ablations (images zeroed, target images swapped between tasks, prompt blanked), SB3's PPO and
-  the like-for-like peer: sb3-contrib's MaskablePPO on the same grammar with its masks.
+  sb3-contrib's MaskablePPO on the grammar's bins (``StandardSpaces``), and the like-for-like
+  peer (``sb3-peer``): MaskablePPO on ``TrainerSpaces``, the trainer's own observation arrays
+  and tokens (a copy of any prompt number in every numeric slot, derived values, stop) with the
+  grammar's masks.
 - ``paraphrased``: the primitives reworded (sizes in another order, cm and mm mixed, numbers in
   words): the copy rule and BC + PPO.
 - ``image``: image-only primitives (``prompt_form="image"``): BC + PPO, and with images zeroed.
@@ -21,7 +24,8 @@ Writes the learning curves (training score against steps) to ``--plot`` and ever
 ``--json``; prints Markdown tables for bench/RESULTS.md.
 
 Targets (full budget, 2-core machine, ≤ 30 min): PPO from scratch ≥ 0.7 mean test score; BC + PPO
-≥ 0.9; both clearly above random and at least SB3; trainer SPS ≥ SB3's; on each of the
+≥ 0.9; both clearly above random and at least the like-for-like peer + 0.2 at equal env steps;
+trainer SPS ≥ SB3's; on each of the
 families BC + PPO ≥ 0.7, its episodes ended by stop (or by a passing part). The families' PPO
 runs at learning rate 1e-4 without an entropy bonus (``--family-lr``, ``--family-ent-coef``)
 and within ``--family-target-kl`` (0.02): at PPO's defaults one update of a cloned enclosure
@@ -300,21 +304,29 @@ def run_random(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]
     }
 
 
-def run_sb3(config: TrainConfig, eval_episodes: int | None, masked: bool = False) -> dict[str, Any]:
-    """SB3's PPO (``MultiInputPolicy``) through ``toolgym.envs.wrappers`` on the same grammar,
-    ``num_envs`` subprocess envs, the same step budget; ``masked``: sb3-contrib's MaskablePPO
-    with the grammar's masks (``StandardSpaces.action_masks``), the like-for-like peer."""
+def run_sb3(
+    config: TrainConfig, eval_episodes: int | None, masked: bool = False, peer: bool = False
+) -> dict[str, Any]:
+    """SB3's PPO (``MultiInputPolicy``) through ``toolgym.envs.wrappers`` on the same grammar's
+    bins (``StandardSpaces``), ``num_envs`` subprocess envs, the same step budget; ``masked``:
+    sb3-contrib's MaskablePPO with ``StandardSpaces.action_masks``. ``peer``: the like-for-like
+    peer, MaskablePPO on ``TrainerSpaces``: the trainer's own grammar (its derived values and
+    stop too), its observation arrays, a copy of any prompt number in every numeric slot, and
+    the grammar's masks."""
     import gymnasium as gym
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     import toolgym  # noqa: F401
-    from toolgym.agents.train import build_grammar
+    from toolgym.agents.train import build_grammar, run_grammar
     from toolgym.envs.suites import get_suite
-    from toolgym.envs.wrappers import StandardSpaces
+    from toolgym.envs.wrappers import StandardSpaces, TrainerSpaces
 
-    grammar = build_grammar(config.env_id, config.suite, config.max_bins, config.all_tools)
+    if peer:
+        grammar, masked = run_grammar(config)[0], True
+    else:
+        grammar = build_grammar(config.env_id, config.suite, config.max_bins, config.all_tools)
 
     def make(split: str):
         def thunk():
@@ -323,6 +335,8 @@ def run_sb3(config: TrainConfig, eval_episodes: int | None, masked: bool = False
                 action_mode="tool",
                 **dict(config.env_kwargs(evaluation=split == "test"), split=split),
             )
+            if peer:
+                return TrainerSpaces(inner, grammar, config.policy)
             return StandardSpaces(inner, grammar)
 
         return thunk
@@ -395,8 +409,9 @@ def run_sb3(config: TrainConfig, eval_episodes: int | None, masked: bool = False
                 )
                 break
     env.close()
+    label = "SB3 MaskablePPO (grammar masks)" if masked else "SB3 PPO"
     return {
-        "method": "SB3 MaskablePPO (grammar masks)" if masked else "SB3 PPO",
+        "method": "SB3 MaskablePPO, like-for-like peer (TrainerSpaces)" if peer else label,
         "env_steps": model.num_timesteps,
         "bc_env_steps": 0,
         "train_seconds": seconds,
@@ -497,7 +512,7 @@ def main() -> None:
     parser.add_argument("--eval-episodes", type=int, default=None, help="default: every test task")
     parser.add_argument(
         "--methods", nargs="+",
-        default=["random", "untrained", "copy", "scratch", "bc", "sb3", "sb3-masked"],
+        default=["random", "untrained", "copy", "scratch", "bc", "sb3", "sb3-masked", "sb3-peer"],
         help="on the primitives; the other sections run those of theirs listed here",
     )  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
@@ -549,8 +564,9 @@ def main() -> None:
             elif method == "bc":
                 config = TrainConfig(**base, **bc, out=str(runs / method))
                 result = run_trainer("BC + PPO", config, args.eval_episodes, tuple(ABLATIONS))
-            elif method in ("sb3", "sb3-masked"):
-                result = run_sb3(config, args.eval_episodes, masked=method == "sb3-masked")
+            elif method in ("sb3", "sb3-masked", "sb3-peer"):
+                result = run_sb3(config, args.eval_episodes, masked=method == "sb3-masked",
+                                 peer=method == "sb3-peer")  # fmt: skip
             else:
                 raise SystemExit(f"unknown method {method!r}")
             note("primitives", result, started)

@@ -29,6 +29,10 @@ other entry is allowed (entries past a tool's own slots are repaired as above).
 ``PPO("MultiInputPolicy", env)`` runs on the result unmodified; so do clients that take an env
 id, through the registered ``toolgym/CadQuery-Std-v0``, ``toolgym/Blender-Std-v0`` and
 ``toolgym/GameScene-Std-v0`` (this wrapper over the env in tool mode).
+
+:class:`TrainerSpaces` is its sibling for a like-for-like comparison with the bundled trainer:
+the trainer's own observation arrays and token vocabulary (copying a prompt number, derived
+values, stop), one ``MultiDiscrete`` entry per parameter slot.
 """
 
 from __future__ import annotations
@@ -40,9 +44,18 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from toolgym.agents.grammar import PAD, STOP, Grammar, text_choices, usable_tools
+from toolgym.agents.grammar import (
+    PAD,
+    STOP,
+    EpisodeContexts,
+    Grammar,
+    text_choices,
+    usable_tools,
+)
 from toolgym.envs.spaces import text_bytes
 from toolgym.envs.suites import get_suite
+
+LARGEST = float(np.finfo(np.float32).max)  # the bound of TrainerSpaces' numbers
 
 
 class StandardSpaces(gym.Wrapper):
@@ -74,7 +87,10 @@ class StandardSpaces(gym.Wrapper):
                 sizes[k + 1] = max(sizes[k + 1], len(slot.values))
         self.action_space = spaces.MultiDiscrete(sizes)
         spec = env.unwrapped.registry.grammar()
-        self._needs_part = np.array([spec[op]["needs_part"] for op in self.grammar.ops])
+        # (the grammar's stop operation is no tool of the registry: it needs nothing)
+        self._needs_part = np.array(
+            [op in spec and spec[op]["needs_part"] for op in self.grammar.ops]
+        )  # fmt: skip
         self._has_part = False
         inner = env.observation_space
         self.observation_space = spaces.Dict(
@@ -125,12 +141,167 @@ class StandardSpaces(gym.Wrapper):
         self._has_part = False  # episodes start with no part of the agent's
         return self.observation(observation), info
 
+    def call(self, action: Any) -> str:
+        """The JSON tool call an action sends."""
+        return self.grammar.decode_json(self.tokens(action))
+
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        call = self.grammar.decode_json(self.tokens(action))
+        call = self.call(action)
         observation, reward, terminated, truncated, info = self.env.step(call)
         info["tool_call"] = call
         self._has_part = self._has_part or "error" not in info
         return self.observation(observation), reward, terminated, truncated, info
+
+
+class TrainerSpaces(StandardSpaces, gym.utils.RecordConstructorArgs):
+    """The bundled trainer's observation and action decomposition as standard spaces: what a
+    like-for-like peer (sb3-contrib's ``MaskablePPO("MultiInputPolicy", env)`` with
+    :meth:`action_masks`) learns from, next to ``toolgym.agents.train``'s policy.
+
+    ## Action space
+
+    ``MultiDiscrete``: entry 0 picks the operation (the grammar's tools, and ``stop`` where the
+    grammar has it); then one entry per parameter slot of every operation, in the grammar's
+    order (``entries`` lists them as ``(tool, slot)``). An entry's index ``i`` below the slot's
+    token count is the slot's ``i``-th grammar token: its bins, then its derived values (a
+    prompt number halved, a sum, the previous call's top, ... :class:`toolgym.agents.grammar.
+    Derived`), computed in the episode's context as the trainer computes them. A numeric slot
+    has ``max_numbers`` more indices: index ``count + k`` copies the prompt's ``k``-th number
+    (0-based, in reading order, as the trainer's policy reads them) onto the slot's nearest bin,
+    as the trainer's pointer does. Only the chosen operation's entries are read; coordinates of
+    points past a polygon's count are ``PAD``. An index past an entry's end is clipped to its
+    last; a copy of a number the prompt lacks takes the slot's first token.
+
+    One entry per slot, not per position of the call: a factorised ``MultiDiscrete`` policy
+    cannot condition a position on the operation chosen in the same action (the trainer's
+    decoder does), so each entry keeps one meaning (``add_box.height``), never one per tool.
+
+    ## Observation space
+
+    A ``Dict`` of the arrays the trainer's policy receives
+    (``toolgym.agents.policy.batch_observations``, one env): ``images`` uint8 ``(6, H, W)``
+    (the current view, then the target's, channels first), ``text`` int64 ``(prompt_bytes +
+    feedback_bytes,)`` (UTF-8 bytes plus one, 0 for padding: the prompt's head, the feedback's
+    tail), ``step`` ``Discrete(max_step)``, and the prompt's numbers: ``numbers`` float32
+    ``(max_numbers,)`` (a length in cm read in mm), ``number_from`` and ``number_at`` int64
+    (the byte where each starts and ends; -1 where there is none).
+
+    ## Masks
+
+    :meth:`action_masks` (flat over the entries): the grammar's masks as far as a factorised
+    action can carry them (every token of a slot's own range; operations that work on an
+    existing part masked until a step of the episode has made one, as in
+    :class:`StandardSpaces`), and a copy index only where the prompt has that number (the
+    trainer's pointer covers the same numbers).
+
+    Rewards, episode end and ``info`` are the env's; ``info["tool_call"]`` holds the JSON call
+    sent. A derived value that refers to nothing (no previous call) makes the env's failed step.
+
+    Args:
+        env: a toolgym env made with ``action_mode="tool"``.
+        grammar: the grammar (the trainer's: ``toolgym.agents.train.run_grammar``; default:
+            the env's registry, ``max_bins`` bins per parameter, names from its suite).
+        policy: the trainer's ``PolicyConfig`` (text lengths, numbers read, steps told apart).
+    """
+
+    def __init__(
+        self,
+        env: gym.Env,
+        grammar: Grammar | None = None,
+        policy: Any = None,
+        max_bins: int = 64,
+    ) -> None:
+        from toolgym.agents.policy import PolicyConfig
+
+        # (recorded so that gym.make can rebuild the env from its spec, as check_env does)
+        gym.utils.RecordConstructorArgs.__init__(self, grammar=grammar, policy=policy,
+                                                 max_bins=max_bins)  # fmt: skip
+        self.policy = policy or PolicyConfig()
+        super().__init__(env, grammar, max_bins, self.policy.prompt_bytes,
+                         self.policy.feedback_bytes)  # fmt: skip
+        grammar, numbers = self.grammar, self.policy.max_numbers
+        self.entries = [(tool, slot) for tool in grammar.ops for slot in grammar.slots[tool]]
+        self._first = {}  # each operation's first entry
+        sizes, copies = [len(grammar.ops)], []
+        for tool, slot in self.entries:
+            self._first.setdefault(tool, len(sizes))
+            # A numeric slot has bin values (NaN for choices and counts): it can copy numbers.
+            o, t = grammar.ops.index(tool), grammar.slots[tool].index(slot) + 1
+            numeric = not np.isnan(grammar.bin_values[o, t, 0])
+            if numeric:
+                copies.append(sum(sizes) + slot.stop - slot.start)
+            sizes.append(slot.stop - slot.start + (numbers if numeric else 0))
+        self.action_space = spaces.MultiDiscrete(sizes)
+        self._copy_index = np.asarray(copies, np.int64)[:, None] + np.arange(numbers)
+        height, width, _ = env.observation_space["image"].shape
+        text = self.policy.prompt_bytes + self.policy.feedback_bytes
+        place = spaces.Box(-1, self.policy.prompt_bytes - 1, (numbers,), np.int64)
+        self.observation_space = spaces.Dict(
+            {
+                "images": spaces.Box(0, 255, (6, height, width), np.uint8),
+                "text": spaces.Box(0, 256, (text,), np.int64),
+                "step": spaces.Discrete(self.policy.max_step),
+                "numbers": spaces.Box(-LARGEST, LARGEST, (numbers,), np.float32),
+                "number_from": place,
+                "number_at": place,
+            }
+        )
+        self._contexts = EpisodeContexts(1)  # the trainer's: derived values' context
+        self._seen: tuple[dict[str, Any], dict[str, Any]] | None = None
+
+    def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
+        from toolgym.agents.policy import batch_observations
+
+        rows = {k: [observation[k]] for k in ("prompt", "feedback", "step")}
+        rows |= {k: observation[k][None] for k in ("image", "target")}
+        batch = batch_observations(rows, self.policy)
+        self._seen = rows, batch  # what the next action's copies and derived values read
+        # A number past float32's range ("1" and 40 zeros) reads as infinity: the largest.
+        return {k: v[0] for k, v in batch.items()} | {
+            "numbers": np.clip(batch["numbers"][0], -LARGEST, LARGEST)
+        }
+
+    def action_masks(self) -> np.ndarray:
+        """Flat boolean mask over the ``MultiDiscrete`` entries (see the class docstring)."""
+        mask = super().action_masks()
+        if self._seen is not None and len(self._copy_index):
+            mask[self._copy_index] = self._seen[1]["number_at"][0] >= 0
+        return mask
+
+    def tokens(self, action: np.ndarray) -> list[int]:
+        """The grammar tokens an action means (copies snapped onto bins; see the class
+        docstring)."""
+        action = np.asarray(action, np.int64).reshape(-1)
+        grammar = self.grammar
+        op = int(np.clip(action[0], 0, len(grammar.ops) - 1))
+        tool = grammar.ops[op]
+        tokens, count = [grammar.op_start + op], 0
+        numbers, present = (np.zeros(0), np.zeros(0, bool)) if self._seen is None else (
+            self._seen[1]["numbers"][0], self._seen[1]["number_at"][0] >= 0
+        )  # fmt: skip
+        for k, slot in enumerate(grammar.slots[tool]):
+            entry = self._first[tool] + k
+            index = int(np.clip(action[entry], 0, self.action_space.nvec[entry] - 1))
+            if slot.kind == "coord" and slot.point >= count:
+                tokens.append(PAD)
+                continue
+            copy = index - (slot.stop - slot.start)
+            if copy >= 0:  # the prompt's number, on the slot's nearest bin (the pointer's way)
+                bins = grammar.bin_values[op, k + 1, : len(slot.values)]
+                index = int(np.abs(bins - numbers[copy]).argmin()) if present[copy] else 0
+            if slot.kind == "count":
+                count = slot.values[index]
+            tokens.append(slot.start + index)
+        tokens.append(STOP)
+        return tokens + [PAD] * (grammar.length - len(tokens))
+
+    def call(self, action: Any) -> str:
+        """The JSON call an action sends, its derived values computed in the episode's context
+        (the prompt's numbers, the previous applied call), as the trainer computes them."""
+        rows, batch = self._seen if self._seen is not None else ({}, {})
+        tokens = np.asarray([self.tokens(action)])
+        return self._contexts.decode(self.grammar, tokens, rows, batch["numbers"],
+                                     batch["number_at"])[0]  # fmt: skip
 
 
 def standard_env(

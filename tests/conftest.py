@@ -109,3 +109,29 @@ def _isolated_cache_dir(tmp_path_factory):
     """References cached on disk go to a per-test-run folder, never the user's cache."""
     os.environ["TOOLGYM_CACHE_DIR"] = str(tmp_path_factory.mktemp("toolgym-cache"))
     yield
+
+
+# "A sphere 38 mm in diameter, centred at (24, 18, -16.5) mm."
+SPHERE = "primitives/primitive/train-170"
+
+
+def trainer_spaces(view_size: int = 16, max_steps: int = 4):
+    """The sphere task under ``TrainerSpaces`` with a grammar that has a part tool, derived
+    values and stop."""
+    import gymnasium as gym
+
+    from toolgym.agents.grammar import Grammar, suite_ranges
+    from toolgym.agents.policy import PolicyConfig
+    from toolgym.envs.cadquery.tools import registry
+    from toolgym.envs.suites import get_suite
+    from toolgym.envs.wrappers import TrainerSpaces
+
+    calls = [c for t in get_suite("primitives").split("train") for c in t.tool_calls]
+    grammar = Grammar(
+        registry, suite_ranges(registry, calls),
+        tools=["add_sphere", "fillet_edges"], derived={"add_sphere.z": ["prev_top"]}, stop=True,
+    )  # fmt: skip
+    inner = gym.make("toolgym/CadQuery-v0", task=SPHERE, action_mode="tool",
+                     max_steps=max_steps, view_size=view_size)  # fmt: skip
+    policy = PolicyConfig(prompt_bytes=64, feedback_bytes=32, max_numbers=8)
+    return TrainerSpaces(inner, grammar, policy)

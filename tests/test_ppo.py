@@ -1,4 +1,5 @@
-"""PPO's pieces: GAE against a hand-computed example; the advantages' floor; the sampler."""
+"""PPO's pieces: GAE against a hand-computed example; the advantages' floor; the approx-KL early
+stop; the sampler."""
 
 from __future__ import annotations
 
@@ -62,3 +63,64 @@ def test_advantages_of_calls_that_score_alike_stay_small():
     assert normalised(noise, 0.0).std().item() == pytest.approx(1.0)
     spread = torch.tensor([1.0, 0.0, 0.5, 0.2])  # real differences: the usual unit scale
     assert normalised(spread, 0.05).std().item() == pytest.approx(1.0)
+
+
+def _rollout(policy, size: int) -> dict:
+    """A flattened rollout of ``size`` calls the policy itself sampled (so the first
+    minibatch's ratio is 1), with uneven advantages and returns."""
+    torch.manual_seed(0)
+    config = policy.config
+    obs = {
+        "images": torch.randint(0, 255, (size, 6, 16, 16), dtype=torch.uint8),
+        "text": torch.randint(1, 257, (size, config.prompt_bytes + config.feedback_bytes)),
+        "step": torch.zeros(size, dtype=torch.long),
+        "numbers": torch.rand(size, config.max_numbers) * 40,
+        "number_at": torch.arange(config.max_numbers).repeat(size, 1),
+    }
+    with torch.no_grad():
+        tokens, log_probs, _, values = policy.act(obs, torch.Generator().manual_seed(1))
+    return {"obs": obs, "tokens": tokens, "log_probs": log_probs, "values": values,
+            "advantages": torch.randn(size), "returns": torch.rand(size)}  # fmt: skip
+
+
+@pytest.fixture
+def one_thread():
+    """One torch thread, as the trainer runs: OpenMP threads spin against a busy machine."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("target_kl", [1e-8, None])
+def test_the_approx_kl_early_stop_ends_the_update_after_one_step(target_kl, one_thread):
+    """With a tiny ``target_kl`` the first minibatch steps (its policy is the one that acted:
+    KL 0) and the second finds the policy moved, so the update stops after exactly one
+    optimizer step; with ``None`` every epoch runs every minibatch."""
+    from toolgym.agents.grammar import Grammar
+    from toolgym.agents.policy import Policy, PolicyConfig
+    from toolgym.agents.ppo import update
+    from toolgym.envs.cadquery.tools import registry
+
+    torch.manual_seed(0)
+    policy = Policy(Grammar(registry, max_bins=8, tools=["add_box", "add_sphere"]),
+                    PolicyConfig(image_size=16, hidden=16, embed=8, prompt_bytes=16,
+                                 feedback_bytes=8, max_numbers=4))  # fmt: skip
+    batch = _rollout(policy, 16)
+    config = PPOConfig(num_minibatches=4, update_epochs=3, target_kl=target_kl)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
+    start = [p.detach().clone() for p in policy.parameters()]
+    after_steps: list[list[torch.Tensor]] = []
+    optimizer.register_step_post_hook(
+        lambda *_: after_steps.append([p.detach().clone() for p in policy.parameters()])
+    )
+    stats = update(policy, optimizer, batch, config, torch.Generator().manual_seed(2))
+    final = list(policy.parameters())
+    assert any(not torch.equal(a, b) for a, b in zip(start, final, strict=True))
+    if target_kl is None:
+        assert len(after_steps) == 3 * 4 and stats["epochs"] == 3
+        return
+    assert len(after_steps) == 1 and stats["epochs"] == 0  # stopped in the first epoch
+    assert stats["approx_kl"] > 1.5 * target_kl  # the KL that stopped it
+    # The parameters changed once: they are what the one step left.
+    assert all(torch.equal(a, b) for a, b in zip(after_steps[0], final, strict=True))

@@ -112,3 +112,24 @@ def test_a_cleanrl_style_loop_and_sb3_run_on_the_id_alone(env_id):
     model.learn(total_timesteps=4)
     assert model.num_timesteps >= 4
     env.close()
+
+
+def test_trainer_spaces_pass_check_env_and_maskable_ppo_learns_on_them():
+    """The like-for-like peer's spaces (``TrainerSpaces``): Gymnasium's checker passes, and
+    sb3-contrib's MaskablePPO runs a rollout and an update with the grammar's masks."""
+    from sb3_contrib import MaskablePPO
+
+    from conftest import trainer_spaces
+
+    env = trainer_spaces(view_size=20, max_steps=2)  # SB3's CNN needs 36 px or more: 40 px
+    try:
+        check_env(env)
+        model = MaskablePPO("MultiInputPolicy", env, n_steps=4, batch_size=4, n_epochs=1,
+                            seed=0, device="cpu")  # fmt: skip
+        before = [p.detach().clone() for p in model.policy.parameters()]
+        model.learn(total_timesteps=4)
+        assert model.num_timesteps >= 4
+        after = model.policy.parameters()
+        assert any(not torch.equal(a, b) for a, b in zip(before, after, strict=True))
+    finally:
+        env.close()
