@@ -72,21 +72,26 @@ def ceiling(name: str, tasks: int, train: int, max_bins: int, derived: bool) -> 
             exact += all(
                 json.loads(c)["arguments"] == o for c, o in zip(calls, originals, strict=True)
             )
-            env.reset(seed=0, options={"task": task.id})
-            info: dict[str, Any] = {}
-            for call in calls:
-                _, _, terminated, truncated, info = env.step(call)
-                if terminated or truncated:
-                    break
             # All calls played, the part not passed: stop (or, without stop, repeat the last).
             end = json.dumps({"name": STOP_TOOL}) if grammar.stop else calls[-1]
-            while "final_report" not in info:
-                _, _, _, _, info = env.step(end)
-            scores.append(info["final_report"]["score"])
+            scores.append(played_score(env, task.id, calls, end))
     finally:
         env.close()
     return {"family": name, "tasks": len(scores), "mean": float(np.mean(scores)),
             "min": float(np.min(scores)), "exact": exact, "vocab": grammar.vocab_size}  # fmt: skip
+
+
+def played_score(env: gym.Env, task_id: str, calls: list[str], end: str) -> float:
+    """The final score of ``task_id`` after ``calls``, then ``end`` until the episode ends."""
+    env.reset(seed=0, options={"task": task_id})
+    info: dict[str, Any] = {}
+    for call in calls:
+        _, _, terminated, truncated, info = env.step(call)
+        if terminated or truncated:
+            break
+    while "final_report" not in info:
+        _, _, _, _, info = env.step(end)
+    return info["final_report"]["score"]
 
 
 def suite_ceiling(suite: str, max_bins: int) -> dict[str, Any]:
@@ -107,15 +112,7 @@ def suite_ceiling(suite: str, max_bins: int) -> dict[str, Any]:
         for task in tasks:
             calls = expressed(grammar, task.prompt, list(task.tool_calls))
             exact += [json.loads(c) for c in calls] == [json.loads(c) for c in task.tool_calls]
-            env.reset(seed=0, options={"task": task.id})
-            info: dict[str, Any] = {}
-            for call in calls:
-                _, _, terminated, truncated, info = env.step(call)
-                if terminated or truncated:
-                    break
-            while "final_report" not in info:  # not passed: repeat the last call to the end
-                _, _, _, _, info = env.step(calls[-1])
-            scores.append(info["final_report"]["score"])
+            scores.append(played_score(env, task.id, calls, calls[-1]))  # then the last again
     finally:
         env.close()
     return {"family": suite, "tasks": len(scores), "mean": float(np.mean(scores)),
