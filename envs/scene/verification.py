@@ -605,7 +605,7 @@ def _cached_scene(key: str) -> dict[str, Any] | None:
         return None
     try:
         scene = protocol.decode(packed.tobytes())["scene"]
-    except (protocol.ProtocolViolation, KeyError):
+    except (protocol.ProtocolViolation, KeyError, TypeError, ValueError):  # not a message of ours
         return None
     ok = (isinstance(scene, dict) and isinstance(scene.get("objects"), list)
           and isinstance(scene.get("triggers"), list))  # fmt: skip
