@@ -160,6 +160,7 @@ def run_command(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(2400)  # every README command in turn: minutes each on a busy machine
 def test_readme_commands_run(scratch):
     for command in commands():
         if command in SKIPPED:
