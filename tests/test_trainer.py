@@ -113,6 +113,7 @@ def family_calls(name: str, split: str, seeds: range) -> tuple[dict[str, np.ndar
     return obs, calls
 
 
+@pytest.mark.slow  # a cloning run of 25 s on two quiet cores: make test stays under 15 min
 @pytest.mark.timeout(1800)  # a minute of CPU, but it ran past 600 s at a load average of 20
 def test_cloning_reads_the_words_that_choose_a_later_calls_arguments():
     """``finished_block``: a block (numbers to copy), then a fillet or chamfer whose edges are
@@ -331,6 +332,7 @@ def _bench(name: str):
     return module
 
 
+@pytest.mark.slow  # a cloning run of 25 s on two quiet cores: make test stays under 15 min
 @pytest.mark.timeout(1800)  # under a minute of CPU; generous for a busy machine
 def test_cloning_on_paraphrased_requests_picks_each_slots_number_by_its_words():
     """The benchmark's paraphrased primitives: sizes in another order than the call's, cm and mm
