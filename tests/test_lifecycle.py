@@ -77,6 +77,39 @@ def test_blender_zygote_leaves_no_log_or_image(tmp_path, ending):
     assert left == [], left
 
 
+CHANNEL_FIRST = """
+    import os
+    import signal
+    import sys
+    import time
+    from toolgym.envs.sandbox import Session
+    from toolgym.envs.sandbox.zygotes import get_zygote
+    session = Session("cadquery", snapshot_on_start=False)
+    assert session.run("x = 1").ok
+    print(session.zygote_pid, flush=True)
+    sys.stdin.readline()
+    get_zygote("cadquery")._sock.close()  # the zygote's channel closes first...
+    time.sleep(2.0)
+    os.kill(os.getpid(), signal.SIGKILL)  # ...and its owner dies a moment later
+"""
+
+
+def test_an_owner_whose_channel_closes_before_it_dies_takes_its_sessions_along(tmp_path):
+    # A killed process's sockets close before its pidfd reports the exit: the zygote, woken by
+    # its channel, must not leave the sessions (and their directories) to outlive it.
+    process = python(CHANNEL_FIRST, tmp_path)
+    zygote = int(process.stdout.readline())
+    sandbox = descendants(zygote)
+    assert sandbox  # the session's init and worker
+    process.stdin.write("go\n")
+    process.stdin.flush()
+    wait_until(lambda: dead(zygote), what="the zygote to leave")
+    left = sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("."))
+    assert left == [], left  # removed by the zygote on its way out, after its owner's death
+    assert process.wait(timeout=60) == -signal.SIGKILL
+    wait_until(lambda: all(dead(p) for p in sandbox), what="the sessions to die")
+
+
 OWNER = """
     import time
     from toolgym.envs.sandbox import Limits, Session

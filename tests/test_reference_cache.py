@@ -167,7 +167,7 @@ def test_the_cache_keeps_under_its_bound(tmp_path, monkeypatch):
 
 BLENDER_TASK = "blender-moves/move/test-2"
 BLENDER_GOAL = f"""
-import hashlib, json, sys
+import json, sys
 from toolgym.envs.sandbox import client
 def refuse(*args, **kwargs):
     raise SystemExit("a sandbox session was started")

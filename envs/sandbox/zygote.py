@@ -33,6 +33,11 @@ from toolgym.envs.sandbox.limits import Limits
 # init we kill when an owner dies gets no chance to, so we remove what is left on the way out.
 _session_dirs: set[str] = set()
 
+# How long a closed channel waits for word of its owner's death. A dying process's sockets close
+# before its pidfd reports the exit, so the channel can close first; a parent that closes the
+# channel itself kills us right after, so the wait costs nothing then.
+OWNER_EXIT_WAIT_S = 10.0
+
 
 def _prime(backend: Backend) -> None:
     """Run the backend's trusted warm-up (e.g. a first render) in a throwaway child."""
@@ -153,6 +158,11 @@ def _watch(owners: list[int]) -> list[int]:
     return fds
 
 
+def _owner_dies(watched: list[int], within_s: float) -> bool:
+    """Whether one of the ``watched`` owners (pidfds) has died or dies within ``within_s``."""
+    return bool(watched) and bool(select.select(watched, [], [], within_s)[0])
+
+
 def main(argv: list[str]) -> None:
     backend_name, fd = argv[0], int(argv[1])
     owners = [int(pid) for pid in argv[2].split(",") if pid] if len(argv) > 2 else []
@@ -182,7 +192,9 @@ def main(argv: list[str]) -> None:
             try:
                 message, fds = protocol.recv(sock)
             except protocol.ChannelError:
-                _leave(kill_sessions=False)  # sessions end when their control channels close
+                # An owner that died takes its sessions with it; otherwise they end on their own
+                # when their control channels close.
+                _leave(kill_sessions=_owner_dies(watched, OWNER_EXIT_WAIT_S))
             if message.get("op") == "spawn" and len(fds) == 2:
                 inherited = (*wake, *watched, pidns.own_namespace)
                 _spawn(sock, inherited, backend, pidns, message, fds)
