@@ -13,7 +13,10 @@ split (every test task once, greedy calls for the learners). In the same run (``
   grammar's masks.
 - ``paraphrased``: the primitives reworded (sizes in another order, cm and mm mixed, numbers in
   words): the copy rule and BC + PPO.
-- ``image``: image-only primitives (``prompt_form="image"``): BC + PPO, and with images zeroed.
+- ``image``: image-only primitives (``prompt_form="image"``): random calls, the untrained start,
+  the copy rule (the prompt has no number to copy), BC + PPO with its ablations (images zeroed,
+  target images swapped); 64-pixel views seen whole by the CNN with CoordConv channels, and
+  soft-binned cloning targets (``--image-view-size``, ``--image-bin-sigma``).
 - ``families``: BC + PPO on enclosure, plate_holes and stepped_shaft (derived values, stop),
   beside random calls and the untrained start on the same grammar (``--methods random
   untrained bc``). Each table row gives the test mean score, the success rate, the mean calls
@@ -502,6 +505,14 @@ def main() -> None:
         "--family-ent-coef", type=float, default=0.0,
         help="PPO's entropy bonus on the families (after cloning it pushes every step one way)",
     )  # fmt: skip
+    parser.add_argument(
+        "--image-view-size", type=int, default=64,
+        help="image section: pixels per view (32 px is 6.9 mm of the primitives' frame)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--image-bin-sigma", type=float, default=2.0,
+        help="image section: soft-binned cloning targets, a Gaussian of this many bins",
+    )  # fmt: skip
     parser.add_argument("--num-envs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=PPOConfig.learning_rate, help="PPO's")
     parser.add_argument("--ent-coef", type=float, default=PPOConfig.ent_coef, help="PPO's")
@@ -584,10 +595,19 @@ def main() -> None:
             started = time.perf_counter()
             note("paraphrased", run_trainer("BC + PPO", config, args.eval_episodes), started)
     if "image" in args.sections:
-        config = TrainConfig(**base, **bc, prompt_form="image", out=str(runs / "image"))
-        if "untrained" in args.methods:
-            started = time.perf_counter()
-            note("image", run_untrained(config, args.eval_episodes), started)
+        # The views at --image-view-size pixels each (a 2 x 2 tile twice as wide), seen by the
+        # CNN at full size with its pixels' coordinates (CoordConv); soft-binned cloning targets.
+        policy = PolicyConfig(copy_next_bias=args.copy_next_bias,
+                              image_size=2 * args.image_view_size, coords=True)  # fmt: skip
+        config = TrainConfig(
+            **dict(base, policy=policy), **bc, prompt_form="image", out=str(runs / "image"),
+            view_size=args.image_view_size, bc_bin_sigma=args.image_bin_sigma,
+        )  # fmt: skip
+        for method, run in (("random", run_random), ("untrained", run_untrained),
+                            ("copy", run_copy_rule)):  # fmt: skip
+            if method in args.methods:
+                started = time.perf_counter()
+                note("image", run(config, args.eval_episodes), started)
         if "bc" in args.methods:
             started = time.perf_counter()
             result = run_trainer("BC + PPO, image only", config, args.eval_episodes,
