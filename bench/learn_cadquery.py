@@ -15,8 +15,9 @@ split (every test task once, greedy calls for the learners). In the same run (``
   words): the copy rule and BC + PPO.
 - ``image``: image-only primitives (``prompt_form="image"``): random calls, the untrained start,
   the copy rule (the prompt has no number to copy), BC + PPO with its ablations (images zeroed,
-  target images swapped); 64-pixel views seen whole by the CNN with CoordConv channels, and
-  soft-binned cloning targets (``--image-view-size``, ``--image-bin-sigma``).
+  target images swapped); 64-pixel views, the CNN given the target less the current view,
+  CoordConv channels and max-pooled features, and soft-binned cloning targets
+  (``--image-view-size``, ``--image-size``, ``--image-bin-sigma``).
 - ``families``: BC + PPO on enclosure, plate_holes and stepped_shaft (derived values, stop),
   beside random calls and the untrained start on the same grammar (``--methods random
   untrained bc``). Each table row gives the test mean score, the success rate, the mean calls
@@ -510,6 +511,10 @@ def main() -> None:
         help="image section: pixels per view (32 px is 6.9 mm of the primitives' frame)",
     )  # fmt: skip
     parser.add_argument(
+        "--image-size", type=int, default=PolicyConfig.image_size,
+        help="image section: pixels square the CNN sees the tile of four views at",
+    )  # fmt: skip
+    parser.add_argument(
         "--image-bin-sigma", type=float, default=2.0,
         help="image section: soft-binned cloning targets, a Gaussian of this many bins",
     )  # fmt: skip
@@ -596,9 +601,10 @@ def main() -> None:
             note("paraphrased", run_trainer("BC + PPO", config, args.eval_episodes), started)
     if "image" in args.sections:
         # The views at --image-view-size pixels each (a 2 x 2 tile twice as wide), seen by the
-        # CNN at full size with its pixels' coordinates (CoordConv); soft-binned cloning targets.
-        policy = PolicyConfig(copy_next_bias=args.copy_next_bias,
-                              image_size=2 * args.image_view_size, coords=True)  # fmt: skip
+        # CNN with the target less the current view, its pixels' coordinates (CoordConv) and
+        # max-pooled features too; soft-binned cloning targets.
+        policy = PolicyConfig(copy_next_bias=args.copy_next_bias, image_size=args.image_size,
+                              coords=True, peak_pool=True, difference=True)  # fmt: skip
         config = TrainConfig(
             **dict(base, policy=policy), **bc, prompt_form="image", out=str(runs / "image"),
             view_size=args.image_view_size, bc_bin_sigma=args.image_bin_sigma,
