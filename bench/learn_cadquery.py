@@ -81,12 +81,13 @@ def _toml_value(value: Any) -> str:
 
 def family_suite(
     name: str, train: int, test: int, folder: Path,
-    reword: Callable[[dict[str, Any], int], str] | None = None,
+    reword: Callable[[dict[str, Any], int], str] | None = None, framed: bool = False,
 ) -> str:  # fmt: skip
     """A suite file holding ``train`` and ``test`` seeds of one procedural family; ``reword``:
-    each prompt rewritten from the task's parameters (and a seed)."""
+    each prompt rewritten from the task's parameters (and a seed); ``framed``: the tasks name
+    their family, so their views share its fixed frame (as the generated suites' do)."""
     fam = get_family(name)
-    tag = "paraphrased" if reword else name
+    tag = "paraphrased" if reword else f"{name}-{train}" if framed else name
     lines = [f'[suite]\nname = "bench-{tag}"\ndomain = "cadquery"\n']
     for split, count in (("train", train), ("test", test)):
         for seed in range(count):
@@ -98,7 +99,8 @@ def family_suite(
             lines.append(
                 f'[[task]]\nname = "{split}-{seed}"\nprompt = {json.dumps(prompt)}\n'
                 f'difficulty = {task.difficulty}\nsplit = "{split}"\n'
-                f"parameters = {_toml_value(dict(task.parameters))}\n"
+                + (f'family = "{name}"\n' if framed else "")
+                + f"parameters = {_toml_value(dict(task.parameters))}\n"
                 f"reference = '''\n{task.reference}'''\ntool_calls = {_toml_value(calls)}\n"
             )
     path = folder / f"bench-{tag}.toml"
@@ -510,6 +512,7 @@ def main() -> None:
         "--image-view-size", type=int, default=64,
         help="image section: pixels per view (32 px is 6.9 mm of the primitives' frame)",
     )  # fmt: skip
+    parser.add_argument("--image-train-seeds", type=int, default=200, help="image section")
     parser.add_argument(
         "--image-size", type=int, default=PolicyConfig.image_size,
         help="image section: pixels square the CNN sees the tile of four views at",
@@ -605,9 +608,14 @@ def main() -> None:
         # max-pooled features too; soft-binned cloning targets.
         policy = PolicyConfig(copy_next_bias=args.copy_next_bias, image_size=args.image_size,
                               coords=True, peak_pool=True, difference=True)  # fmt: skip
+        # The primitives' family, --image-train-seeds training seeds (the demonstrations:
+        # continuous sizes read from pictures want more than the suite's 200) and the same 50
+        # test seeds as the primitives suite, in the family's fixed frame.
+        suite = family_suite("primitive", args.image_train_seeds, 50, runs, framed=True)
         config = TrainConfig(
-            **dict(base, policy=policy), **bc, prompt_form="image", out=str(runs / "image"),
-            view_size=args.image_view_size, bc_bin_sigma=args.image_bin_sigma,
+            **dict(base, suite=suite, policy=policy), **bc, prompt_form="image",
+            out=str(runs / "image"), view_size=args.image_view_size,
+            bc_bin_sigma=args.image_bin_sigma,
         )  # fmt: skip
         for method, run in (("random", run_random), ("untrained", run_untrained),
                             ("copy", run_copy_rule)):  # fmt: skip
