@@ -512,13 +512,13 @@ def main() -> None:
         "--image-view-size", type=int, default=64,
         help="image section: pixels per view (32 px is 6.9 mm of the primitives' frame)",
     )  # fmt: skip
-    parser.add_argument("--image-train-seeds", type=int, default=200, help="image section")
+    parser.add_argument("--image-train-seeds", type=int, default=600, help="image section")
     parser.add_argument(
         "--image-size", type=int, default=PolicyConfig.image_size,
         help="image section: pixels square the CNN sees the tile of four views at",
     )  # fmt: skip
     parser.add_argument(
-        "--image-bin-sigma", type=float, default=2.0,
+        "--image-bin-sigma", type=float, default=6.0,
         help="image section: soft-binned cloning targets, a Gaussian of this many bins",
     )  # fmt: skip
     parser.add_argument("--num-envs", type=int, default=2)
