@@ -3,7 +3,10 @@ writes one tool call as grammar tokens.
 
 - Vision: a small CNN over the current and the target image, stacked as 6 channels, resized
   to ``image_size`` pixels square and scaled to [-1, 1]; orthogonal initial weights, so that
-  the views' differences reach the state and carry gradient.
+  the views' differences reach the state and carry gradient. For small parts in a fixed frame
+  (image-only prompts), three options, off by default: the target less the current view as
+  three more channels (``difference``), each pixel's coordinates as two more (``coords``,
+  CoordConv), and max- as well as average-pooled features (``peak_pool``).
 - Text: a byte-level encoder (embedding, positions, dilated 1-D convolutions, a LayerNorm) over
   the prompt's first ``prompt_bytes`` UTF-8 bytes and the feedback's last ``feedback_bytes``
   (where the verifier's summary is). Nothing is downloaded; there is no vocabulary to train.
