@@ -3,7 +3,10 @@ writes one tool call as grammar tokens.
 
 - Vision: a small CNN over the current and the target image, stacked as 6 channels, resized
   to ``image_size`` pixels square and scaled to [-1, 1]; orthogonal initial weights, so that
-  the views' differences reach the state and carry gradient.
+  the views' differences reach the state and carry gradient. For small parts in a fixed frame
+  (image-only prompts), three options, off by default: the target less the current view as
+  three more channels (``difference``), each pixel's coordinates as two more (``coords``,
+  CoordConv), and max- as well as average-pooled features (``peak_pool``).
 - Text: a byte-level encoder (embedding, positions, dilated 1-D convolutions, a LayerNorm) over
   the prompt's first ``prompt_bytes`` UTF-8 bytes and the feedback's last ``feedback_bytes``
   (where the verifier's summary is). Nothing is downloaded; there is no vocabulary to train.
@@ -105,6 +108,17 @@ class PolicyConfig:
     # Key each prompt number by the text where it starts too, not only where it ends (a number
     # in words is long: "x = twenty-six mm"); on for the paraphrased benchmark (RESULTS.md).
     number_starts: bool = False
+    # Two more input channels holding each pixel's x and y in [-1, 1] (CoordConv, Liu et al.
+    # 2018): a convolution alone is blind to where it is, and sizes and places read from a
+    # fixed frame are where a part's edges fall.
+    coords: bool = False
+    # Max- as well as average-pooled image features: a part a few pixels wide in a fixed frame
+    # is a thirtieth of an average-pooled cell, and its features were lost among the ground's.
+    peak_pool: bool = False
+    # Three more input channels: the target less the current view (zero where they agree). The
+    # fixed frame's ground and grid are the same in every task; what tells tasks apart is a few
+    # pixels, about 1 % of the state's spread across tasks without this.
+    difference: bool = False
 
 
 def batch_observations(observations: Mapping[str, Any], config: PolicyConfig) -> dict[str, Any]:
@@ -196,6 +210,35 @@ class GrammarMasks(nn.Module):
         index = torch.nan_to_num(distance, nan=float("inf")).argmin(dim=-1)
         return self.slot_lo[op, t].unsqueeze(1) + index, ~torch.isnan(bins[:, 0])
 
+    def soft_targets(self, tokens: torch.Tensor, sigma: float) -> torch.Tensor:
+        """Soft-binned targets for cloning ``tokens`` ``(B, L)``: ``(B, L, vocab)``, each row a
+        distribution. At a numeric slot whose token is one of its bins, a Gaussian over the
+        distance in bins (``sigma`` bins), cut to the slot's bins: a call 20.5 mm wide teaches
+        that 20 and 21 are nearly as good, so the number head learns an order where one-hot
+        targets treat every other bin as equally wrong. Elsewhere (tools, choices, derived
+        values, padding), the token itself."""
+        batch, length = tokens.shape
+        targets = F.one_hot(tokens, self.tokens.shape[0]).float()
+        if sigma <= 0:
+            return targets
+        op = (tokens[:, 0] - self.op_lo).clamp(0, self.bin_values.shape[0] - 1)
+        for t in range(1, length):
+            bins = self.bin_values[op, t]  # (B, W), NaN past the slot's bins
+            real = ~torch.isnan(bins)
+            index = tokens[:, t] - self.slot_lo[op, t]
+            soft = real[:, 0] & (index >= 0) & (index < real.sum(dim=1))
+            if not soft.any():
+                continue
+            distance = torch.arange(bins.shape[1], device=tokens.device) - index.unsqueeze(1)
+            weights = torch.exp(-0.5 * (distance / sigma) ** 2) * real.float()
+            weights = weights / weights.sum(dim=1, keepdim=True).clamp(min=1e-12)
+            where = (self.slot_lo[op, t].unsqueeze(1) + torch.arange(bins.shape[1],
+                     device=tokens.device)).clamp(max=targets.shape[-1] - 1)  # fmt: skip
+            spread = torch.zeros(batch, targets.shape[-1], device=tokens.device)
+            spread.scatter_add_(1, where, weights)
+            targets[:, t] = torch.where(soft.unsqueeze(1), spread, targets[:, t])
+        return targets
+
     def allowed(self, prefix: torch.Tensor, t: int) -> torch.Tensor:
         """Boolean ``(B, vocab)``: which tokens may come at position ``t`` after ``prefix``
         (``(B, >= t)``; only its first ``t`` columns are read)."""
@@ -214,6 +257,21 @@ class GrammarMasks(nn.Module):
         return (self.tokens >= lo.unsqueeze(1)) & (self.tokens < hi.unsqueeze(1))
 
 
+class Pooled(nn.Module):
+    """The CNN's feature maps pooled to 4 x 4 cells: averaged, and (``peak``) their maxima
+    too, as more channels."""
+
+    def __init__(self, peak: bool) -> None:
+        super().__init__()
+        self.peak = peak
+
+    def forward(self, maps: torch.Tensor) -> torch.Tensor:
+        pooled = F.adaptive_avg_pool2d(maps, 4)
+        if not self.peak:
+            return pooled
+        return torch.cat([pooled, F.adaptive_max_pool2d(maps, 4)], dim=1)
+
+
 class Policy(nn.Module):
     """Actor-critic over grammar tokens; see the module docstring."""
 
@@ -223,11 +281,14 @@ class Policy(nn.Module):
         c, h, e = self.config.channels, self.config.hidden, self.config.embed
         self.length, vocab = grammar.length, grammar.vocab_size
         self.masks = GrammarMasks(grammar)
+        pools = 2 if self.config.peak_pool else 1
         self.cnn = nn.Sequential(
-            nn.Conv2d(6, c[0], 5, stride=2, padding=2), nn.GELU(),
+            nn.Conv2d(6 + 2 * self.config.coords + 3 * self.config.difference, c[0], 5,
+                      stride=2, padding=2), nn.GELU(),
             nn.Conv2d(c[0], c[1], 3, stride=2, padding=1), nn.GELU(),
             nn.Conv2d(c[1], c[2], 3, stride=2, padding=1), nn.GELU(),
-            nn.AdaptiveAvgPool2d(4), nn.Flatten(), nn.Linear(16 * c[2], h), nn.GELU(),
+            Pooled(self.config.peak_pool), nn.Flatten(), nn.Linear(pools * 16 * c[2], h),
+            nn.GELU(),
         )  # fmt: skip
         # Orthogonal weights with ReLU's gain (as CleanRL's Atari agents): under PyTorch's
         # default init the features of mostly white views shrank layer by layer until their
@@ -285,6 +346,12 @@ class Policy(nn.Module):
         size = self.config.image_size
         if images.shape[-2:] != (size, size):
             images = F.interpolate(images, size=(size, size), mode="area")
+        if self.config.difference:  # what is still to build: target less current
+            images = torch.cat([images, images[:, 3:] - images[:, :3]], dim=1)
+        if self.config.coords:  # CoordConv: where each pixel is
+            ramp = torch.linspace(-1.0, 1.0, size, device=images.device)
+            grid = torch.stack(torch.meshgrid(ramp, ramp, indexing="ij"))
+            images = torch.cat([images, grid.expand(images.shape[0], -1, -1, -1)], dim=1)
         seeing = self.cnn(images)
         text = obs["text"]
         present = text > 0
@@ -373,11 +440,13 @@ class Policy(nn.Module):
         tokens: torch.Tensor | None,
         generator: torch.Generator | None = None,
         greedy: bool = False,
+        every: list[torch.Tensor] | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """Teacher-forced over ``tokens``, or sampling when ``tokens`` is ``None``.
 
         Returns ``(tokens (B, L), log-prob (B,), entropy (B,), value (B,))``; log-prob and entropy
-        are summed over the call's tokens, each with the grammar's mask applied."""
+        are summed over the call's tokens, each with the grammar's mask applied. ``every``: a
+        list that gets each position's masked log-probabilities ``(B, vocab)``."""
         state, features, present = self.encode(obs)
         text = (features, present, *self.number_keys(obs, features))
         batch = state.shape[0]
@@ -388,6 +457,8 @@ class Policy(nn.Module):
         last = torch.full((batch,), -1, dtype=torch.long, device=state.device)
         for t in range(self.length):
             hidden, log_p, copy = self._step(hidden, chosen, previous, t, text, obs, last)
+            if every is not None:
+                every.append(log_p)
             if tokens is not None:
                 token = tokens[:, t]
             elif greedy:
@@ -422,6 +493,15 @@ class Policy(nn.Module):
         """``(log-prob, entropy, value)`` of given calls, for the PPO update."""
         _, log_prob, entropy, value = self._decode(obs, tokens)
         return log_prob, entropy, value
+
+    def token_log_probs(
+        self, obs: Mapping[str, torch.Tensor], tokens: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Teacher-forced over given calls: ``(log-probs (B, L, vocab) of every token at every
+        position, masked; value (B,))``, for losses on more than the chosen token."""
+        every: list[torch.Tensor] = []
+        _, _, _, value = self._decode(obs, tokens, every=every)
+        return torch.stack(every, dim=1), value
 
 
 def pick_device(name: str = "auto") -> torch.device:

@@ -169,20 +169,30 @@ def behaviour_cloning(
     max_grad_norm: float = 0.5,
     returns: torch.Tensor | None = None,
     vf_coef: float = 0.5,
+    bin_sigma: float = 0.0,
 ) -> list[float]:
     """Supervised warm start: ``steps`` gradient steps of the demonstrations' negative
     log-likelihood (per call, summed over tokens), plus, given the demonstrations' ``returns``,
     ``vf_coef`` times the value head's squared error on them. PPO then starts with a critic that
     expects what the cloned policy earns: an untrained one makes every advantage of a policy
     that already succeeds a large, noisy number, and the first updates undo the cloning.
-    Returns the negative log-likelihood per step."""
+    ``bin_sigma`` > 0: a numeric slot's target is soft-binned, a Gaussian of that many bins
+    about the demonstrated one (``GrammarMasks.soft_targets``), so near misses cost less than
+    far ones. Returns the negative log-likelihood (of the demonstrated tokens) per step."""
     losses = []
     size = tokens.shape[0]
     for _ in range(steps):
         index = torch.randint(size, (min(batch_size, size),), generator=generator)
-        log_prob, _, value = policy.evaluate({k: v[index] for k, v in obs.items()}, tokens[index])
-        nll = -log_prob.mean()
-        loss = nll
+        batch = {k: v[index] for k, v in obs.items()}
+        if bin_sigma > 0:  # soft-binned targets: cross-entropy against the spread target
+            log_p, value = policy.token_log_probs(batch, tokens[index])
+            nll = -log_p.gather(2, tokens[index].unsqueeze(2)).sum(dim=(1, 2)).mean()
+            targets = policy.masks.soft_targets(tokens[index], bin_sigma)
+            loss = -(targets * log_p).sum(dim=(1, 2)).mean()
+        else:
+            log_prob, _, value = policy.evaluate(batch, tokens[index])
+            nll = -log_prob.mean()
+            loss = nll
         if returns is not None:
             loss = loss + vf_coef * 0.5 * ((value - returns[index]) ** 2).mean()
         optimizer.zero_grad()

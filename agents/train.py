@@ -91,6 +91,10 @@ class TrainConfig:
     bc_episodes: int | None = None
     bc_batch: int = 64
     bc_lr: float = 1e-3
+    # Soft-binned cloning targets: a numeric slot's target is a Gaussian of this many bins about
+    # the demonstrated bin (0: the bin alone). For numbers read from pictures, where a near miss
+    # is better than a far one; see toolgym.agents.ppo.behaviour_cloning.
+    bc_bin_sigma: float = 0.0
     out: str = "runs/ppo"
     seed: int = 0
     num_envs: int = 2
@@ -551,6 +555,7 @@ class Trainer:
                 losses += behaviour_cloning(
                     self.policy, self.optimizer, obs_t, tokens_t, n, config.bc_batch,
                     self.generator, config.ppo.max_grad_norm, returns_t, config.ppo.vf_coef,
+                    config.bc_bin_sigma,
                 )  # fmt: skip
                 advance(n, status=f"NLL {losses[-1]:.2f}")
         for k, loss in enumerate(losses):

@@ -13,7 +13,11 @@ split (every test task once, greedy calls for the learners). In the same run (``
   grammar's masks.
 - ``paraphrased``: the primitives reworded (sizes in another order, cm and mm mixed, numbers in
   words): the copy rule and BC + PPO.
-- ``image``: image-only primitives (``prompt_form="image"``): BC + PPO, and with images zeroed.
+- ``image``: image-only primitives (``prompt_form="image"``): random calls, the untrained start,
+  the copy rule (the prompt has no number to copy), BC + PPO with its ablations (images zeroed,
+  target images swapped); 64-pixel views, the CNN given the target less the current view,
+  CoordConv channels and max-pooled features, and soft-binned cloning targets
+  (``--image-view-size``, ``--image-size``, ``--image-bin-sigma``).
 - ``families``: BC + PPO on enclosure, plate_holes and stepped_shaft (derived values, stop),
   beside random calls and the untrained start on the same grammar (``--methods random
   untrained bc``). Each table row gives the test mean score, the success rate, the mean calls
@@ -77,12 +81,13 @@ def _toml_value(value: Any) -> str:
 
 def family_suite(
     name: str, train: int, test: int, folder: Path,
-    reword: Callable[[dict[str, Any], int], str] | None = None,
+    reword: Callable[[dict[str, Any], int], str] | None = None, framed: bool = False,
 ) -> str:  # fmt: skip
     """A suite file holding ``train`` and ``test`` seeds of one procedural family; ``reword``:
-    each prompt rewritten from the task's parameters (and a seed)."""
+    each prompt rewritten from the task's parameters (and a seed); ``framed``: the tasks name
+    their family, so their views share its fixed frame (as the generated suites' do)."""
     fam = get_family(name)
-    tag = "paraphrased" if reword else name
+    tag = "paraphrased" if reword else f"{name}-{train}" if framed else name
     lines = [f'[suite]\nname = "bench-{tag}"\ndomain = "cadquery"\n']
     for split, count in (("train", train), ("test", test)):
         for seed in range(count):
@@ -94,7 +99,8 @@ def family_suite(
             lines.append(
                 f'[[task]]\nname = "{split}-{seed}"\nprompt = {json.dumps(prompt)}\n'
                 f'difficulty = {task.difficulty}\nsplit = "{split}"\n'
-                f"parameters = {_toml_value(dict(task.parameters))}\n"
+                + (f'family = "{name}"\n' if framed else "")
+                + f"parameters = {_toml_value(dict(task.parameters))}\n"
                 f"reference = '''\n{task.reference}'''\ntool_calls = {_toml_value(calls)}\n"
             )
     path = folder / f"bench-{tag}.toml"
@@ -502,6 +508,19 @@ def main() -> None:
         "--family-ent-coef", type=float, default=0.0,
         help="PPO's entropy bonus on the families (after cloning it pushes every step one way)",
     )  # fmt: skip
+    parser.add_argument(
+        "--image-view-size", type=int, default=64,
+        help="image section: pixels per view (32 px is 6.9 mm of the primitives' frame)",
+    )  # fmt: skip
+    parser.add_argument("--image-train-seeds", type=int, default=600, help="image section")
+    parser.add_argument(
+        "--image-size", type=int, default=PolicyConfig.image_size,
+        help="image section: pixels square the CNN sees the tile of four views at",
+    )  # fmt: skip
+    parser.add_argument(
+        "--image-bin-sigma", type=float, default=6.0,
+        help="image section: soft-binned cloning targets, a Gaussian of this many bins",
+    )  # fmt: skip
     parser.add_argument("--num-envs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=PPOConfig.learning_rate, help="PPO's")
     parser.add_argument("--ent-coef", type=float, default=PPOConfig.ent_coef, help="PPO's")
@@ -584,10 +603,25 @@ def main() -> None:
             started = time.perf_counter()
             note("paraphrased", run_trainer("BC + PPO", config, args.eval_episodes), started)
     if "image" in args.sections:
-        config = TrainConfig(**base, **bc, prompt_form="image", out=str(runs / "image"))
-        if "untrained" in args.methods:
-            started = time.perf_counter()
-            note("image", run_untrained(config, args.eval_episodes), started)
+        # The views at --image-view-size pixels each (a 2 x 2 tile twice as wide), seen by the
+        # CNN with the target less the current view, its pixels' coordinates (CoordConv) and
+        # max-pooled features too; soft-binned cloning targets.
+        policy = PolicyConfig(copy_next_bias=args.copy_next_bias, image_size=args.image_size,
+                              coords=True, peak_pool=True, difference=True)  # fmt: skip
+        # The primitives' family, --image-train-seeds training seeds (the demonstrations:
+        # continuous sizes read from pictures want more than the suite's 200) and the same 50
+        # test seeds as the primitives suite, in the family's fixed frame.
+        suite = family_suite("primitive", args.image_train_seeds, 50, runs, framed=True)
+        config = TrainConfig(
+            **dict(base, suite=suite, policy=policy), **bc, prompt_form="image",
+            out=str(runs / "image"), view_size=args.image_view_size,
+            bc_bin_sigma=args.image_bin_sigma,
+        )  # fmt: skip
+        for method, run in (("random", run_random), ("untrained", run_untrained),
+                            ("copy", run_copy_rule)):  # fmt: skip
+            if method in args.methods:
+                started = time.perf_counter()
+                note("image", run(config, args.eval_episodes), started)
         if "bc" in args.methods:
             started = time.perf_counter()
             result = run_trainer("BC + PPO, image only", config, args.eval_episodes,

@@ -210,7 +210,7 @@ def parse_task(table: Any, suite: str, domain: str, where: str) -> Task:
     fields.where = f"{where} ({name!r})"
     fields.check_unknown(
         {"name", "prompt", "reference", "parameters", "difficulty", "split", "verification",
-         "tool_calls", "start"}
+         "tool_calls", "start", "family"}
     )  # fmt: skip
     parameters = fields.get("parameters", dict, {})
     for key, value in parameters.items():
@@ -227,6 +227,8 @@ def parse_task(table: Any, suite: str, domain: str, where: str) -> Task:
         split=fields.get("split", str, "train", SPLITS),
         tool_calls=_tool_calls(fields),
         start=fields.get("start", str, "").strip(),
+        # A procedural family's name: its tasks share the family's fixed view frame.
+        family=fields.get("family", str, None),
     )
 
 

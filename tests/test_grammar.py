@@ -405,3 +405,31 @@ def test_number_spans_give_where_each_number_starts_and_ends():
                                 "feedback": np.array([""]), "step": np.zeros(1, int)},
                                PolicyConfig())  # fmt: skip
     assert batch["number_from"][0, 0] == text.index("twenty")
+
+
+def test_soft_binned_targets_spread_over_the_slots_neighbouring_bins_only():
+    """Cloning a number read from pictures: the target of a numeric slot is a Gaussian over its
+    own bins about the demonstrated one (a near miss costs less than a far one); the tool, the
+    end and the padding keep one-hot targets, and ``sigma`` 0 is the one-hot target."""
+    from toolgym.agents.policy import GrammarMasks
+
+    grammar = Grammar(registry, {"add_sphere.diameter": (10.0, 30.0, 0.5)}, tools=["add_sphere"])
+    tokens = torch.as_tensor([grammar.encode(
+        {"name": "add_sphere", "arguments": {"diameter": 20.0, "x": 0, "y": 0, "z": 0}}
+    )])  # fmt: skip
+    masks = GrammarMasks(grammar)
+    soft = masks.soft_targets(tokens, 2.0)[0]
+    assert torch.allclose(soft.sum(dim=-1), torch.ones(grammar.length))
+    slot = grammar.slots["add_sphere"][0]  # diameter: 10, 10.5, ..., 30
+    at = int(tokens[0, 1])
+    assert slot.values[at - slot.start] == 20.0 and int(soft[1].argmax()) == at
+    ratio = (soft[1, at + 1] / soft[1, at]).item()  # one bin (0.5 mm) off: exp(-1/8)
+    assert ratio == pytest.approx(np.exp(-1 / 8), rel=1e-5)
+    assert soft[1, at + 4] > 1e-2 > soft[1, at + 12]  # 2 mm off keeps weight, 6 mm hardly any
+    inside = torch.zeros(grammar.vocab_size, dtype=torch.bool)
+    inside[slot.start : slot.start + len(slot.values)] = True
+    assert soft[1, ~inside].sum() == 0  # nothing on another slot's tokens nor on derived ones
+    for position in (0, grammar.length - 1):  # the tool and the padding: one-hot
+        assert soft[position, tokens[0, position]] == 1.0
+    one_hot = masks.soft_targets(tokens, 0.0)[0]
+    assert torch.equal(one_hot, torch.nn.functional.one_hot(tokens[0], grammar.vocab_size).float())

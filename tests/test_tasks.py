@@ -108,3 +108,36 @@ def test_shipped_suites():
         get_task("curated/no-such-part")
     with pytest.raises(KeyError, match="unknown suite"):
         get_suite("everything")
+
+
+def test_a_task_files_family_gives_its_views_the_familys_fixed_frame(tmp_path):
+    """A file task naming its procedural family is seen through the family's fixed frame: its
+    target views are the generated task's, pixel for pixel; without the family it is framed by
+    its own size (a rung of the ladder) and looks different."""
+    import json
+
+    import gymnasium as gym
+    import numpy as np
+
+    generated = get_task("primitives/primitive/test-0")
+    table = (
+        f'[[task]]\nname = "copy"\nprompt = "p"\ndifficulty = 1\nsplit = "test"\n'
+        f"reference = '''\n{generated.reference}'''\n"
+        f"tool_calls = [{json.dumps(generated.tool_calls[0])}]\n"
+    )
+    head = '[suite]\nname = "framed"\ndomain = "cadquery"\n'
+    framed = write(tmp_path, head + table + 'family = "primitive"\n')
+    assert load_task_file(framed).tasks[0].family == "primitive"
+    plain = tmp_path / "plain.toml"
+    plain.write_text(head.replace("framed", "plain") + table, encoding="utf-8")
+
+    def target(suite: str, task: str) -> np.ndarray:
+        env = gym.make("toolgym/CadQuery-v0", suite=suite, view_size=32, split="test")
+        try:
+            return env.reset(seed=0, options={"task": task})[0]["target"]
+        finally:
+            env.close()
+
+    reference = target("primitives", generated.id)
+    assert np.array_equal(target(str(framed), "framed/copy"), reference)
+    assert not np.array_equal(target(str(plain), "plain/copy"), reference)

@@ -200,11 +200,13 @@ def test_a_rollouts_last_step_restarts_no_episode_and_changes_nothing(tmp_path):
 
 
 @pytest.mark.timeout(1800)  # generous: the outcome never depends on how long it took
-def test_an_image_only_policy_learns_from_what_it_sees():
+@pytest.mark.parametrize("inputs", [{}, {"coords": True, "peak_pool": True, "difference": True}])
+def test_an_image_only_policy_learns_from_what_it_sees(inputs):
     """``prompt_form="image"``: every task's prompt reads the same, so only the target views
     (rendered by the real env) tell a cube, a ball and a rod apart. Cloned on the three, the
     greedy policy writes each one's reference call; with the images zeroed it writes one call
-    for all three, so at most one is right."""
+    for all three, so at most one is right. The same with the image section's inputs (the
+    target less the current view, CoordConv channels, max-pooled features)."""
     import gymnasium as gym
 
     from toolgym.agents.policy import Policy, batch_observations, to_torch
@@ -228,7 +230,7 @@ def test_an_image_only_policy_learns_from_what_it_sees():
         calls = [t.tool_calls[0] for t in tasks]
         grammar = calls_grammar(registry, calls)
         obs = {k: np.stack([o[k] for o in seen]) for k in seen[0]}
-        config = dataclasses.replace(SMALL, image_size=32)
+        config = dataclasses.replace(SMALL, image_size=32, **inputs)
         policy = Policy(grammar, config)
         optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3, eps=1e-5)
         wanted = np.array([grammar.encode(c) for c in calls])
