@@ -50,6 +50,8 @@ class Domain:
         export_reference: ``(task, format)``: the task's target as file bytes.
         export_formats: the formats ``export_reference`` knows; the first is the default.
         target_image: ``(task, view_size)``: the target's views as an RGB ``uint8`` tile.
+        families: the procedural families a hand-written task may name (``family`` in a task
+            file), e.g. to share a family's fixed view frame; none by default.
     """
 
     name: str
@@ -62,6 +64,7 @@ class Domain:
     export_reference: Callable[[Task, str], bytes]
     export_formats: tuple[str, ...]
     target_image: Callable[[Task, int], np.ndarray]
+    families: tuple[str, ...] = ()
 
 
 @functools.cache

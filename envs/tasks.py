@@ -204,6 +204,19 @@ def _positive(fields: _Fields, name: str) -> float | None:
     return None if value is None else float(value)
 
 
+def _family(fields: _Fields, domain: str) -> str | None:
+    """A task's ``family``: one of its domain's procedural families (the task then shares, for
+    example, that family's fixed view frame), or ``None``."""
+    if "family" not in fields.table:
+        return None
+    from toolgym.envs.domains import get_domain  # the domain names its families; imported late
+
+    known = get_domain(domain).families
+    if not known:
+        raise fields.fail("family", f"the {domain} domain has no families a task may name")
+    return fields.get("family", str, choices=known)
+
+
 def parse_task(table: Any, suite: str, domain: str, where: str) -> Task:
     fields = _Fields(table, where)
     name = fields.get("name", str)
@@ -227,8 +240,7 @@ def parse_task(table: Any, suite: str, domain: str, where: str) -> Task:
         split=fields.get("split", str, "train", SPLITS),
         tool_calls=_tool_calls(fields),
         start=fields.get("start", str, "").strip(),
-        # A procedural family's name: its tasks share the family's fixed view frame.
-        family=fields.get("family", str, None),
+        family=_family(fields, domain),
     )
 
 

@@ -78,6 +78,16 @@ BROKEN = {
         GOOD + "[task.verification]\nweights = { colour = 1 }\n",
         "'weights': unknown key 'colour'",
     ),
+    "unknown family": (
+        GOOD.replace("difficulty = 1", 'difficulty = 1\nfamily = "gearbox"'),
+        "'family': expected one of ['primitive'",
+    ),
+    "family in a domain without families": (
+        GOOD.replace('domain = "cadquery"', 'domain = "scene"').replace(
+            "difficulty = 1", 'difficulty = 1\nfamily = "primitive"'
+        ),
+        "'family': the scene domain has no families a task may name",
+    ),
     "duplicate": (GOOD + GOOD.split("\n", 4)[4].replace("[suite]", ""), "appears twice"),
 }
 

@@ -64,4 +64,5 @@ DOMAIN = Domain(
     export_reference=verification.export_reference,
     export_formats=("step", "stl", "brep", "glb"),
     target_image=verification.target_image,
+    families=tuple(FAMILIES),
 )
