@@ -116,9 +116,7 @@ class Derived:
         numbers = context.numbers
         used = [i for i in (self.a, self.b) if i >= 0]
         if any(i >= len(numbers) for i in used):
-            raise DerivedValueError(
-                f"{self.describe()}: the prompt has {len(numbers)} number(s)"
-            )
+            raise DerivedValueError(f"{self.describe()}: the prompt has {len(numbers)} number(s)")
         n = [float(numbers[i]) for i in used]
         if self.op in PREVIOUS:
             if context.previous is None:
@@ -236,7 +234,6 @@ class EpisodeContexts:
         calls = [grammar.decode_json(row, c) for row, c in zip(tokens, contexts, strict=True)]
         self.sent(calls)
         return calls
-
 
 
 @dataclasses.dataclass(frozen=True)
@@ -506,9 +503,11 @@ class Grammar:
                     tokens.append(slot.start + _nearest(slot.values, value[slot.point][slot.coord]))
             elif isinstance(value, str):
                 tokens.append(slot.start + _nearest_choice(slot.values, value))
-            elif slot.derived and context is not None and (
-                found := _derived_reading(slot, float(value), context)
-            ) is not None:
+            elif (
+                slot.derived
+                and context is not None
+                and (found := _derived_reading(slot, float(value), context)) is not None
+            ):
                 tokens.append(slot.start + len(slot.values) + slot.derived.index(found))
             else:
                 tokens.append(slot.start + _nearest(slot.values, value))

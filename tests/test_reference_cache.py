@@ -87,7 +87,9 @@ json.dump([reference.mesh.vertices.tolist(), step.mesh.faces.tolist(), len(refer
     assert np.array_equal(vertices, reference.mesh.vertices)
     assert np.array_equal(faces, step.mesh.faces)
     assert (brep_bytes, tolerance, step_tolerance) == (
-        len(reference.brep), reference.tolerance, step.tolerance
+        len(reference.brep),
+        reference.tolerance,
+        step.tolerance,
     )
 
 

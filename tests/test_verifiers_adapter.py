@@ -24,6 +24,7 @@ def vf():
     except ImportError as exc:  # the `verifiers` extra is not installed
         pytest.skip(str(exc))
 
+
 TOOL = {"action_mode": "tool", "max_steps": 3}
 
 

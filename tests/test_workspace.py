@@ -216,4 +216,3 @@ def test_snapshot_copies_stay_within_their_budget(isolation):
         read = "b = open('big.bin', 'rb').read()\nn, v = len(b), b[0]"
         back = session.run(read, fetch=["n", "v"])
         assert back.results == {"n": 5 * mib, "v": 5}, back.feedback()
-

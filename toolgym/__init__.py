@@ -34,7 +34,6 @@ for _env_id, _inner in STANDARD_ENVIRONMENTS.items():
         )  # fmt: skip
 
 
-
 def load_environment(**kwargs: object) -> object:
     """A suite as a Prime Intellect ``verifiers`` environment: what ``vf.load_environment(
     "toolgym", suite=...)`` and ``vf-eval toolgym`` call (``toolgym.agents.verifiers_env``)."""

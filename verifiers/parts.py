@@ -107,7 +107,10 @@ class Part:
         if "normalized" not in self._cache:
             scale = 1.0 / max(float(self.mesh.extents.max()), 1e-12) if len(self.mesh.faces) else 1
             self._cache["normalized"] = Part(
-                normalized(self.mesh), self.features, None, self.length_scale * scale,
+                normalized(self.mesh),
+                self.features,
+                None,
+                self.length_scale * scale,
                 note=self.note,
             )
         return self._cache["normalized"]

@@ -169,7 +169,12 @@ def _print_verdict(outcome: Outcome, files: dict[str, Any]) -> NoReturn:
 
 
 def _verify_batch(
-    suite_name: str, scripts: Path, jobs: int, out: Path, force: bool, limits: Limits | None,
+    suite_name: str,
+    scripts: Path,
+    jobs: int,
+    out: Path,
+    force: bool,
+    limits: Limits | None,
     ray: str | None = None,
 ) -> None:
     from rich.progress import Progress
