@@ -6,7 +6,10 @@ writes one tool call as grammar tokens.
   the views' differences reach the state and carry gradient. For small parts in a fixed frame
   (image-only prompts), three options, off by default: the target less the current view as
   three more channels (``difference``), each pixel's coordinates as two more (``coords``,
-  CoordConv), and max- as well as average-pooled features (``peak_pool``).
+  CoordConv), and max- as well as average-pooled features (``peak_pool``). With ``depth``, the
+  env's depth views too (``CadQuery-v0(depth=True)``): as channels, and as readings (each
+  view's extents, whether it shows a part, how much of its box the silhouette fills) that reach
+  the state and, through a linear read, every token's logits.
 - Text: a byte-level encoder (embedding, positions, dilated 1-D convolutions, a LayerNorm) over
   the prompt's first ``prompt_bytes`` UTF-8 bytes and the feedback's last ``feedback_bytes``
   (where the verifier's summary is). Nothing is downloaded; there is no vocabulary to train.
@@ -32,6 +35,11 @@ writes one tool call as grammar tokens.
   (``PolicyConfig.copy_next_bias``). Sampled from an untrained policy on the primitives' 200
   training requests, a call was exactly right once in 10,000 with a uniform pointer, and 8 times
   in 100 with the prior: enough right calls for PPO from scratch to learn from.
+- Measuring (``measure``): the pointer also copies numbers measured off the depth views (each
+  view's extent along its axis and its centre's coordinate, for the part and the target; see
+  :func:`depth_measures`), keyed by which measure each is. Pixels show an edge to a pixel (3.45
+  mm in the primitives' frame at 64 px); the depth's maxima give a box's faces exactly, so an
+  image-only prompt's sizes and places can be written to the 0.5 mm the exact tier pays for.
 
 The defaults are sized to train on a 2-core CPU.
 """
@@ -52,6 +60,13 @@ from toolgym.agents.grammar import Grammar
 from toolgym.envs.spaces import text_bytes
 
 MASKED = -1e9  # the logit of a token the grammar forbids
+DEPTH_CHANNELS = 6  # per image (current, target): both surfaces (mm / 100) and where the part is
+MEASURES = 24  # per image (2) and view (4): an extent and a centre of either sign
+READINGS = 32  # per view (4): the largest of each of 4 surface channels, 2 flags, 2 fills
+# The readings' linear read into the logits learns at this many times the optimiser's rate: a
+# fill of 1 against pi / 4 wants logit weights of tens, a logistic regression's rate (at 1x,
+# cloning left the tool at chance for 300 steps).
+LOGIT_GAIN = 100.0
 COPY_REACH = 4  # the pointer's offsets from the number copied last, told apart up to this far
 # A number as written: an optional minus, digits, an optional decimal part; not inside a word
 # or a longer number ("M6" and "v2.1.3" hold none).
@@ -119,20 +134,41 @@ class PolicyConfig:
     # fixed frame's ground and grid are the same in every task; what tells tasks apart is a few
     # pixels, about 1 % of the state's spread across tasks without this.
     difference: bool = False
+    # The env's depth (CadQuery-v0's ``depth=True``: where each pixel's ray meets the part, in
+    # mm along the view's axis) as six more input channels (each view's surfaces facing towards
+    # and away from the camera, and where the part is, for the current part and the target),
+    # and as 32 *readings*: per view, the largest value of each surface channel (mm / 100),
+    # whether each image shows a part there, and each silhouette's fill (box or round).
+    # Max-pooling a depth view gives the part's extent along its axis exactly, which pixels
+    # give to one pixel (3.45 mm at 64 px). The readings reach the state and, through a linear
+    # read, every token's logits.
+    depth: bool = False
+    # The pointer copies numbers measured off the depth views as well as the prompt's (needs
+    # ``depth``): per image (current part, target) and view, the part's extent along the view's
+    # axis and its centre's coordinate, either sign (see :func:`depth_measures`). As the
+    # prompt's numbers are read by a fixed parser, these are read by fixed max-pooling; what
+    # is learnt is which one goes into which slot (each keyed by which measure it is).
+    measure: bool = False
 
 
 def batch_observations(observations: Mapping[str, Any], config: PolicyConfig) -> dict[str, Any]:
     """A batch of environment observations (vector-env layout) as the policy's numpy inputs:
     ``images`` uint8 ``(B, 6, H, W)`` (current, then target), ``text`` int64 bytes
-    ``(B, prompt_bytes + feedback_bytes)``, ``step`` int64 ``(B,)``, and the prompt's numbers
-    (see :func:`prompt_numbers`)."""
+    ``(B, prompt_bytes + feedback_bytes)``, ``step`` int64 ``(B,)``, the prompt's numbers
+    (see :func:`prompt_numbers`), and with ``config.depth`` ``depths`` float32 ``(B, 4, H, W)``
+    (the observations' ``depth`` then ``target_depth`` channels, mm, ``-inf`` off the part)."""
     images = np.concatenate([observations["image"], observations["target"]], axis=-1)
     prompts = list(observations["prompt"])
     prompt = text_bytes(prompts, config.prompt_bytes)
     feedback = text_bytes(list(observations["feedback"]), config.feedback_bytes, keep="tail")
     numbers, number_from, number_at = number_spans(prompts, config.prompt_bytes,
                                                    config.max_numbers)  # fmt: skip
+    depth = {}
+    if config.depth:  # (B, 4, H, W): the current part's two surfaces, then the target's
+        both = np.concatenate([observations["depth"], observations["target_depth"]], axis=-1)
+        depth["depths"] = np.ascontiguousarray(both.transpose(0, 3, 1, 2), dtype=np.float32)
     return {
+        **depth,
         "images": np.ascontiguousarray(images.transpose(0, 3, 1, 2)),
         "text": np.concatenate([prompt, feedback], axis=1),
         "step": np.minimum(np.asarray(observations["step"], np.int64), config.max_step - 1),
@@ -176,6 +212,51 @@ def number_spans(
             numbers[i, k], number_at[i, k] = value, match.end() - 1
             number_from[i, k] = match.start()
     return numbers, number_from, number_at
+
+
+def depth_inputs(depths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """From ``depths`` ``(B, 4, H, W)`` (mm, ``-inf`` off the part; a 2 x 2 tile of views):
+    the CNN's extra channels ``(B, 6, H, W)`` (the four surfaces in mm / 100, 0 off the part,
+    and the current part's and the target's silhouettes) and the readings ``(B, 24)``: per
+    view, the largest value of each surface channel (mm / 100, 0 where the view shows no part),
+    whether the current part and the target show in it, and each silhouette's fill (see
+    :func:`silhouette_fill`)."""
+    hit = torch.isfinite(depths)
+    values = torch.where(hit, depths / 100.0, torch.zeros_like(depths))
+    maps = torch.cat([values, hit[:, 0:1].float(), hit[:, 2:3].float()], dim=1)
+    peaks = F.adaptive_max_pool2d(depths, 2).flatten(1)  # (B, 16): a view per tile quadrant
+    peaks = torch.where(torch.isfinite(peaks), peaks / 100.0, torch.zeros_like(peaks))
+    shown = F.adaptive_max_pool2d(hit[:, 0::2].float(), 2).flatten(1)  # (B, 8)
+    return maps, torch.cat([peaks, shown, silhouette_fill(hit[:, 0::2])], dim=1)
+
+
+def depth_measures(depths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Numbers measured off ``depths`` ``(B, 4, H, W)`` (see :func:`depth_inputs`), for the
+    pointer: ``(values (B, MEASURES) mm, present (B, MEASURES))``. Per image (the current part,
+    the target) and view, with ``near`` and ``far`` the largest values of its two surface
+    channels: the extent along the view's axis (``near + far``) and the centre's coordinate
+    along it, ``(near - far) / 2`` and its negative (the front view looks along -y). Present
+    where the image shows a part in the view."""
+    peaks = F.adaptive_max_pool2d(depths, 2).flatten(2)  # (B, 4 channels, 4 views)
+    near, far = peaks[:, 0::2], peaks[:, 1::2]  # (B, 2 images, 4 views)
+    shown = torch.isfinite(near) & torch.isfinite(far)
+    near, far = (torch.where(shown, x, torch.zeros_like(x)) for x in (near, far))
+    centre = (near - far) / 2
+    values = torch.stack([near + far, centre, -centre], dim=-1).flatten(1)  # (B, 24)
+    return values, shown.unsqueeze(-1).expand(-1, -1, -1, 3).flatten(1)
+
+
+def silhouette_fill(hit: torch.Tensor) -> torch.Tensor:
+    """``(B, 2 * 4)``: per image of ``hit`` ``(B, 2, H, W)`` (a 2 x 2 tile of views) and view,
+    the share of the rows-by-columns box a silhouette spans that it covers: 1 for a box seen
+    square on, pi / 4 for a disc (a cylinder from above, a sphere from anywhere); 0 for no part.
+    What tells the tools apart, as one number per view."""
+    batch, images, height, width = hit.shape
+    views = hit.float().view(batch, images, 2, height // 2, 2, width // 2).transpose(3, 4)
+    views = views.reshape(batch, images * 4, height // 2, width // 2)
+    rows = views.amax(dim=3).sum(dim=2)  # rows the silhouette spans
+    columns = views.amax(dim=2).sum(dim=2)
+    return views.sum(dim=(2, 3)) / (rows * columns).clamp(min=1.0)
 
 
 def to_torch(batch: Mapping[str, np.ndarray], device: torch.device) -> dict[str, torch.Tensor]:
@@ -283,8 +364,9 @@ class Policy(nn.Module):
         self.masks = GrammarMasks(grammar)
         pools = 2 if self.config.peak_pool else 1
         self.cnn = nn.Sequential(
-            nn.Conv2d(6 + 2 * self.config.coords + 3 * self.config.difference, c[0], 5,
-                      stride=2, padding=2), nn.GELU(),
+            nn.Conv2d(6 + 2 * self.config.coords + 3 * self.config.difference
+                      + DEPTH_CHANNELS * self.config.depth, c[0], 5, stride=2, padding=2),
+            nn.GELU(),
             nn.Conv2d(c[0], c[1], 3, stride=2, padding=1), nn.GELU(),
             nn.Conv2d(c[1], c[2], 3, stride=2, padding=1), nn.GELU(),
             Pooled(self.config.peak_pool), nn.Flatten(), nn.Linear(pools * 16 * c[2], h),
@@ -312,8 +394,9 @@ class Policy(nn.Module):
         self.step_embed = nn.Embedding(self.config.max_step, 16)
         # LayerNorm, not a tanh, at the end: during cloning the inputs grew until the tanh
         # saturated and every task got the same state (the call's tool was then a coin toss).
+        readings = READINGS * self.config.depth
         self.fuse = nn.Sequential(
-            nn.Linear(3 * h + 16, h), nn.GELU(), nn.Linear(h, h), nn.LayerNorm(h)
+            nn.Linear(3 * h + 16 + readings, h), nn.GELU(), nn.Linear(h, h), nn.LayerNorm(h)
         )  # fmt: skip
         self.value_head = nn.Linear(h, 1)
         self.token_embed = nn.Embedding(vocab, h)
@@ -338,16 +421,30 @@ class Policy(nn.Module):
         with torch.no_grad():  # a prior on copying the numbers in order (see PolicyConfig)
             self.copy_offset_bias.weight.zero_()[COPY_REACH] = self.config.copy_next_bias
         nn.init.constant_(self.copy_gate.bias, self.config.copy_gate_bias)
+        if self.config.measure and not self.config.depth:
+            raise ValueError("PolicyConfig.measure reads the depth views: set depth=True too")
+        if self.config.measure:  # keys of the measured numbers: which measure, and its value
+            self.measure_embed = nn.Embedding(MEASURES, h)
+            self.measure_value = nn.Linear(2, h)
+        if self.config.depth:  # the readings straight into every token's logits, as well
+            self.reading_logits = nn.Linear(readings, vocab)
+            nn.init.zeros_(self.reading_logits.weight)
+            nn.init.zeros_(self.reading_logits.bias)
 
     # -- encoders -----------------------------------------------------------------------------
     def encode(self, obs: Mapping[str, torch.Tensor]) -> tuple[torch.Tensor, ...]:
-        """``(state (B, h), text features (B, T, h), text padding mask (B, T))``."""
+        """``(state (B, h), text features (B, T, h), text padding mask (B, T), depth readings
+        (B, READINGS) or None)``."""
         images = obs["images"].float() / 127.5 - 1.0  # in [-1, 1]: white is not all zeros
         size = self.config.image_size
+        readings = None
+        if self.config.depth:
+            maps, readings = depth_inputs(obs["depths"])
+            images = torch.cat([images, maps], dim=1)
         if images.shape[-2:] != (size, size):
             images = F.interpolate(images, size=(size, size), mode="area")
         if self.config.difference:  # what is still to build: target less current
-            images = torch.cat([images, images[:, 3:] - images[:, :3]], dim=1)
+            images = torch.cat([images, images[:, 3:6] - images[:, :3]], dim=1)
         if self.config.coords:  # CoordConv: where each pixel is
             ramp = torch.linspace(-1.0, 1.0, size, device=images.device)
             grid = torch.stack(torch.meshgrid(ramp, ramp, indexing="ij"))
@@ -367,8 +464,9 @@ class Policy(nn.Module):
         # ("chamfered" or "rounded").
         peak = features.masked_fill(~present.unsqueeze(-1), MASKED).amax(dim=1)
         peak = torch.where(present.any(dim=1, keepdim=True), peak, torch.zeros_like(peak))
-        state = self.fuse(torch.cat([seeing, pooled, peak, self.step_embed(obs["step"])], dim=1))
-        return state, features, present
+        parts = [seeing, pooled, peak, self.step_embed(obs["step"])]
+        state = self.fuse(torch.cat(parts + ([readings] if readings is not None else []), dim=1))
+        return state, features, present, readings
 
     def number_keys(
         self, obs: Mapping[str, torch.Tensor], features: torch.Tensor
@@ -403,7 +501,7 @@ class Policy(nn.Module):
         of the token at position ``t`` (forbidden tokens: :data:`MASKED`), and where copying
         ``(the numbers' tokens (B, K), the pointer (B, K))``, else ``None``. ``last`` ``(B,)``:
         the rank of the number copied last in this call (-1: none yet)."""
-        features, present, keys, numbered = text
+        features, present, keys, numbered, readings, numbers = text
         slot = self.masks.slot_start(chosen, t)
         inputs = self.token_embed(previous) + self.token_position.weight[t] + self.slot_embed(slot)
         hidden = self.cell(inputs, hidden)
@@ -414,15 +512,24 @@ class Policy(nn.Module):
         both = torch.cat([hidden, context], dim=1)
         allowed = self.masks.allowed(chosen, t)
         # Invalid-token masking: forbidden tokens get a large negative logit.
-        generated = self.logits_head(both).masked_fill(~allowed, MASKED).log_softmax(dim=-1)
+        logits = self.logits_head(both)
+        if readings is not None:
+            # A shortcut past the fused state, whose LayerNorm keeps a few numbers that change
+            # from task to task at about 1 % of its spread: the tool is a linear read of the
+            # silhouettes' fills (a box 1, a sphere pi / 4 in every view).
+            logits = logits + self.reading_logits(readings) * LOGIT_GAIN
+        generated = logits.masked_fill(~allowed, MASKED).log_softmax(dim=-1)
         if t == 0 or not self.config.copy:
             return hidden, generated, None
         # Pointer-generator: mix the generator with a pointer over the prompt's numbers, each
         # snapped to this slot's nearest bin; only at a numeric slot whose tokens are allowed.
-        tokens, numeric = self.masks.snap(chosen, t, obs["numbers"])
-        # Location-aware pointer: each number's offset from the one copied last.
+        tokens, numeric = self.masks.snap(chosen, t, numbers)
+        # Location-aware pointer: each number's offset from the one copied last. A measured
+        # number (past the prompt's) is never "the next one": it has the farthest offset.
         ranks = torch.arange(keys.shape[1], device=keys.device)
         offset = (ranks - last.unsqueeze(1) - 1).clamp(-COPY_REACH, COPY_REACH) + COPY_REACH
+        measured = ranks >= obs["numbers"].shape[1]
+        offset = torch.where(measured, torch.full_like(offset, 2 * COPY_REACH), offset)
         located = keys + self.copy_offset(offset)
         pointer = torch.einsum("bh,bkh->bk", self.copy_query(hidden), located) / scale
         pointer = pointer + self.copy_offset_bias(offset).squeeze(-1)
@@ -447,8 +554,18 @@ class Policy(nn.Module):
         Returns ``(tokens (B, L), log-prob (B,), entropy (B,), value (B,))``; log-prob and entropy
         are summed over the call's tokens, each with the grammar's mask applied. ``every``: a
         list that gets each position's masked log-probabilities ``(B, vocab)``."""
-        state, features, present = self.encode(obs)
-        text = (features, present, *self.number_keys(obs, features))
+        state, features, present, readings = self.encode(obs)
+        keys, numbered = self.number_keys(obs, features)
+        numbers = obs["numbers"]
+        if self.config.measure:  # the measured numbers after the prompt's
+            values, shown = depth_measures(obs["depths"])
+            scaled = torch.stack([(values / 100.0).clamp(-10, 10), (values < 0).float()], dim=-1)
+            measure_keys = self.measure_embed.weight + self.measure_value(scaled)
+            keys = torch.cat([keys, measure_keys], dim=1)
+            numbered = torch.cat([numbered, shown], dim=1)
+            numbers = torch.cat([numbers, values], dim=1)
+        text = (features, present, keys, numbered, readings, numbers)
+        prompt_numbers = obs["numbers"].shape[1]
         batch = state.shape[0]
         chosen = torch.zeros(batch, self.length, dtype=torch.long, device=state.device)
         log_prob = torch.zeros(batch, device=state.device)
@@ -473,7 +590,8 @@ class Policy(nn.Module):
             if copy is not None:  # the number copied: the likeliest one that spells the token
                 snapped, pointer = copy
                 hit = (snapped == token.unsqueeze(1)) & (pointer >= 0)
-                best = torch.where(hit, pointer, -1.0).argmax(dim=1)
+                hit = hit[:, :prompt_numbers]  # a measured number is not a place in the prompt
+                best = torch.where(hit, pointer[:, :prompt_numbers], -1.0).argmax(dim=1)
                 last = torch.where(hit.any(dim=1), best, last)
         return chosen, log_prob, entropy, self.value_head(state).squeeze(-1)
 

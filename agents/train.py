@@ -140,11 +140,18 @@ class TrainConfig:
     def iterations(self) -> int:
         return max(1, -(-self.steps // (self.num_envs * self.num_steps)))
 
+    def __post_init__(self) -> None:
+        if self.policy.depth and (self.mix or self.env_id != "toolgym/CadQuery-v0"):
+            where = f"the mix {self.mix!r}" if self.mix else self.env_id
+            raise ValueError(f"PolicyConfig.depth reads CadQuery-v0's depth; {where} has none")
+
     def env_kwargs(self, evaluation: bool = False) -> dict[str, Any]:
         """The env's arguments: for training, or (``evaluation``) for scoring at the task's
         own final tier."""
         where = {"mix": self.mix} if self.mix else {"suite": self.suite}
         form = {} if self.prompt_form == "described" else {"prompt_form": self.prompt_form}
+        if self.policy.depth:  # the policy reads the views' depth (CadQuery-v0's ``depth``)
+            form["depth"] = True
         return {
             **where, "max_steps": self.tool_max_steps() if self.mix else self.max_steps,
             "view_size": self.view_size,

@@ -139,13 +139,21 @@ def run_trainer(
 
 
 def _zero_images(obs: dict[str, Any]) -> dict[str, Any]:
-    return obs | {k: np.zeros_like(obs[k]) for k in ("image", "target")}
+    """The views black and, where there is depth, no part in it (``-inf`` everywhere)."""
+    depth = {k: np.full_like(obs[k], -np.inf) for k in ("depth", "target_depth") if k in obs}
+    return obs | {k: np.zeros_like(obs[k]) for k in ("image", "target")} | depth
 
 
 def _swap_targets(obs: dict[str, Any]) -> dict[str, Any]:
-    """Each env sees the next env's target (another task's); one env: the target upside down."""
-    target = np.roll(obs["target"], 1, axis=0) if len(obs["target"]) > 1 else obs["target"][:, ::-1]
-    return obs | {"target": np.ascontiguousarray(target)}
+    """Each env sees the next env's target (another task's); one env: the target upside down.
+    The target's depth goes with its image."""
+
+    def swapped(target: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(
+            np.roll(target, 1, axis=0) if len(target) > 1 else target[:, ::-1]
+        )
+
+    return obs | {k: swapped(obs[k]) for k in ("target", "target_depth") if k in obs}
 
 
 def _blank_prompt(obs: dict[str, Any]) -> dict[str, Any]:
@@ -514,12 +522,19 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--image-train-seeds", type=int, default=600, help="image section")
     parser.add_argument(
-        "--image-size", type=int, default=PolicyConfig.image_size,
-        help="image section: pixels square the CNN sees the tile of four views at",
+        "--image-inputs", choices=["depth", "rgb"], default="depth",
+        help="image section: the RGB views and their depth (read by a Gaussian number head), "
+        "or the RGB views alone",
     )  # fmt: skip
     parser.add_argument(
-        "--image-bin-sigma", type=float, default=6.0,
-        help="image section: soft-binned cloning targets, a Gaussian of this many bins",
+        "--image-size", type=int, default=None,
+        help="image section: pixels square the CNN sees the tile of four views at (default: "
+        "32 with depth, whose readings come from the full tile; 64 with RGB alone)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--image-bin-sigma", type=float, default=None,
+        help="image section: soft-binned cloning targets, a Gaussian of this many bins "
+        "(default: 0 with depth, 6 with RGB alone)",
     )  # fmt: skip
     parser.add_argument("--num-envs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=PPOConfig.learning_rate, help="PPO's")
@@ -606,16 +621,26 @@ def main() -> None:
         # The views at --image-view-size pixels each (a 2 x 2 tile twice as wide), seen by the
         # CNN with the target less the current view, its pixels' coordinates (CoordConv) and
         # max-pooled features too; soft-binned cloning targets.
-        policy = PolicyConfig(copy_next_bias=args.copy_next_bias, image_size=args.image_size,
-                              coords=True, peak_pool=True, difference=True)  # fmt: skip
+        # With --image-inputs depth (the default) the env's depth views too, and the pointer
+        # over numbers measured off them (PolicyConfig.depth, measure); "rgb": pictures alone.
+        depth = args.image_inputs == "depth"
+        size = args.image_size or (32 if depth else 64)
+        policy = PolicyConfig(copy_next_bias=args.copy_next_bias, image_size=size,
+                              coords=True, peak_pool=True, difference=True, depth=depth,
+                              measure=depth)  # fmt: skip
         # The primitives' family, --image-train-seeds training seeds (the demonstrations:
         # continuous sizes read from pictures want more than the suite's 200) and the same 50
         # test seeds as the primitives suite, in the family's fixed frame.
         suite = family_suite("primitive", args.image_train_seeds, 50, runs, framed=True)
+        sigma = args.image_bin_sigma if args.image_bin_sigma is not None else 0.0 if depth else 6.0
+        # With depth, PPO after cloning runs as on the families (a low rate, no entropy bonus, a
+        # KL stop), so that its first updates keep the calls cloning learnt.
+        keep = PPOConfig(learning_rate=args.family_lr, ent_coef=args.family_ent_coef,
+                         target_kl=args.family_target_kl)  # fmt: skip
+        tuned = {"ppo": keep} if depth else {}
         config = TrainConfig(
-            **dict(base, suite=suite, policy=policy), **bc, prompt_form="image",
-            out=str(runs / "image"), view_size=args.image_view_size,
-            bc_bin_sigma=args.image_bin_sigma,
+            **dict(base, suite=suite, policy=policy, **tuned), **bc, prompt_form="image",
+            out=str(runs / "image"), view_size=args.image_view_size, bc_bin_sigma=sigma,
         )  # fmt: skip
         for method, run in (("random", run_random), ("untrained", run_untrained),
                             ("copy", run_copy_rule)):  # fmt: skip

@@ -12,7 +12,9 @@ RGB comes from Panda3D's ``p3tinydisplay`` software rasteriser: no GPU or displa
 pixels are deterministic. Depth and silhouette are computed exactly by casting one ray per pixel
 centre (the ray caster of ``toolgym.verifiers.occupancy``), since the software pipe has no depth
 read-back; they agree with the RGB image to within a pixel at edges. Depth is the distance from the
-camera plane in mesh units, ``inf`` where the ray misses. Images have row 0 at the top.
+camera plane in mesh units, ``inf`` where the ray misses; :meth:`MeshRenderer.reach` gives, per
+pixel, where the part's surfaces facing towards and away from the camera lie along the view's
+axis. Images have row 0 at the top.
 """
 
 from __future__ import annotations
@@ -183,11 +185,12 @@ class MeshRenderer:
             self._grids[framing] = grid_node(framing, self.size)
         return self._grids[framing]
 
-    def render(self, mesh: trimesh.Trimesh | None, framing: Framing) -> Renders:
-        """RGB, depth and silhouette of ``mesh`` (``None`` or empty: background only)."""
+    def render(self, mesh: trimesh.Trimesh | None, framing: Framing, depth: bool = True) -> Renders:
+        """RGB, depth and silhouette of ``mesh`` (``None`` or empty: background only);
+        ``depth=False`` skips the ray casting (depth all ``inf``, mask all ``False``)."""
         count, size = len(self.views), self.size
         rgb = np.empty((count, size, size, 3), dtype=np.uint8)
-        depth = np.full((count, size, size), np.inf, dtype=np.float32)
+        distance = np.full((count, size, size), np.inf, dtype=np.float32)
         empty = mesh is None or not len(mesh.faces) or not np.isfinite(mesh.vertices).all()
         node = None if empty else mesh_node(mesh.vertices, mesh.faces, PART_COLOR)
         if node is not None:
@@ -198,14 +201,14 @@ class MeshRenderer:
         try:
             for k, view in enumerate(self.views):
                 rgb[k] = self._rgb(view, framing)
-                if not empty:
-                    depth[k] = self._depth(mesh, view, framing)
+                if depth and not empty:
+                    distance[k] = self._depth(mesh, view, framing)
         finally:
             if node is not None:
                 node.remove_node()
             if grid is not None:
                 grid.detach_node()
-        return Renders(rgb, depth, np.isfinite(depth))
+        return Renders(rgb, distance, np.isfinite(distance))
 
     def render_parts(
         self,
@@ -240,6 +243,16 @@ class MeshRenderer:
 
     def _depth(self, mesh: trimesh.Trimesh, view: View, framing: Framing) -> np.ndarray:
         """Exact orthographic depth: one ray per pixel centre, nearest crossing wins."""
+        nearest, _ = self._crossing_span(mesh, view, framing)
+        camera_plane = 2 * 2 * framing.half_width  # the camera sits this far back from the centre
+        return (camera_plane - nearest).astype(np.float32)
+
+    def _crossing_span(
+        self, mesh: trimesh.Trimesh, view: View, framing: Framing
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per pixel (rows top-down, columns left-right), the nearest and the farthest crossing
+        of the ray through its centre, as coordinates along the camera's backward axis measured
+        from the frame's centre (mesh units); ``-inf`` and ``inf`` where the ray misses."""
         basis = camera_basis(view)
         local = (np.asarray(mesh.vertices) - framing.center) @ basis.T  # x right, y up, z back
         pitch = 2 * framing.half_width / self.size
@@ -250,10 +263,33 @@ class MeshRenderer:
         )
         column, z, _ = crossings(trimesh.Trimesh(local, mesh.faces, process=False), columns)
         nearest = np.full(self.size * self.size, -np.inf)
+        farthest = np.full(self.size * self.size, np.inf)
         np.maximum.at(nearest, column, z)
-        camera_plane = 2 * 2 * framing.half_width  # the camera sits this far back from the centre
-        distance = (camera_plane - nearest).reshape(self.size, self.size)  # [column x, row y]
-        return distance.T[::-1].astype(np.float32)  # rows top-down, columns left-right
+        np.minimum.at(farthest, column, z)
+
+        def image(values: np.ndarray) -> np.ndarray:  # [column x, row y] -> rows top-down
+            return values.reshape(self.size, self.size).T[::-1]
+
+        return image(nearest), image(farthest)
+
+    def reach(self, mesh: trimesh.Trimesh | None, framing: Framing) -> np.ndarray:
+        """How far the part reaches towards and away from each camera: ``(V, H, W, 2)``
+        float32, mesh units (mm for CAD). Per pixel, with ``b`` the unit vector from the part
+        towards the view's camera and ``p`` the points where the ray through the pixel centre
+        crosses the mesh: channel 0 is ``max(p · b)`` (the surface facing the camera), channel
+        1 is ``max(-p · b)`` (the surface facing away); ``-inf`` where the ray misses. World
+        coordinates, so the maximum of a view's channel is the part's exact extent along that
+        axis, whatever the pixel size: the front, right and top views give ``-y``/``y``,
+        ``x``/``-x`` and ``z``/``-z``. Unlike the RGB images, no grid."""
+        reach = np.full((len(self.views), self.size, self.size, 2), -np.inf, dtype=np.float32)
+        if mesh is None or not len(mesh.faces) or not np.isfinite(mesh.vertices).all():
+            return reach
+        for k, view in enumerate(self.views):
+            nearest, farthest = self._crossing_span(mesh, view, framing)
+            centre = float(np.dot(framing.center, camera_basis(view)[2]))
+            reach[k, ..., 0] = centre + nearest  # -inf stays -inf
+            reach[k, ..., 1] = -(centre + farthest)
+        return reach
 
     def close(self) -> None:
         self.engine.remove_all_windows()

@@ -177,6 +177,17 @@ def test_show_prints_the_prompt_and_writes_target_image_and_part(tmp_path):
         assert bad.returncode == 2 and message in bad.stderr, bad.stderr
 
 
+def test_train_refuses_depth_where_there_is_none_and_an_unknown_prompt_form(tmp_path):
+    for args, said in (
+        (("--env", "toolgym/Blender-v0", "--depth"), "toolgym/Blender-v0 has none"),
+        (("--mix", "cadquery:primitives", "--depth"), "cadquery:primitives has none"),
+        (("--prompt-form", "sketch"), "--prompt-form must be described or image"),
+    ):
+        refused = toolgym_cli("train", *args, "--out", str(tmp_path / "run"))
+        assert refused.returncode == 2 and said in refused.stderr, refused.stderr
+        assert not (tmp_path / "run").exists()  # refused before anything is written
+
+
 @pytest.mark.slow
 def test_train_writes_a_checkpoint_that_eval_scores(tmp_path):
     suite = Path(__file__).resolve().parents[1] / "assets/cadquery/demo/first-tools.toml"
@@ -212,6 +223,15 @@ def test_train_writes_a_checkpoint_that_eval_scores(tmp_path):
     assert {r["task"] for r in report["results"]} == {
         "first-tools/cube", "first-tools/ball", "first-tools/rod"
     }  # fmt: skip
+    # Image-only prompts, the policy reading the depth views: the run says so in its config.
+    looking = tmp_path / "image-run"
+    trained = toolgym_cli(
+        "train", "--suite", str(suite), "--steps", "4", "--num-steps", "2", "--max-steps", "1",
+        "--prompt-form", "image", "--depth", "--out", str(looking),
+    )  # fmt: skip
+    assert trained.returncode == 0, trained.stdout + trained.stderr
+    saved = json.loads((looking / "config.json").read_text())
+    assert saved["prompt_form"] == "image" and saved["policy"]["measure"] is True
     table = toolgym_cli("eval", "--checkpoint", str(checkpoint), "--split", "test")
     assert table.returncode == 2 and "no 'test' tasks" in table.stderr
     wrong = toolgym_cli("train", "--suite", str(suite), "--final-tier", "fast", "--out", str(out))

@@ -114,15 +114,21 @@ def _complete(grammar: Grammar, prefix: list[int], rng: np.random.Generator) -> 
     return tokens
 
 
-def test_masked_log_prob_and_entropy_match_enumeration():
+@pytest.mark.parametrize("reading", [False, True], ids=["prompt", "depth-measures"])
+def test_masked_log_prob_and_entropy_match_enumeration(reading):
+    """Also with the depth readings and the pointer over numbers measured off the depth
+    (``reading``)."""
     torch.manual_seed(0)
     grammar = Grammar(tiny, max_points=4)
     policy = Policy(grammar, PolicyConfig(image_size=16, hidden=32, embed=8, prompt_bytes=16,
-                                          feedback_bytes=8))  # fmt: skip
+                                          feedback_bytes=8, depth=reading,
+                                          measure=reading))  # fmt: skip
     with torch.no_grad():  # sharper, uneven logits and copy gates than at initialisation
         policy.logits_head[-1].weight.normal_(0, 1.0)
         policy.copy_gate.weight.normal_(0, 1.0)
         policy.copy_offset_bias.weight.normal_(0, 2.0)  # the pointer depends on what it copied
+        if reading:  # logits that depend on the readings
+            policy.reading_logits.weight.normal_(0, 0.1)
     sequences = torch.as_tensor(every_sequence(grammar))
     # Three numbers to copy (one between two bins, one out of range) and one empty place: the
     # pointer's share of each numeric slot lands on real tokens, and the sums still hold.
@@ -137,6 +143,10 @@ def test_masked_log_prob_and_entropy_match_enumeration():
         "numbers": numbers,
         "number_at": number_at,
     }
+    if reading:  # depth in mm, off the part (-inf) in a corner of every view
+        depths = torch.rand(1, 4, 16, 16) * 60 - 30
+        depths[..., :3, :3] = -float("inf")
+        obs["depths"] = depths
     batch = {k: v.expand(len(sequences), *v.shape[1:]) for k, v in obs.items()}
     with torch.no_grad():
         log_prob, entropy, _ = policy.evaluate(batch, sequences)
@@ -433,3 +443,31 @@ def test_soft_binned_targets_spread_over_the_slots_neighbouring_bins_only():
         assert soft[position, tokens[0, position]] == 1.0
     one_hot = masks.soft_targets(tokens, 0.0)[0]
     assert torch.equal(one_hot, torch.nn.functional.one_hot(tokens[0], grammar.vocab_size).float())
+
+
+def test_depth_readings_are_each_views_extents_and_its_part_flags():
+    from toolgym.agents.policy import READINGS, depth_inputs
+
+    depths = torch.full((1, 4, 8, 8), -float("inf"))
+    depths[0, 2, 4:, :4] = torch.tensor([[10.0, 12.5, 11.0, 0.0]])  # the target, third view
+    depths[0, 3, 4:, :4] = 7.25
+    depths[0, 0, :4, 4:] = -3.0  # the current part, second view (top right)
+    maps, readings = depth_inputs(depths)
+    assert maps.shape == (1, 6, 8, 8) and readings.shape == (1, READINGS)
+    assert torch.equal(maps[0, 4], (depths[0, 0] > -1e9).float())  # the current silhouette
+    peaks = readings[0, :16].view(4, 4)  # surface channel x view (row-major quadrants)
+    assert peaks[2, 2].item() == pytest.approx(0.125) and peaks[3, 2].item() == pytest.approx(
+        0.0725
+    )
+    assert peaks[0, 1].item() == pytest.approx(-0.03) and peaks[0, 0].item() == 0.0  # no part
+    flags = readings[0, 16:24].view(2, 4)  # current, target x view
+    assert flags.tolist() == [[0, 1, 0, 0], [0, 0, 1, 0]]
+    fills = readings[0, 24:].view(2, 4)  # the share of its rows x columns a silhouette covers
+    assert fills.tolist() == [[0, 1, 0, 0], [0, 0, 1, 0]]  # squares: full
+
+    from toolgym.agents.policy import silhouette_fill
+
+    ys, xs = torch.meshgrid(torch.arange(40.0), torch.arange(40.0), indexing="ij")
+    disc = ((ys - 9.5) ** 2 + (xs - 9.5) ** 2 < 81).view(1, 1, 40, 40)  # radius 9 px, view 1
+    fill = silhouette_fill(torch.cat([disc, torch.zeros_like(disc)], dim=1))
+    assert fill[0, 0].item() == pytest.approx(torch.pi / 4, abs=0.03) and fill[0, 1:].sum() == 0

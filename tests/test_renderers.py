@@ -101,3 +101,22 @@ def test_a_family_frame_shows_size_and_place_and_a_grid():
         assert hand[2].half_width > hand[0].half_width
     finally:
         renderer.close()
+
+
+def test_reach_gives_a_parts_extent_along_each_views_axis_exactly(renderer):
+    """A 20 × 10 × 4 mm box centred at (3, -2, 1.5) in a frame of 2.5 mm pixels: the reach
+    views' largest values are its faces' coordinates to float precision, though an edge in the
+    pixels is known only to 2.5 mm; ``-inf`` off the part, and everywhere for no part."""
+    box = trimesh.creation.box((20, 10, 4))
+    box.apply_translation((3.0, -2.0, 1.5))
+    framing = Framing((1.0, 1.0, 0.0), 80.0)  # 160 mm across 64 px
+    reach = renderer.reach(box, framing)
+    names = [v.name for v in DEFAULT_VIEWS]
+    assert reach.shape == (4, 64, 64, 2) and reach.dtype == np.float32
+    facing = {name: reach[names.index(name)].reshape(-1, 2).max(axis=0) for name in names}
+    assert np.allclose(facing["front"], (2.0 + 5, -2.0 + 5))  # -y_min, y_max
+    assert np.allclose(facing["right"], (3.0 + 10, -3.0 + 10))  # x_max, -x_min
+    assert np.allclose(facing["top"], (1.5 + 2, -1.5 + 2))  # z_max, -z_min
+    top = reach[names.index("top")]
+    assert np.array_equal(np.isfinite(top[..., 0]), renderer.render(box, framing).mask[3])
+    assert np.isneginf(renderer.reach(None, framing)).all()

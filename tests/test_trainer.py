@@ -255,6 +255,64 @@ def test_an_image_only_policy_learns_from_what_it_sees(inputs):
     assert blind <= 1 / 3  # one call for all three: at most one right
 
 
+@pytest.mark.timeout(1800)  # generous: the outcome never depends on how long it took
+def test_a_policy_reading_depth_writes_a_boxs_numbers_to_the_half_millimetre():
+    """Image-only boxes of the primitives' family, in its fixed frame at 7.5 mm pixels: the
+    target's depth views give its faces' coordinates exactly, and a cloned policy whose pointer
+    copies numbers measured off them writes unseen boxes' six numbers on the 0.5 mm grid (the
+    RGB pixels show an edge to 7.5 mm); with the views and depth blanked (no target shown), it
+    cannot."""
+    import gymnasium as gym
+
+    from toolgym.agents.policy import Policy, batch_observations, to_torch
+    from toolgym.agents.ppo import behaviour_cloning
+    from toolgym.agents.train import calls_grammar
+    from toolgym.envs.cadquery.families import family
+
+    def boxes(split: str, count: int) -> list:
+        tasks = (family("primitive").task(seed, split) for seed in range(200))
+        return [t for t in tasks if t.parameters["kind"] == "box"][:count]
+
+    train, test = boxes("train", 40), boxes("test", 12)
+    env = gym.make("toolgym/CadQuery-v0", task=train[0].id, action_mode="tool", view_size=32,
+                   prompt_form="image", depth=True)  # fmt: skip
+    try:
+        seen = [env.reset(seed=0, options={"task": t.id})[0] for t in train + test]
+        registry = env.unwrapped.registry
+    finally:
+        env.close()
+    torch.manual_seed(0)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        grammar = calls_grammar(registry, [t.tool_calls[0] for t in train])
+        config = dataclasses.replace(SMALL, image_size=16, depth=True, measure=True)
+        obs = {k: np.stack([o[k] for o in seen]) for k in seen[0]}
+        batch = to_torch(batch_observations(obs, config), "cpu")
+        wanted = np.array([grammar.encode(t.tool_calls[0]) for t in train + test])
+        policy = Policy(grammar, config)
+        optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3, eps=1e-5)
+        first = {k: v[: len(train)] for k, v in batch.items()}
+        behaviour_cloning(policy, optimizer, first, torch.as_tensor(wanted[: len(train)]), 150,
+                          32, torch.Generator().manual_seed(0))  # fmt: skip
+
+        def slots_right(shown: dict) -> float:
+            unseen = {k: v[len(train) :] for k, v in shown.items()}
+            with torch.no_grad():
+                chosen, *_ = policy.act(to_torch(batch_observations(unseen, config), "cpu"),
+                                        greedy=True)  # fmt: skip
+            return float((chosen.numpy() == wanted[len(train) :])[:, :7].mean())
+
+        looking = slots_right(obs)
+        hidden = np.full_like(obs["target_depth"], -np.inf)  # no target shown
+        blind = slots_right(obs | {"target": np.zeros_like(obs["target"]), "target_depth": hidden})
+    finally:
+        torch.set_num_threads(threads)
+    print(f"box tool and numbers right: {looking:.2f} reading depth, {blind:.2f} blind")
+    assert looking == 1.0  # the tool and all six numbers of every unseen box
+    assert blind <= 0.3
+
+
 TWO_CALLS = """
 [suite]
 name = "two-calls"

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 import trimesh
+from gymnasium import spaces
 
 from toolgym.envs.base import ToolEnv, check_number
 from toolgym.envs.cadquery.artifacts import (
@@ -69,6 +70,16 @@ class CadQueryEnv(ToolEnv):
     with its numbers; ``"image"``: only the kind of part, no numbers, so only the target views
     say what to build); ``feedback``,
     the script's output and errors plus a one-line verifier summary; ``step``, steps taken.
+    With ``depth=True``, also ``depth`` and ``target_depth``: float32 ``(2·view_size,
+    2·view_size, 2)`` tiles laid out as the images, in mm, of where each pixel's ray meets the
+    part: with ``b`` the unit vector from the part towards that view's camera and ``p`` the
+    points where the ray through the pixel centre crosses the part's surface, channel 0 is
+    ``max(p · b)`` (the surface facing the camera) and channel 1 ``max(-p · b)`` (the surface
+    facing away); ``-inf`` where the ray misses (and everywhere in ``target_depth`` when
+    ``show_target=False``). A view's largest value in each channel is the part's exact extent
+    along its axis, whatever the pixel size: the front, right and top views give ``-y`` and
+    ``y``, ``x`` and ``-x``, ``z`` and ``-z``. (An RGB view shows an edge to a pixel, 3.45 mm
+    in the primitives' frame at 64 px; the exact tier pays for 0.5 mm.)
 
     Framing: both images of a task share one fixed frame that does not depend on the part's
     size (``toolgym.envs.cadquery.framing``): a procedural family's envelope (the box that holds
@@ -103,7 +114,8 @@ class CadQueryEnv(ToolEnv):
     - ``suite`` (``"curated"``), ``split`` (``"train"`` or ``"test"``), ``task`` (one task id).
     - ``action_mode`` (``"code"``), ``max_steps`` (8; 1 to 1,000), ``view_size`` (64 px per
       view; 8 to 512).
-    - ``prompt_form`` (``"described"`` or ``"image"``).
+    - ``prompt_form`` (``"described"`` or ``"image"``); ``depth`` (False): add the ``depth``
+      and ``target_depth`` observations (one more ray cast per view and step).
     - ``show_target`` (True), ``success_iou`` (None: the task's threshold; else 0.01 to 1),
       ``error_penalty`` (0.1; 0 to 1).
     - ``max_action_chars`` (20,000; 1 to 1,000,000), ``limits`` (sandbox :class:`Limits`),
@@ -157,6 +169,7 @@ class CadQueryEnv(ToolEnv):
         timings_in_info: bool = False,
         final_tier: str | None = None,
         prompt_form: str = "described",
+        depth: bool = False,
     ) -> None:
         if prompt_form not in PROMPT_FORMS:
             raise ValueError(f"prompt_form must be one of {PROMPT_FORMS}, got {prompt_form!r}")
@@ -164,7 +177,9 @@ class CadQueryEnv(ToolEnv):
         if success_iou is not None:
             check_number("success_iou", success_iou, 0.01, 1.0)
         self.success_iou = success_iou
-        self._targets: dict[str, tuple[Part, Part, Framing, np.ndarray]] = {}
+        # Per task: the reference, the reference meshed as a step's part, the frame, the target
+        # image, and (``depth``) the target's reach tile.
+        self._targets: dict[str, tuple[Part, Part, Framing, np.ndarray, np.ndarray | None]] = {}
         self._note: str | None = None  # which object the session scored, when not obvious
         self._brep_iou: float | str | None = None  # the exact tier's B-Rep cross-check
         super().__init__(
@@ -174,6 +189,13 @@ class CadQueryEnv(ToolEnv):
             timings_in_info=timings_in_info, final_tier=final_tier,
         )  # fmt: skip
         self.renderer = MeshRenderer(view_size)  # after the arguments are checked
+        self.depth = bool(depth)
+        self._reach: np.ndarray | None = None  # the current part's reach tile (``depth``)
+        if self.depth:
+            reach = spaces.Box(-np.inf, np.inf, (*self._image_shape(view_size)[:2], 2), np.float32)
+            self.observation_space = spaces.Dict(
+                {**self.observation_space.spaces, "depth": reach, "target_depth": reach}
+            )
 
     def _image_shape(self, view_size: int) -> tuple[int, int, int]:
         rows = -(-len(DEFAULT_VIEWS) // 2)
@@ -187,9 +209,14 @@ class CadQueryEnv(ToolEnv):
             # is meshed finer, for the exact tier).
             coarse = step_reference(task, reference)
             framing = task_framing(task.family, reference.mesh.bounds)
-            image = tile(self.renderer.render(coarse.mesh, framing).rgb)
-            self._targets[task.id] = (reference, coarse, framing, image)
-        self._reference, self._step_reference, self._framing, image = self._targets[task.id]
+            image = tile(self.renderer.render(coarse.mesh, framing, depth=False).rgb)
+            reach = tile(self.renderer.reach(coarse.mesh, framing)) if self.depth else None
+            self._targets[task.id] = (reference, coarse, framing, image, reach)
+        self._reference, self._step_reference, self._framing, image, reach = (
+            self._targets[task.id]
+        )  # fmt: skip
+        if reach is not None:
+            self._target_reach = reach if self.show_target else np.full_like(reach, -np.inf)
         return image
 
     def _observation(self, feedback: str) -> dict[str, Any]:
@@ -197,6 +224,9 @@ class CadQueryEnv(ToolEnv):
         if self.prompt_form == "image":
             assert self.task is not None
             obs["prompt"] = image_prompt(self.task)
+        if self.depth:
+            assert self._reach is not None
+            obs["depth"], obs["target_depth"] = self._reach.copy(), self._target_reach.copy()
         return obs
 
     def _candidate(self) -> tuple[Part | None, str | None]:
@@ -238,7 +268,9 @@ class CadQueryEnv(ToolEnv):
 
     def _render(self, candidate: Part | None) -> np.ndarray:
         mesh = candidate.mesh if candidate is not None else None
-        return tile(self.renderer.render(mesh, self._framing).rgb)
+        if self.depth:
+            self._reach = tile(self.renderer.reach(mesh, self._framing))
+        return tile(self.renderer.render(mesh, self._framing, depth=False).rgb)
 
     def _succeeded(self, report: VerifierReport) -> bool:
         return report.passed

@@ -77,8 +77,20 @@ def train(
             "blender:blender-placement,scene:scene-layout); replaces --env and --suite."
         ),
     ] = None,
+    prompt_form: Annotated[
+        str,
+        typer.Option(help="described (the request's words) or image (the target's views only)."),
+    ] = "described",
+    depth: Annotated[
+        bool,
+        typer.Option(
+            help="CadQuery: the policy reads the views' depth too and copies numbers measured "
+            "off it (sizes and places to the 0.5 mm an image-only prompt needs)."
+        ),
+    ] = False,
 ) -> None:
     """Train the bundled multimodal PPO policy on a suite in tool mode (or on several tools)."""
+    from toolgym.agents.policy import PolicyConfig
     from toolgym.agents.train import TrainConfig, Trainer
 
     if mix is not None:
@@ -89,6 +101,10 @@ def train(
         env_domain(env)
         or_fail(_suite, suite)
         suite = _portable_suite(suite)
+    if prompt_form not in ("described", "image"):
+        fail(f"--prompt-form must be described or image, not {prompt_form!r}")
+    if depth and (mix is not None or env != "toolgym/CadQuery-v0"):
+        fail(f"--depth reads CadQuery-v0's depth views; {mix or env} has none")
     check_writable_folder(out, what="the run (checkpoints, progress.csv, TensorBoard)")
     check_device(device)
     if final_tier not in ("cheap", "exact"):
@@ -97,7 +113,8 @@ def train(
         env_id=env, suite=suite, steps=steps, bc_steps=bc_steps, out=str(out), seed=seed,
         num_envs=num_envs, num_steps=num_steps, max_steps=max_steps, sampler=sampler,
         eval_episodes=eval_episodes, record_eval=record_eval, device=device,
-        final_tier=final_tier, ray=ray, mix=mix, overlap=overlap,
+        final_tier=final_tier, ray=ray, mix=mix, overlap=overlap, prompt_form=prompt_form,
+        policy=PolicyConfig(depth=depth, measure=depth),
     )  # fmt: skip
     connect(ray)
     config.sampling.enabled = sampler
