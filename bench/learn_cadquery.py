@@ -47,6 +47,7 @@ fillet or chamfer, two calls) gets up to four calls per episode.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -647,6 +648,15 @@ def main() -> None:
             if method in args.methods:
                 started = time.perf_counter()
                 note("image", run(config, args.eval_episodes), started)
+        if "scratch" in args.methods:  # at equal env steps with the peer, no demonstrations
+            started = time.perf_counter()
+            scratch = dataclasses.replace(config, bc_steps=0, ppo=base["ppo"],
+                                          out=str(runs / "image-scratch"))  # fmt: skip
+            note("image", run_trainer("PPO from scratch, image only", scratch,
+                                      args.eval_episodes), started)  # fmt: skip
+        if "sb3-peer" in args.methods:  # the like-for-like peer: depth readings, measured copies
+            started = time.perf_counter()
+            note("image", run_sb3(config, args.eval_episodes, peer=True), started)
         if "bc" in args.methods:
             started = time.perf_counter()
             result = run_trainer("BC + PPO, image only", config, args.eval_episodes,

@@ -168,7 +168,9 @@ class TrainerSpaces(StandardSpaces, gym.utils.RecordConstructorArgs):
     Derived`), computed in the episode's context as the trainer computes them. A numeric slot
     has ``max_numbers`` more indices: index ``count + k`` copies the prompt's ``k``-th number
     (0-based, in reading order, as the trainer's policy reads them) onto the slot's nearest bin,
-    as the trainer's pointer does. Only the chosen operation's entries are read; coordinates of
+    as the trainer's pointer does; with ``policy.measure``, ``MEASURES`` more copy the numbers
+    measured off the depth views (``toolgym.agents.policy.depth_measures``), as the trainer's
+    pointer can. Only the chosen operation's entries are read; coordinates of
     points past a polygon's count are ``PAD``. An index past an entry's end is clipped to its
     last; a copy of a number the prompt lacks takes the slot's first token.
 
@@ -184,7 +186,11 @@ class TrainerSpaces(StandardSpaces, gym.utils.RecordConstructorArgs):
     feedback_bytes,)`` (UTF-8 bytes plus one, 0 for padding: the prompt's head, the feedback's
     tail), ``step`` ``Discrete(max_step)``, and the prompt's numbers: ``numbers`` float32
     ``(max_numbers,)`` (a length in cm read in mm), ``number_from`` and ``number_at`` int64
-    (the byte where each starts and ends; -1 where there is none).
+    (the byte where each starts and ends; -1 where there is none). With ``policy.depth`` (the
+    env made with ``depth=True``), ``readings`` float32 ``(READINGS,)``: what the trainer's
+    policy reads off the depth views (``toolgym.agents.policy.depth_inputs``: extents, part
+    flags, silhouette fills); the depth maps themselves, ``-inf`` off the part, are not passed
+    on (a network fed ``-inf`` gives NaN).
 
     ## Masks
 
@@ -192,7 +198,8 @@ class TrainerSpaces(StandardSpaces, gym.utils.RecordConstructorArgs):
     action can carry them (every token of a slot's own range; operations that work on an
     existing part masked until a step of the episode has made one, as in
     :class:`StandardSpaces`), and a copy index only where the prompt has that number (the
-    trainer's pointer covers the same numbers).
+    trainer's pointer covers the same numbers), and a measured one only where its view shows the
+    part.
 
     Rewards, episode end and ``info`` are the env's; ``info["tool_call"]`` holds the JSON call
     sent. A derived value that refers to nothing (no previous call) makes the env's failed step.
@@ -219,7 +226,12 @@ class TrainerSpaces(StandardSpaces, gym.utils.RecordConstructorArgs):
         self.policy = policy or PolicyConfig()
         super().__init__(env, grammar, max_bins, self.policy.prompt_bytes,
                          self.policy.feedback_bytes)  # fmt: skip
-        grammar, numbers = self.grammar, self.policy.max_numbers
+        from toolgym.agents.policy import MEASURES, READINGS
+
+        if self.policy.depth and "depth" not in env.observation_space.spaces:
+            raise ValueError("policy.depth reads the env's depth: make it with depth=True")
+        grammar = self.grammar
+        numbers = self.policy.max_numbers + (MEASURES if self.policy.measure else 0)
         self.entries = [(tool, slot) for tool in grammar.ops for slot in grammar.slots[tool]]
         self._first = {}  # each operation's first entry
         sizes, copies = [len(grammar.ops)], []
@@ -235,37 +247,52 @@ class TrainerSpaces(StandardSpaces, gym.utils.RecordConstructorArgs):
         self._copy_index = np.asarray(copies, np.int64)[:, None] + np.arange(numbers)
         height, width, _ = env.observation_space["image"].shape
         text = self.policy.prompt_bytes + self.policy.feedback_bytes
-        place = spaces.Box(-1, self.policy.prompt_bytes - 1, (numbers,), np.int64)
+        written = self.policy.max_numbers
+        place = spaces.Box(-1, self.policy.prompt_bytes - 1, (written,), np.int64)
+        reading = {"readings": spaces.Box(-LARGEST, LARGEST, (READINGS,), np.float32)}
         self.observation_space = spaces.Dict(
             {
                 "images": spaces.Box(0, 255, (6, height, width), np.uint8),
                 "text": spaces.Box(0, 256, (text,), np.int64),
                 "step": spaces.Discrete(self.policy.max_step),
-                "numbers": spaces.Box(-LARGEST, LARGEST, (numbers,), np.float32),
+                "numbers": spaces.Box(-LARGEST, LARGEST, (written,), np.float32),
                 "number_from": place,
                 "number_at": place,
+                **(reading if self.policy.depth else {}),
             }
         )
         self._contexts = EpisodeContexts(1)  # the trainer's: derived values' context
-        self._seen: tuple[dict[str, Any], dict[str, Any]] | None = None
+        # (rows, the policy's arrays, the numbers a copy may take, which of them are present)
+        self._seen: tuple[dict[str, Any], dict[str, Any], np.ndarray, np.ndarray] | None = None
 
     def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
-        from toolgym.agents.policy import batch_observations
+        import torch
+
+        from toolgym.agents.policy import batch_observations, depth_inputs, depth_measures
 
         rows = {k: [observation[k]] for k in ("prompt", "feedback", "step")}
-        rows |= {k: observation[k][None] for k in ("image", "target")}
+        rows |= {k: observation[k][None] for k in ("image", "target", "depth", "target_depth")
+                 if k in observation}  # fmt: skip
         batch = batch_observations(rows, self.policy)
-        self._seen = rows, batch  # what the next action's copies and derived values read
+        # The numbers a copy may take: the prompt's, then (measure) those measured off depth.
+        copyable = [batch["numbers"][0]], [batch["number_at"][0] >= 0]
+        seen = {k: v[0] for k, v in batch.items() if k != "depths"}
+        if self.policy.depth:
+            depths = torch.as_tensor(batch["depths"])
+            seen["readings"] = depth_inputs(depths)[1][0].numpy()
+            if self.policy.measure:
+                values, shown = depth_measures(depths)
+                copyable[0].append(values[0].numpy())
+                copyable[1].append(shown[0].numpy())
+        self._seen = rows, batch, np.concatenate(copyable[0]), np.concatenate(copyable[1])
         # A number past float32's range ("1" and 40 zeros) reads as infinity: the largest.
-        return {k: v[0] for k, v in batch.items()} | {
-            "numbers": np.clip(batch["numbers"][0], -LARGEST, LARGEST)
-        }
+        return seen | {"numbers": np.clip(batch["numbers"][0], -LARGEST, LARGEST)}
 
     def action_masks(self) -> np.ndarray:
         """Flat boolean mask over the ``MultiDiscrete`` entries (see the class docstring)."""
         mask = super().action_masks()
         if self._seen is not None and len(self._copy_index):
-            mask[self._copy_index] = self._seen[1]["number_at"][0] >= 0
+            mask[self._copy_index] = self._seen[3]
         return mask
 
     def tokens(self, action: np.ndarray) -> list[int]:
@@ -277,7 +304,7 @@ class TrainerSpaces(StandardSpaces, gym.utils.RecordConstructorArgs):
         tool = grammar.ops[op]
         tokens, count = [grammar.op_start + op], 0
         numbers, present = (np.zeros(0), np.zeros(0, bool)) if self._seen is None else (
-            self._seen[1]["numbers"][0], self._seen[1]["number_at"][0] >= 0
+            self._seen[2], self._seen[3]
         )  # fmt: skip
         for k, slot in enumerate(grammar.slots[tool]):
             entry = self._first[tool] + k
@@ -286,7 +313,7 @@ class TrainerSpaces(StandardSpaces, gym.utils.RecordConstructorArgs):
                 tokens.append(PAD)
                 continue
             copy = index - (slot.stop - slot.start)
-            if copy >= 0:  # the prompt's number, on the slot's nearest bin (the pointer's way)
+            if copy >= 0:  # a number (the prompt's, or measured), on the slot's nearest bin
                 bins = grammar.bin_values[op, k + 1, : len(slot.values)]
                 index = int(np.abs(bins - numbers[copy]).argmin()) if present[copy] else 0
             if slot.kind == "count":
@@ -298,7 +325,7 @@ class TrainerSpaces(StandardSpaces, gym.utils.RecordConstructorArgs):
     def call(self, action: Any) -> str:
         """The JSON call an action sends, its derived values computed in the episode's context
         (the prompt's numbers, the previous applied call), as the trainer computes them."""
-        rows, batch = self._seen if self._seen is not None else ({}, {})
+        rows, batch = self._seen[:2] if self._seen is not None else ({}, {})
         tokens = np.asarray([self.tokens(action)])
         return self._contexts.decode(self.grammar, tokens, rows, batch["numbers"],
                                      batch["number_at"])[0]  # fmt: skip

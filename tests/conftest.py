@@ -115,9 +115,10 @@ def _isolated_cache_dir(tmp_path_factory):
 SPHERE = "primitives/primitive/train-170"
 
 
-def trainer_spaces(view_size: int = 16, max_steps: int = 4):
+def trainer_spaces(view_size: int = 16, max_steps: int = 4, depth: bool = False):
     """The sphere task under ``TrainerSpaces`` with a grammar that has a part tool, derived
-    values and stop."""
+    values and stop; ``depth``: an image-only prompt, the env's depth and the policy's
+    measured numbers."""
     import gymnasium as gym
 
     from toolgym.agents.grammar import Grammar, suite_ranges
@@ -131,7 +132,9 @@ def trainer_spaces(view_size: int = 16, max_steps: int = 4):
         registry, suite_ranges(registry, calls),
         tools=["add_sphere", "fillet_edges"], derived={"add_sphere.z": ["prev_top"]}, stop=True,
     )  # fmt: skip
+    looking = {"depth": True, "prompt_form": "image"} if depth else {}
     inner = gym.make("toolgym/CadQuery-v0", task=SPHERE, action_mode="tool",
-                     max_steps=max_steps, view_size=view_size)  # fmt: skip
-    policy = PolicyConfig(prompt_bytes=64, feedback_bytes=32, max_numbers=8)
+                     max_steps=max_steps, view_size=view_size, **looking)  # fmt: skip
+    policy = PolicyConfig(prompt_bytes=64, feedback_bytes=32, max_numbers=8, depth=depth,
+                          measure=depth)  # fmt: skip
     return TrainerSpaces(inner, grammar, policy)

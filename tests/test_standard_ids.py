@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -131,5 +133,38 @@ def test_trainer_spaces_pass_check_env_and_maskable_ppo_learns_on_them():
         assert model.num_timesteps >= 4
         after = model.policy.parameters()
         assert any(not torch.equal(a, b) for a, b in zip(before, after, strict=True))
+    finally:
+        env.close()
+
+
+def test_the_peer_copies_a_number_measured_off_the_depth_as_the_trainer_can():
+    """With the trainer's depth and measured numbers: the peer sees the depth readings (finite),
+    and a copy index past the prompt's numbers takes a measure, though the prompt has no number
+    at all: the target's centre along the top view's axis is the sphere's z, -16.5 mm exactly;
+    its extent there is the 38 mm diameter to the depth's sampling (pixel centres 12 mm apart
+    miss the sphere's pole by up to 8 mm: 37.5 on the grid)."""
+    from conftest import trainer_spaces
+    from toolgym.agents.policy import MEASURES, READINGS
+
+    env = trainer_spaces(view_size=20, max_steps=2, depth=True)
+    try:
+        check_env(env)
+        obs, _ = env.reset(seed=0)
+        assert obs["readings"].shape == (READINGS,) and np.isfinite(obs["readings"]).all()
+        assert not (obs["number_at"] >= 0).any()  # an image-only prompt: nothing to copy
+        tool = env.grammar.ops.index("add_sphere")
+        entry = env._first["add_sphere"]  # the diameter, the sphere's first slot
+        slot = env.grammar.slots["add_sphere"][0]
+        first_copy = slot.stop - slot.start + env.policy.max_numbers
+        assert env.action_space.nvec[entry] == first_copy + MEASURES
+        masks = env.action_masks()[sum(env.action_space.nvec[:entry]) :][: first_copy + MEASURES]
+        assert masks[first_copy : first_copy + 12].sum() == 0  # no part yet: its measures off
+        assert masks[first_copy + 12 :].all()  # the target shows in every view
+        action = np.zeros(len(env.action_space.nvec), np.int64)
+        action[0], action[entry] = tool, first_copy + 12 + 3 * 3  # target, top view, extent
+        z = env.grammar.slots["add_sphere"][3]  # its centre along that axis
+        action[entry + 3] = z.stop - z.start + env.policy.max_numbers + 12 + 3 * 3 + 1
+        arguments = json.loads(env.call(action))["arguments"]
+        assert arguments["z"] == -16.5 and 37 <= arguments["diameter"] <= 38
     finally:
         env.close()
