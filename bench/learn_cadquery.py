@@ -14,10 +14,13 @@ split (every test task once, greedy calls for the learners). In the same run (``
 - ``paraphrased``: the primitives reworded (sizes in another order, cm and mm mixed, numbers in
   words): the copy rule and BC + PPO.
 - ``image``: image-only primitives (``prompt_form="image"``): random calls, the untrained start,
-  the copy rule (the prompt has no number to copy), BC + PPO with its ablations (images zeroed,
-  target images swapped); 64-pixel views, the CNN given the target less the current view,
-  CoordConv channels and max-pooled features, and soft-binned cloning targets
-  (``--image-view-size``, ``--image-size``, ``--image-bin-sigma``).
+  the copy rule (the prompt has no number to copy), PPO from scratch and the like-for-like peer
+  at equal env steps, BC + PPO with its ablations (images zeroed, target images swapped, the
+  depth with them); 64-pixel views with the env's depth (``--image-inputs depth``, the
+  default): the policy reads the depth views and its pointer copies numbers measured off them
+  (``PolicyConfig.depth``, ``measure``); ``--image-inputs rgb``: the pictures alone (the CNN
+  given the target less the current view, CoordConv channels, max-pooled features,
+  soft-binned cloning targets; ``--image-view-size``, ``--image-size``, ``--image-bin-sigma``).
 - ``families``: BC + PPO on enclosure, plate_holes and stepped_shaft (derived values, stop),
   beside random calls and the untrained start on the same grammar (``--methods random
   untrained bc``). Each table row gives the test mean score, the success rate, the mean calls
