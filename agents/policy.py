@@ -217,7 +217,7 @@ def number_spans(
 def depth_inputs(depths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """From ``depths`` ``(B, 4, H, W)`` (mm, ``-inf`` off the part; a 2 x 2 tile of views):
     the CNN's extra channels ``(B, 6, H, W)`` (the four surfaces in mm / 100, 0 off the part,
-    and the current part's and the target's silhouettes) and the readings ``(B, 24)``: per
+    and the current part's and the target's silhouettes) and the readings ``(B, READINGS)``: per
     view, the largest value of each surface channel (mm / 100, 0 where the view shows no part),
     whether the current part and the target show in it, and each silhouette's fill (see
     :func:`silhouette_fill`)."""
