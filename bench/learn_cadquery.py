@@ -527,8 +527,8 @@ def main() -> None:
     parser.add_argument("--image-train-seeds", type=int, default=600, help="image section")
     parser.add_argument(
         "--image-inputs", choices=["depth", "rgb"], default="depth",
-        help="image section: the RGB views and their depth (read by a Gaussian number head), "
-        "or the RGB views alone",
+        help="image section: the RGB views and their depth (the pointer copies numbers "
+        "measured off it), or the RGB views alone",
     )  # fmt: skip
     parser.add_argument(
         "--image-size", type=int, default=None,
