@@ -142,7 +142,7 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         if self.policy.depth and (self.mix or self.env_id != "toolgym/CadQuery-v0"):
-            where = f"the mix {self.mix!r}" if self.mix else self.env_id
+            where = f"the mix {self.mix}" if self.mix else self.env_id
             raise ValueError(f"PolicyConfig.depth reads CadQuery-v0's depth; {where} has none")
 
     def env_kwargs(self, evaluation: bool = False) -> dict[str, Any]:

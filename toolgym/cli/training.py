@@ -103,19 +103,20 @@ def train(
         suite = _portable_suite(suite)
     if prompt_form not in ("described", "image"):
         fail(f"--prompt-form must be described or image, not {prompt_form!r}")
-    if depth and (mix is not None or env != "toolgym/CadQuery-v0"):
-        fail(f"--depth reads CadQuery-v0's depth views; {mix or env} has none")
-    check_writable_folder(out, what="the run (checkpoints, progress.csv, TensorBoard)")
-    check_device(device)
     if final_tier not in ("cheap", "exact"):
         fail(f"--final-tier must be cheap or exact, not {final_tier!r}")
-    config = TrainConfig(
-        env_id=env, suite=suite, steps=steps, bc_steps=bc_steps, out=str(out), seed=seed,
-        num_envs=num_envs, num_steps=num_steps, max_steps=max_steps, sampler=sampler,
-        eval_episodes=eval_episodes, record_eval=record_eval, device=device,
-        final_tier=final_tier, ray=ray, mix=mix, overlap=overlap, prompt_form=prompt_form,
-        policy=PolicyConfig(depth=depth, measure=depth),
-    )  # fmt: skip
+    try:  # before the run's folder is made: TrainConfig refuses --depth where there is none
+        config = TrainConfig(
+            env_id=env, suite=suite, steps=steps, bc_steps=bc_steps, out=str(out), seed=seed,
+            num_envs=num_envs, num_steps=num_steps, max_steps=max_steps, sampler=sampler,
+            eval_episodes=eval_episodes, record_eval=record_eval, device=device,
+            final_tier=final_tier, ray=ray, mix=mix, overlap=overlap, prompt_form=prompt_form,
+            policy=PolicyConfig(depth=depth, measure=depth),
+        )  # fmt: skip
+    except ValueError as exc:
+        fail(message(exc))
+    check_writable_folder(out, what="the run (checkpoints, progress.csv, TensorBoard)")
+    check_device(device)
     connect(ray)
     config.sampling.enabled = sampler
     config.ppo.learning_rate, config.ppo.update_epochs = learning_rate, update_epochs
