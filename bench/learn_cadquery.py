@@ -12,9 +12,10 @@ split (every test task once, greedy calls for the learners). In the same run (``
   and tokens (a copy of any prompt number in every numeric slot, derived values, stop) with the
   grammar's masks.
 - ``paraphrased``: the primitives reworded (sizes in another order, cm and mm mixed, numbers in
-  words): the copy rule and BC + PPO.
+  words): random calls, the untrained start, the copy rule, the like-for-like peer, and BC + PPO
+  with its ablations.
 - ``image``: image-only primitives (``prompt_form="image"``): random calls, the untrained start,
-  the copy rule (the prompt has no number to copy), PPO from scratch and the like-for-like peer
+  the copy rule (the prompt has no number to copy), the like-for-like peer and PPO from scratch
   at equal env steps, BC + PPO with its ablations (images zeroed, target images swapped, the
   depth with them); 64-pixel views with the env's depth (``--image-inputs depth``, the
   default): the policy reads the depth views and its pointer copies numbers measured off them
@@ -22,8 +23,8 @@ split (every test task once, greedy calls for the learners). In the same run (``
   given the target less the current view, CoordConv channels, max-pooled features,
   soft-binned cloning targets; ``--image-view-size``, ``--image-size``, ``--image-bin-sigma``).
 - ``families``: BC + PPO on enclosure, plate_holes and stepped_shaft (derived values, stop),
-  beside random calls and the untrained start on the same grammar (``--methods random
-  untrained bc``). Each table row gives the test mean score, the success rate, the mean calls
+  beside random calls, the untrained start, the copy rule and the like-for-like peer on the same
+  grammar. Each table row gives the test mean score, the success rate, the mean calls
   per episode (a stop counts as one) and, in brackets, how many episodes the policy ended with
   stop (a part that passes ends its episode by itself).
 
@@ -414,13 +415,14 @@ def run_sb3(
     queue = (
         tasks if eval_episodes is None else [tasks[k % len(tasks)] for k in range(eval_episodes)]
     )
-    results = []
+    results, stops, stopping = [], 0, peer and grammar.stop
     for task in queue:
         obs, _ = env.reset(seed=config.seed, options={"task": task})
         steps = 0
         while True:
             masks = {"action_masks": env.action_masks()} if masked else {}
             action, _ = model.predict(obs, deterministic=True, **masks)
+            stops += stopping and _is_stop(env.call(action))
             obs, _, terminated, truncated, info = env.step(action)
             steps += 1
             if terminated or truncated:
@@ -438,8 +440,17 @@ def run_sb3(
         "train_seconds": seconds,
         "sps": model.num_timesteps / seconds,
         "curve": curve.rows,
-        "test": _short(summarize(results, "test")),
+        "test": _short(summarize(results, "test") | ({"stopped": stops} if stopping else {})),
     }
+
+
+def _is_stop(call: str) -> bool:
+    from toolgym.agents.grammar import STOP_TOOL
+
+    try:
+        return json.loads(call).get("name") == STOP_TOOL
+    except (ValueError, AttributeError):
+        return False
 
 
 def plot(results: list[dict[str, Any]], path: Path) -> None:
@@ -597,6 +608,20 @@ def main() -> None:
               f"{'; ' + ablated if ablated else ''}, {time.perf_counter() - started:.0f} s, "
               f"load {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
 
+    def baselines(section: str, config: TrainConfig, name: str = "") -> None:
+        """Beside a section's learned figures, those that could fake them: random calls, the
+        untrained start, the copy-in-order rule and the like-for-like peer (at the config's env
+        steps), each where ``--methods`` lists it."""
+        for method, run in (
+            ("random", run_random), ("untrained", run_untrained), ("copy", run_copy_rule),
+            ("sb3-peer", lambda c, n: run_sb3(c, n, peer=True)),
+        ):  # fmt: skip
+            if method in args.methods:
+                started = time.perf_counter()
+                result = run(config, args.eval_episodes)
+                named = {"method": f"{result['method']}, {name}"} if name else {}
+                note(section, result | named, started)
+
     if "primitives" in args.sections:
         for method in args.methods:
             started = time.perf_counter()
@@ -625,12 +650,11 @@ def main() -> None:
         config = TrainConfig(
             **dict(base, suite=suite, policy=policy, **bc), out=str(runs / "paraphrased")
         )
-        if "copy" in args.methods:
-            started = time.perf_counter()
-            note("paraphrased", run_copy_rule(config, args.eval_episodes), started)
+        baselines("paraphrased", config)
         if "bc" in args.methods:
             started = time.perf_counter()
-            note("paraphrased", run_trainer("BC + PPO", config, args.eval_episodes), started)
+            result = run_trainer("BC + PPO", config, args.eval_episodes, tuple(ABLATIONS))
+            note("paraphrased", result, started)
     if "image" in args.sections:
         # The views at --image-view-size pixels each (a 2 x 2 tile twice as wide), seen by the
         # CNN with the target less the current view, its pixels' coordinates (CoordConv) and
@@ -651,20 +675,13 @@ def main() -> None:
             **dict(base, suite=suite, policy=policy, **bc), prompt_form="image",
             out=str(runs / "image"), view_size=args.image_view_size, bc_bin_sigma=sigma,
         )  # fmt: skip
-        for method, run in (("random", run_random), ("untrained", run_untrained),
-                            ("copy", run_copy_rule)):  # fmt: skip
-            if method in args.methods:
-                started = time.perf_counter()
-                note("image", run(config, args.eval_episodes), started)
+        baselines("image", config)
         if "scratch" in args.methods:  # at equal env steps with the peer, no demonstrations
             started = time.perf_counter()
             scratch = dataclasses.replace(config, bc_steps=0, ppo=base["ppo"],
                                           out=str(runs / "image-scratch"))  # fmt: skip
             note("image", run_trainer("PPO from scratch, image only", scratch,
                                       args.eval_episodes), started)  # fmt: skip
-        if "sb3-peer" in args.methods:  # the like-for-like peer: depth readings, measured copies
-            started = time.perf_counter()
-            note("image", run_sb3(config, args.eval_episodes, peer=True), started)
         if "bc" in args.methods:
             started = time.perf_counter()
             result = run_trainer("BC + PPO, image only", config, args.eval_episodes,
@@ -675,11 +692,7 @@ def main() -> None:
             suite = family_suite(name, train=100, test=20, folder=runs)
             config = TrainConfig(**dict(base, suite=suite, steps=args.family_steps, max_steps=6,
                                         **bc), out=str(runs / name))  # fmt: skip
-            for method, run in (("random", run_random), ("untrained", run_untrained)):
-                if method in args.methods:
-                    started = time.perf_counter()
-                    result = run(config, args.eval_episodes)
-                    note("families", result | {"method": f"{result['method']}, {name}"}, started)
+            baselines("families", config, name)
             if "bc" in args.methods:
                 started = time.perf_counter()
                 result = run_trainer(f"BC + PPO, {name}", config, args.eval_episodes)
