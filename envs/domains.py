@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    from toolgym.envs.fuzzing import Cheat
     from toolgym.envs.sandbox import Limits
     from toolgym.envs.tasks import Suite, Task
     from toolgym.envs.tools import ToolRegistry
@@ -52,6 +53,10 @@ class Domain:
         target_image: ``(task, view_size)``: the target's views as an RGB ``uint8`` tile.
         families: the procedural families a hand-written task may name (``family`` in a task
             file), e.g. to share a family's fixed view frame; none by default.
+        cheats: the generic cheat transforms the reward fuzzer (``toolgym.envs.fuzzing``)
+            applies to this domain's tasks; none by default.
+        near_miss: ``(task)``: the task's reference with one honest error (it fails, but not by
+            much), which every cheat must score below; ``None`` when the domain has none.
     """
 
     name: str
@@ -65,6 +70,8 @@ class Domain:
     export_formats: tuple[str, ...]
     target_image: Callable[[Task, int], np.ndarray]
     families: tuple[str, ...] = ()
+    cheats: Callable[[], tuple[Cheat, ...]] = tuple
+    near_miss: Callable[[Task], str | None] | None = None
 
 
 @functools.cache
