@@ -261,6 +261,42 @@ def test_limit_errors_name_the_limit(limit):
         assert_recovered(session)
 
 
+OPENS = "import socket\nkept = [{kind} for _ in range({n})]\nopened = len(kept)\n"
+
+
+@pytest.mark.parametrize("backend", ["cadquery", "blender", "scene"])
+def test_open_files_is_exact_in_every_tool(backend):
+    """The default, 256: a script opens 256 files (or sockets), and the 257th fails, naming the
+    limit, in every tool; raising the limit is refused, and files a script keeps open across
+    calls count against the session's hard limit, so 5,000 files never open."""
+    with Session(backend, only()) as session:
+        for kind in ("open('/dev/null')", "socket.socket()"):
+            result = session.run(OPENS.format(kind=kind, n=256), fetch=["opened"])
+            assert result.ok and result.results["opened"] == 256, result.feedback()
+            result = session.run(OPENS.format(kind=kind, n=257))
+            assert result.error is not None and result.error.kind == "open_files", result.error
+            assert result.error.limit == "open_files"
+            assert "limit open_files" in result.error.message
+            assert session.run("kept = None").ok  # the 256 close: the next kind gets its 256
+        raised = session.run(
+            "import resource\nresource.setrlimit(resource.RLIMIT_NOFILE, (100_000, 100_000))"
+        )
+        assert raised.error is not None and "not allowed" in raised.error.message
+        # A script that takes the whole hard limit, in two calls that keep their files.
+        grab = (
+            "import resource\n_, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+            "resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))\n"
+            "held = globals().setdefault('held', [])\n"
+            "for _ in range(2500):\n    held.append(open('/dev/null'))\n"
+        )
+        first = session.run(grab)
+        assert first.error is not None and first.error.limit == "open_files", first.error
+        assert session.run("kept = [open('/dev/null') for _ in range(200)]").ok
+        second = session.run("kept2 = [open('/dev/null') for _ in range(5000)]")
+        assert second.error is not None and second.error.limit == "open_files", second.error
+        assert_recovered(session)
+
+
 def test_oversized_file_names_its_limit():
     """One file past ``file_bytes`` (EFBIG), while the workspace has room: the limit is named."""
     limits = only(file_bytes=4 << 20, workspace_bytes=64 << 20)

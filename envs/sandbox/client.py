@@ -478,6 +478,7 @@ class Session:
         result.recovery = recovery
         self._sweep(reply.get("processes"))
         self._check_quota(result)
+        self._check_breach(reply, result)
         result.wall_s = time.perf_counter() - started
         return result
 
@@ -494,6 +495,16 @@ class Session:
             f"{self.limits.workspace_bytes} (limit workspace_bytes)"
         )
         result.ok, result.error = False, CallError("workspace_bytes", message, "workspace_bytes")
+        self._kill_worker()
+        result.restored_to, result.state_lost = self._recover()
+
+    def _check_breach(self, reply: dict[str, Any], result: CallResult) -> None:
+        """A worker that says it cannot go on (a script holds the descriptors it needs) is
+        replaced from the latest snapshot, as after any breach. A forged flag costs the script
+        only its own state."""
+        error = reply.get("error")
+        if result.error is None or not isinstance(error, dict) or error.get("restore") is not True:
+            return
         self._kill_worker()
         result.restored_to, result.state_lost = self._recover()
 

@@ -167,10 +167,20 @@ def virtual_memory_bytes() -> int:
         return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def apply_session_rlimits(memory_bytes: int, max_processes: int, file_bytes: int) -> None:
-    """Cap address space growth, process count and file size; core dumps off."""
+def open_descriptors() -> int:
+    """How many file descriptors this process has open."""
+    return len(os.listdir("/proc/self/fd")) - 1  # less the one listing it
+
+
+def apply_session_rlimits(
+    memory_bytes: int, max_processes: int, file_bytes: int, open_files: int
+) -> None:
+    """Cap address space growth, process count, open descriptors (``open_files`` beyond those
+    open now) and file size; core dumps off."""
     vm = virtual_memory_bytes() + memory_bytes
     resource.setrlimit(resource.RLIMIT_AS, (vm, vm))
+    nofile = open_descriptors() + open_files
+    resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
     resource.setrlimit(resource.RLIMIT_NPROC, (max_processes, max_processes))
     resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

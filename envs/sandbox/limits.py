@@ -11,6 +11,9 @@ import dataclasses
 from typing import Any
 
 MiB = 1024 * 1024
+# Descriptors the sandbox itself may need beyond a script's share: its channel, the output
+# capture, a snapshot's or a render's pipes while a backend request runs.
+OWN_FILES = 64
 
 
 @dataclasses.dataclass(frozen=True)
@@ -27,6 +30,12 @@ class Limits:
             fails (``EAGAIN``), naming the limit. It is the soft ``RLIMIT_NPROC`` set before
             each script; the hard one, ``max_processes + max_snapshots + 8``, also bounds a
             script that raises its own soft limit.
+        open_files: file descriptors (files, sockets, pipes) a script may open on top of those
+            the session holds when the call starts: the ``open_files + 1``-th fails
+            (``EMFILE``), naming the limit. It is the soft ``RLIMIT_NOFILE`` set before each
+            script; the hard one, the worker's own descriptors plus ``open_files`` plus
+            :data:`OWN_FILES`, also bounds files a script keeps open across calls and a script
+            that raises its own soft limit.
         output_bytes: bytes of stdout and of stderr kept per call; the rest is counted and dropped.
         artifact_bytes: largest message a session may send back (meshes, images, exports).
         file_bytes: largest file a session may write, and the cap on its captured output stream
@@ -45,6 +54,7 @@ class Limits:
     cpu_s: float = 30.0
     memory_mb: int = 2048
     max_processes: int = 32
+    open_files: int = 256
     output_bytes: int = 64 * 1024
     artifact_bytes: int = 64 * MiB
     file_bytes: int = 256 * MiB

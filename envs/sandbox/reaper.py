@@ -21,7 +21,7 @@ from typing import Any
 
 from toolgym.envs.sandbox import filesystem, isolation, protocol, workspace
 from toolgym.envs.sandbox.backend import Backend
-from toolgym.envs.sandbox.limits import Limits
+from toolgym.envs.sandbox.limits import OWN_FILES, Limits
 from toolgym.envs.sandbox.worker import Worker
 
 
@@ -195,7 +195,10 @@ def _become_worker(
         os.environ.update(isolation.scrubbed_env(workspace, backend.environment()))
         os.chdir(workspace)
         nproc = limits.max_processes + limits.max_snapshots + 8
-        isolation.apply_session_rlimits(limits.memory_mb * 1024 * 1024, nproc, limits.file_bytes)
+        nofile = limits.open_files + OWN_FILES
+        isolation.apply_session_rlimits(
+            limits.memory_mb * 1024 * 1024, nproc, limits.file_bytes, nofile
+        )
         if uid is not None:
             isolation.drop_privileges(uid)
         Worker(sock, backend, limits).serve()

@@ -21,7 +21,8 @@ class CallError:
     signal, e.g. a segfault in the tool), ``exited`` (the process exited, e.g. ``os._exit``),
     ``request`` (unknown backend request), ``protocol`` (the session sent invalid data),
     ``workspace_bytes`` (the workspace is full), ``file_bytes`` (one file grew past its limit),
-    ``processes`` (no more processes or threads: ``max_processes``), ``snapshot`` (no snapshot
+    ``processes`` (no more processes or threads: ``max_processes``), ``open_files`` (no more
+    file descriptors: ``open_files``), ``snapshot`` (no snapshot
     could be forked),
     ``sandbox`` (the sandbox itself failed: no session could be started, say, for want of file
     descriptors; the message names the cause).

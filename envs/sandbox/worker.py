@@ -23,7 +23,7 @@ from typing import Any
 
 from toolgym.envs.sandbox import isolation, protocol
 from toolgym.envs.sandbox.backend import Backend, Namespace
-from toolgym.envs.sandbox.limits import Limits
+from toolgym.envs.sandbox.limits import OWN_FILES, Limits
 
 _libc = ctypes.CDLL(None)
 _PLAIN_DEPTH = 8
@@ -93,6 +93,14 @@ def _classify(exc: BaseException) -> dict[str, Any]:
         return _error("memory", "the script ran out of memory (limit memory_mb)", limit="memory_mb")
     if isinstance(exc, RecursionError):
         return _error("recursion", f"RecursionError: {exc}")
+    if (isinstance(exc, OSError) and exc.errno == errno.EMFILE) or (
+        _at_file_limit() and "Too many open files" in str(exc)
+    ):
+        return _error(
+            "open_files",
+            f"cannot open another file: {exc} (limit open_files)",
+            limit="open_files",
+        )
     if _at_process_limit() and (
         isinstance(exc, BlockingIOError) or "can't start new thread" in str(exc)
     ):
@@ -116,6 +124,15 @@ def _classify(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, SyntaxError):
         return _error("syntax", f"SyntaxError: {exc.msg} (line {exc.lineno})")
     return _error("exception", f"{type(exc).__name__}: {exc}")
+
+
+def _internal(exc: Exception) -> dict[str, Any]:
+    """A fault in the worker's own code; out of descriptors, it is the script's breach (it
+    holds them), and the session goes back to its latest snapshot."""
+    if isinstance(exc, OSError) and exc.errno == errno.EMFILE:
+        message = f"the sandbox has no file descriptor left: {exc} (limit open_files)"
+        return _error("open_files", message, limit="open_files", restore=True)
+    return _error("internal", f"sandbox worker: {exc!r}")
 
 
 def _without_sandbox_frames(exc: BaseException) -> Any:
@@ -170,7 +187,7 @@ class Worker:
                 try:
                     reply = handler(message)
                 except Exception as exc:  # a fault of ours must not end the session
-                    reply = {"ok": False, "error": _error("internal", f"sandbox worker: {exc!r}")}
+                    reply = {"ok": False, "error": _internal(exc)}
             if reply is not None:
                 self._reply(reply)
 
@@ -212,10 +229,21 @@ class Worker:
             soft = min(soft, hard)
         resource.setrlimit(resource.RLIMIT_NPROC, (soft, hard))
 
-    def _disarm_process_limit(self) -> None:
-        """Backend requests (a render's threads, say) and snapshots get the hard limit's room."""
-        _soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
-        resource.setrlimit(resource.RLIMIT_NPROC, (hard, hard))
+    def _disarm_limits(self) -> None:
+        """Backend requests (a render's threads and pipes, say) and snapshots get the hard
+        limits' room."""
+        for which in (resource.RLIMIT_NPROC, resource.RLIMIT_NOFILE):
+            _soft, hard = resource.getrlimit(which)
+            resource.setrlimit(which, (hard, hard))
+
+    def _arm_file_limit(self, extra: int) -> None:
+        """Let the script open exactly ``extra`` more descriptors than this process holds now;
+        the hard limit, set before the worker started, still bounds the session."""
+        _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        soft = isolation.open_descriptors() + extra
+        if hard != resource.RLIM_INFINITY:
+            soft = min(soft, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
     def _run(self, fn: Any) -> tuple[Any, dict[str, Any]]:
         """Run ``fn`` with limits armed and output captured; return ``(value, report)``."""
@@ -226,12 +254,24 @@ class Worker:
         try:
             value = fn()
         except BaseException as exc:
-            error = _classify(exc)
+            error = _classify(exc)  # with the script's limits still armed, to name them
             tb = "".join(traceback.format_exception(type(exc), exc, _without_sandbox_frames(exc)))
+        finally:
+            # The worker's own work (capture, the reply) gets the room a script's share left.
+            self._disarm_limits()
         if os.getpid() != self.pid:
             os._exit(0)  # a process the script forked must never act as the worker
         duration = time.perf_counter() - started
         (stdout, stdout_dropped), (stderr, stderr_dropped) = self.capture.stop()
+        room = _descriptor_room()
+        if room < OWN_FILES // 4:
+            # The script keeps open what the sandbox needs to go on (it raised its own soft
+            # limit): a breach, and the session goes back to its latest snapshot.
+            message = (
+                f"the script keeps the session's file descriptors open, {room} left for the "
+                "sandbox (limit open_files)"
+            )
+            error = _error("open_files", message, limit="open_files", restore=True)
         report = {
             "ok": error is None,
             "error": error,
@@ -241,7 +281,7 @@ class Worker:
             "stdout_dropped": stdout_dropped,
             "stderr_dropped": stderr_dropped,
             "duration_s": duration,
-            "processes": _count_processes(),
+            "processes": _count_processes() if room else None,
         }
         return value, report
 
@@ -254,14 +294,12 @@ class Worker:
         def run() -> None:
             self.backend.before_exec(self.namespace)
             self._arm_process_limit(self.limits.max_processes)
+            self._arm_file_limit(self.limits.open_files)
             # dont_inherit: the script's own __future__ imports only, never the worker's (with
             # ``annotations`` inherited, bpy.props annotations would be strings and not register).
             exec(compile(code, filename, "exec", dont_inherit=True), self.namespace)
 
-        try:
-            _, report = self._run(run)
-        finally:
-            self._disarm_process_limit()
+        _, report = self._run(run)
         results, missing = {}, []
         for name in message.get("fetch") or ():
             if name in self.namespace:
@@ -341,7 +379,30 @@ def _sendable(value: Any, depth: int = 0) -> Any:
 def _at_process_limit() -> bool:
     """Whether this uid is at its process limit (fork then fails with EAGAIN)."""
     soft = resource.getrlimit(resource.RLIMIT_NPROC)[0]
-    return soft != resource.RLIM_INFINITY and _count_tasks() >= soft - 1
+    try:
+        return soft != resource.RLIM_INFINITY and _count_tasks() >= soft - 1
+    except OSError:  # no descriptor left to read /proc with: not the process limit
+        return False
+
+
+def _at_file_limit() -> bool:
+    """Whether this process is at its open-files limit (open then fails with EMFILE)."""
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    try:
+        used = isolation.open_descriptors()
+    except OSError:  # listing needs a descriptor too
+        return True
+    return soft != resource.RLIM_INFINITY and used >= soft - 1
+
+
+def _descriptor_room() -> int:
+    """How many more descriptors this process may open (0 when it cannot even list them)."""
+    try:
+        used = isolation.open_descriptors()
+    except OSError:
+        return 0
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return max(0, soft - used) if soft != resource.RLIM_INFINITY else OWN_FILES
 
 
 def _file_limit() -> int:
