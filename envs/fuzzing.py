@@ -215,10 +215,11 @@ def fuzz_task(
     task: Task | str,
     cheats: Iterable[Cheat] | None = None,
     on_trial: Callable[[Trial], None] | None = None,
+    near_miss: Callable[[Task], str | None] | None = None,
 ) -> list[Trial]:
     """Every cheat of the task's domain (or ``cheats``) that applies to ``task``, played beside
-    its near miss. Raises :class:`FuzzSetupError` when the reference or the near miss cannot
-    anchor the run."""
+    its near miss (the domain's, or ``near_miss``). Raises :class:`FuzzSetupError` when the
+    reference or the near miss cannot anchor the run."""
     task = get_task(task) if isinstance(task, str) else task
     domain = get_domain(task.domain)
     cheats = domain.cheats() if cheats is None else tuple(cheats)
@@ -226,7 +227,8 @@ def fuzz_task(
     scripts = {name: script for name, script in scripts.items() if script is not None}
     if not scripts:
         return []
-    near_miss_script = domain.near_miss(task) if domain.near_miss else None
+    near_miss = near_miss or domain.near_miss
+    near_miss_script = near_miss(task) if near_miss else None
     if near_miss_script is None:
         raise FuzzSetupError(f"{task.id}: the {task.domain} domain has no near miss for it")
     trials: list[Trial] = []
@@ -237,11 +239,11 @@ def fuzz_task(
                 f"{task.id}: the reference scores {reference.step_score:.3f} per step and "
                 f"{reference.final_score:.3f} exact (under {REFERENCE_FLOOR}): {reference.summary}"
             )
-        near_miss = player.play(near_miss_script)
-        if near_miss.passed:
-            raise FuzzSetupError(f"{task.id}: the near miss passes: {near_miss.summary}")
+        missed = player.play(near_miss_script)
+        if missed.passed:
+            raise FuzzSetupError(f"{task.id}: the near miss passes: {missed.summary}")
         for name, script in scripts.items():
-            trial = Trial(task.id, family_of(task), name, player.play(script), near_miss)
+            trial = Trial(task.id, family_of(task), name, player.play(script), missed)
             trials.append(trial)
             if on_trial:
                 on_trial(trial)

@@ -4,6 +4,7 @@ from toolgym.cli import (  # noqa: F401 - registers commands
     catalogue,
     doctor,
     episodes,
+    fuzzing,
     llm,
     plotting,
     replaying,
