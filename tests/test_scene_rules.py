@@ -64,18 +64,25 @@ ON = {"asset": "crate", "other": "table"}
     ],
 )
 def test_on_needs_the_centre_over_the_top_and_contact_within_a_few_mm(x, dz, ok):
+    # Nothing moves in the trace: the settled state is the placed one (a static crate).
     crate = obj("crate_1", "crate", (x, 0, TOP + 0.25 + dz))
-    met, _, message = check_on(scene(table(), crate), ON)
+    met, _, message = check_on(scene(table(), crate), still(table(), crate), ON)
     assert met is ok, message
 
 
 def test_on_says_how_far_past_the_edge_or_into_the_top():
     past = obj("crate_1", "crate", (0.825, 0, TOP + 0.25))
-    assert check_on(scene(table(), past), ON)[2] == (
+    assert check_on(scene(table(), past), still(table(), past), ON)[2] == (
         "crate_1's centre is 0.025 m past the edge of table_1's top"
     )
     sunk = obj("crate_1", "crate", (0, 0, TOP + 0.225))
-    assert check_on(scene(table(), sunk), ON)[2] == "crate_1 is sunk 0.025 m into table_1's top"
+    assert check_on(scene(table(), sunk), still(table(), sunk), ON)[2] == (
+        "crate_1 is sunk 0.025 m into table_1's top"
+    )
+    floating = obj("crate_1", "crate", (0, 0, TOP + 0.25 + 0.008))
+    assert check_on(scene(table(), floating), still(table(), floating), ON)[2] == (
+        "crate_1 floats 0.008 m above table_1's top"
+    )
 
 
 @pytest.mark.parametrize(
@@ -163,7 +170,10 @@ def test_a_static_crate_rests_on_a_table_only_with_its_centre_over_the_top():
     assert check_resting(scene(table(), over), still(table(), over), {})[0]
     past = obj("crate_1", "crate", (0.825, 0, TOP + 0.25), body="static")
     met, _, message = check_resting(scene(table(), past), still(table(), past), {})
-    assert not met and message == "crate_1 (static) is 0.75 m above the floor"
+    assert not met and message == (
+        "crate_1 (static) is with its centre 0.025 m past the edge of what holds it (table_1; "
+        "it would tip)"
+    )
 
 
 def domino(k: int, hpr=(0, 0, 0), dz: float = 0.0) -> dict:
@@ -184,7 +194,7 @@ def domino(k: int, hpr=(0, 0, 0), dz: float = 0.0) -> dict:
         ([obj("crate_1", "crate", (0, 0, 0.25)), obj("crate_2", "crate", (0, 0, 0.75 + 0.02))],
          False, "crate_2 starts 0.020 m above crate_1"),
         ([obj("crate_1", "crate", (0, 0, 0.25)), obj("crate_2", "crate", (0.3, 0, 0.75))],
-         False, "crate_2 starts 0.500 m above the floor"),  # its centre is past crate_1
+         False, "crate_2 starts with its centre 0.050 m past the edge of what holds it"),
     ],
 )  # fmt: skip
 def test_a_physics_set_up_must_start_upright_supported_and_apart(pieces, ok, words):
@@ -217,6 +227,7 @@ def test_simulated_checks_earn_nothing_until_the_set_up_starts_right():
 
 
 DT = 1 / 60
+PASSAGES = [[[off, 2.0, 0.9], [off, 4.0, 0.9]] for off in (-0.2, 0.0, 0.2)]  # door_1's doorway
 
 
 T0 = 61 * DT  # the first frame after 1.0 s: the player's box then overlaps the zone's
@@ -239,7 +250,7 @@ def door_play(opened_at: float | None) -> tuple[dict, dict]:
 )  # fmt: skip
 def test_the_door_may_lag_the_player_by_at_most_its_delay(opened_at, ok):
     door = obj("door_1", "door", (0, 3, 1.0), body="kinematic", level=True)
-    constraint = {"door": "door_1", "zone": [0, 0, 0.9, 1.0, 1.0, 1.8]}
+    constraint = {"door": "door_1", "zone": [0, 0, 0.9, 1.0, 1.0, 1.8], "passages": PASSAGES}
     plays = [door_play(opened_at)]
     ((_, (met, _, message)),) = check_door(scene(door), plays, constraint, DT, 6.0)
     assert met is ok, message

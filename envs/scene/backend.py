@@ -132,7 +132,7 @@ def _perturb(description: dict[str, Any], seed: int, pos_m: float, hpr_deg: floa
 
 def simulate(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
     """Build a fresh world from ``description`` (optionally perturbed: ``perturb`` =
-    ``{"seed", "pos_m", "hpr_deg"}``) and simulate ``seconds``, sampling every ``every`` frames.
+    ``{"seed", "pos_m", "hpr_deg"}``) and simulate ``seconds``, sampling every frame.
     Returns ``times`` (s), ``samples`` ({name: [[x, y, z, qw, qx, qy, qz] or None, ...]}),
     ``final`` (``World.state``), ``events`` and ``counters``."""
     from toolgym.envs.scene.runtime import World
@@ -143,19 +143,19 @@ def simulate(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
         p = args["perturb"]
         _perturb(description, int(p["seed"]), float(p["pos_m"]), float(p["hpr_deg"]))
     world = World.build(description)
-    return sampled(world, float(args.get("seconds", 1.0)), int(args.get("every", 2)))
+    return sampled(world, float(args.get("seconds", 1.0)))
 
 
 def host(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
     """Trusted sessions only: start one play of a logic task (see ``logic.Host``): ``description``
-    (plain data), ``path``, ``speed`` (m/s), ``waits`` (s per waypoint), ``seconds``, ``every``
-    and ``listen`` (the logic session's :func:`listen`). Returns the host's first stop or the
-    finished trace."""
+    (plain data), ``path``, ``speed`` (m/s), ``waits`` (s per waypoint), ``seconds`` and
+    ``listen`` (the logic session's :func:`listen`); every frame is sampled. Returns the host's
+    first stop or the finished trace."""
     from toolgym.envs.scene.logic import Host
 
     namespace["__host__"] = Host(args["description"], args["path"], float(args["speed"]),
-                                 float(args["seconds"]), int(args.get("every", 2)),
-                                 args["listen"], args.get("waits", ()))  # fmt: skip
+                                 float(args["seconds"]), args["listen"],
+                                 args.get("waits", ()))  # fmt: skip
     return namespace["__host__"].advance()
 
 

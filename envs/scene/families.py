@@ -40,6 +40,10 @@ SETUP = (
     "Placed things keep the catalogue's body, mass and friction, and must start at rest, "
     "upright, on the floor or on each other, and apart."
 )
+FLOOR_SETUP = (
+    "Placed things keep the catalogue's body, mass and friction, and must start at rest, "
+    "upright, standing on the floor, and apart."
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,6 +131,11 @@ _ALONG_X = {"kind": "aligned", "asset": "table", "heading": 0.0, "period": 180.0
 _INITIAL = {"kind": "initial", "weight": 0.0}
 
 
+def _on_floor(*assets: str) -> list[dict[str, Any]]:
+    """ "rest on the floor": each of ``assets`` stands on the floor once settled."""
+    return [{"kind": "on", "asset": a, "other": "floor", "weight": 0.5} for a in assets]
+
+
 def _common_layout(w: float, d: float, door_x: float, target: str) -> list[dict[str, Any]]:
     return [
         {"kind": "no_overlap", "weight": 1.0},
@@ -145,11 +154,12 @@ def dining(p: Mapping[str, Any]) -> Spec:
     constraints = [
         {"kind": "count", "asset": "table", "n": 1, "weight": 1.0},
         {"kind": "count", "asset": "chair", "n": chairs, "weight": 1.0},
-        {"kind": "near", "asset": "table", "x": tx, "y": ty, "tol": 0.3, "weight": 1.0},
+        {"kind": "near", "asset": "table", "x": tx, "y": ty, "weight": 1.0},
         _ALONG_X,
         {"kind": "next_to", "asset": "chair", "other": "table", "gap": 0.4, "weight": 1.0},
         {"kind": "facing", "asset": "chair", "other": "table", "tol_deg": 30, "weight": 1.0},
         *_common_layout(w, d, door_x, "table"),
+        *_on_floor("table", "chair"),
     ]
     prompt = (
         f"Furnish a dining room. {_room_text(w, d, door_x)} Put one table with its centre at "
@@ -192,7 +202,9 @@ def storage(p: Mapping[str, Any]) -> Spec:
         {"kind": "next_to", "asset": "crate", "other": "shelf", "gap": 2.0, "weight": 1.0},
         {"kind": "against_wall", "asset": "crate", "wall": wall, "gap": 0.1, "weight": 1.0,
          "facing": False},
+        {"kind": "near", "asset": "shelf", "x": round(sx, 3), "y": round(sy, 3), "weight": 1.0},
         *_common_layout(w, d, door_x, "shelf"),
+        *_on_floor("shelf", "crate"),
     ]  # fmt: skip
     prompt = (
         f"Set up a store room. {_room_text(w, d, door_x)} Put one shelf against the {wall} wall "
@@ -218,18 +230,20 @@ def table_top(p: Mapping[str, Any]) -> Spec:
     constraints = [
         {"kind": "count", "asset": "table", "n": 1, "weight": 1.0},
         {"kind": "count", "asset": "crate", "n": crates, "weight": 1.0},
-        {"kind": "near", "asset": "table", "x": tx, "y": ty, "tol": 0.3, "weight": 1.0},
+        {"kind": "near", "asset": "table", "x": tx, "y": ty, "weight": 1.0},
         _ALONG_X,
         {"kind": "on", "asset": "crate", "other": "table", "weight": 2.0},
         {"kind": "next_to", "asset": "chair", "other": "table", "gap": 0.4, "weight": 1.0},
         {"kind": "facing", "asset": "chair", "other": "table", "tol_deg": 30, "weight": 1.0},
         {"kind": "count", "asset": "chair", "n": 1, "weight": 1.0},
         *_common_layout(w, d, door_x, "table"),
+        *_on_floor("table", "chair"),
     ]
     prompt = (
         f"Lay out a work table. {_room_text(w, d, door_x)} Put one table with its centre at "
         f"({_f(tx)}, {_f(ty)}), its long side along X (its top is 0.75 m high), {crates} crates "
-        "resting on the table top, and one chair next to the table facing it. Nothing may "
+        "resting on the table top, and one chair next to the table facing it, the table and the "
+        "chair on the floor. Nothing may "
         "interpenetrate or leave the room, everything must rest where it is, and a 0.5 m wide "
         f"walkway must lead from the doorway to the table. {LAYOUT_RULES} {CONVENTIONS}"
     )
@@ -331,15 +345,19 @@ def dominoes(p: Mapping[str, Any]) -> Spec:
     calls = [_call("spawn_row", asset="domino", count=n, x=x, y=0.0, dx=0.0, dy=spacing)]
     constraints = [
         {"kind": "count", "asset": "domino", "n": n, "weight": 1.0},
-        {"kind": "chain_ends", "asset": "domino", "x": x, "y0": 0.0, "y1": length, "tol": 0.15,
+        {"kind": "aligned", "asset": "domino", "heading": 0.0, "period": 180.0,
+         "what": "falling along the chain", "weight": 1.0},
+        {"kind": "chain", "asset": "domino", "x": x, "y0": 0.0, "y1": length, "by": "ball_1",
          "weight": 1.0},
         {"kind": "all_fallen", "asset": "domino", "n": n, "weight": 2.0},
-        _INITIAL,
+        dict(_INITIAL, on=("floor",)),
     ]  # fmt: skip
     prompt = (
         f"The ball ball_1 rolls from ({_f(x)}, -1) along +Y at 2 m/s. Stand {n} dominoes "
         f"(0.2 × 0.05 × 0.4 m; at heading 0 they fall along ±Y) in a chain from ({_f(x)}, 0) to "
-        f"({_f(x)}, {_f(length)}) so that every domino falls within 5 s. {SETUP} {CONVENTIONS}"
+        f"({_f(x)}, {_f(length)}), each turned to fall along the chain, so that the ball knocks "
+        "over the first and each domino knocks over the next, in order, and every domino falls "
+        f"within 5 s. {FLOOR_SETUP} {CONVENTIONS}"
     )
     return Spec("dominoes", "physics", level, tuple(constraints), 5.0, 5.0, prompt,
                 _code(calls), tuple(calls), bounds=(x - 2, -2, x + 2, length + 1))  # fmt: skip
@@ -458,10 +476,15 @@ def door(p: Mapping[str, Any]) -> Spec:
         f"on_enter=open_door)\n"
     )
     zone = [zx, zy, 0.9, size, size, 1.8]
-    constraints = [{"kind": "door", "door": "door_1", "zone": zone, "weight": 1.0}]
+    # Held out: the player's ways through the doorway (its middle and near each jamb), along
+    # which an open door must leave the player's box clear.
+    passages = [[[dx + off, dy - 1.0, 0.9], [dx + off, dy + 1.0, 0.9]] for off in (-0.2, 0.0, 0.2)]
+    constraints = [{"kind": "door", "door": "door_1", "zone": zone, "passages": passages,
+                    "weight": 1.0}]  # fmt: skip
     demo = _walk(random.Random(99), (zx - 4, zy), (zx + 4, zy))
     prompt = (
-        f"Game logic: the door door_1 at ({_f(dx)}, {_f(dy)}) must open (world.open('door_1')) "
+        f"Game logic: the door door_1 at ({_f(dx)}, {_f(dy)}) must open (world.open('door_1'): "
+        "the player can then walk through its doorway) "
         f"when the player enters the {_f(size)} × {_f(size)} m zone centred at ({_f(zx)}, "
         f"{_f(zy)}) (within 0.1 s of its first overlap with the zone, from any side) and stay "
         "open, and only then: a player who walks past the zone must find it closed. The "
@@ -532,7 +555,7 @@ def platform(p: Mapping[str, Any]) -> Spec:
     )
     constraints = [
         {"kind": "platform", "name": "platform_1", "points": [[ax, ay, height], [bx, by, height]],
-         "speed": speed, "tol": 0.05, "weight": 1.0},
+         "speed": speed, "weight": 1.0},
     ]  # fmt: skip
     aside = [[ax, ay + 4.0, 0.9]]
     prompt = (

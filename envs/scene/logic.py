@@ -247,20 +247,22 @@ def _time(value: Any) -> float | None:
 class Host:
     """The trusted side of one play: a fresh world built from ``description``, the verifier's
     player walking ``path`` at ``speed`` m/s (standing ``waits[k]`` s at waypoint ``k``) for
-    ``seconds``, sampled every ``every`` frames. Bindings that would act on the player are
-    skipped and logged as ``"refused"`` events.
+    ``seconds``, sampled after every frame's physics and trigger tests, before the logic
+    session's answer to that frame's events is applied (what an answer changes takes part in the
+    next frame, and is sampled after it: no state that the simulation used goes unsampled).
+    Bindings that would act on the player are skipped and logged as ``"refused"`` events.
 
     :meth:`advance` runs frames until the logic session must react, and returns
     ``{"done": False, "phase", "state"}`` (``state``: :func:`mirror`), or, at the end,
     ``{"done": True, "trace": ...}``; the next call passes the logic session's answer."""
 
     def __init__(self, description: dict[str, Any], path: list, speed: float, seconds: float,
-                 every: int, listen: dict[str, Any], waits: list | tuple = ()) -> None:  # fmt: skip
+                 listen: dict[str, Any], waits: list | tuple = ()) -> None:  # fmt: skip
         self.world = World.build(description)
         self.world.protected = {PLAYER}  # bindings and movers may not act on the verifier's
         self.world.player_path(path, speed, waits=waits)
         self.frames = round(float(seconds) / self.world.dt)
-        self.recorder = Recorder(self.world, self.frames, every)
+        self.recorder = Recorder(self.world, self.frames)
         self.listen = {str(k): set(v) & set(EVENTS) for k, v in dict(listen["triggers"]).items()}
         self._heed(listen)
         self.done, self.stage, self.mark = 0, "pre", len(self.world.events)
@@ -290,9 +292,10 @@ class Host:
                 self.stage = "step"
                 if self._pre_due():
                     return {"done": False, "phase": "pre", "state": mirror(world)}
-            elif self.stage == "step":
+            else:
                 world.step()  # built from data: no Python callbacks run here
-                self.done, self.stage = self.done + 1, "sample"
+                self.recorder.after_frame()  # what this frame simulated, before any answer
+                self.done, self.stage = self.done + 1, "pre"
                 events = [
                     e for e in world.events[self.mark:]
                     if e["kind"] in EVENTS and e["kind"] in self.listen.get(e.get("trigger"), ())
@@ -300,6 +303,3 @@ class Host:
                 self.mark = len(world.events)
                 if events:
                     return {"done": False, "phase": "post", "state": mirror(world, events)}
-            else:
-                self.recorder.after_frame(self.done)
-                self.stage = "pre"

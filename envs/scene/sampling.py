@@ -1,10 +1,12 @@
-"""What the verifier watches while a world runs: every object's pose at sample times.
+"""What the verifier watches while a world runs: every object's pose at every frame.
 
-A :class:`Recorder` samples a world at its start and every ``every`` frames after (and at the last
-frame); its :meth:`Recorder.trace` is the plain-data trace the scene verifier reads: ``times``
-(s), ``samples`` ({name: [[x, y, z, qw, qx, qy, qz] or None, ...]}, None while the object is
-absent or not finite), ``assets``, ``final`` (``World.state``), ``events``, ``counters`` and
-``counters_t`` (the counters at each sample).
+A :class:`Recorder` samples a world at its start and after every frame it runs, right after the
+frame's physics and trigger tests (``World.step``), before anything else may change it: every
+state that took part in the simulation is in the trace, so there is no frame between samples in
+which a body could be somewhere else. Its :meth:`Recorder.trace` is the plain-data trace the
+scene verifier reads: ``times`` (s), ``samples`` ({name: [[x, y, z, qw, qx, qy, qz] or None, ...]},
+None while the object is absent or not finite), ``assets``, ``final`` (``World.state``),
+``events``, ``counters`` and ``counters_t`` (the counters at each sample).
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from typing import Any
 
 
 class Recorder:
-    """Samples ``world`` (a ``World``) as it is stepped; call :meth:`after_frame` after each."""
+    """Samples ``world`` (a ``World``) as it is stepped; call :meth:`after_frame` after each
+    frame's ``World.step``."""
 
-    def __init__(self, world: Any, frames: int, every: int = 2) -> None:
-        self.world, self.frames, self.every = world, frames, max(1, int(every))
+    def __init__(self, world: Any, frames: int) -> None:
+        self.world, self.frames = world, frames
         self.times: list[float] = []
         self.samples: dict[str, list[Any]] = {}
         self.counters_t: list[dict[str, int]] = []
@@ -40,10 +43,9 @@ class Recorder:
             samples[name].append(row if all(map(math.isfinite, row)) else None)
         self.counters_t.append(dict(world.counters))
 
-    def after_frame(self, done: int) -> None:
-        """Sample if frame ``done`` (1-based count of frames run) is a sample frame."""
-        if done % self.every == 0 or done == self.frames:
-            self.sample()
+    def after_frame(self) -> None:
+        """Sample the frame that has just run."""
+        self.sample()
 
     def trace(self) -> dict[str, Any]:
         world = self.world
@@ -58,11 +60,12 @@ class Recorder:
         }
 
 
-def sampled(world: Any, seconds: float, every: int) -> dict[str, Any]:
-    """Run ``world`` for ``seconds`` and return its trace (see the module docstring)."""
+def sampled(world: Any, seconds: float) -> dict[str, Any]:
+    """Run ``world`` for ``seconds`` and return its trace, one sample a frame (see the module
+    docstring)."""
     frames = round(seconds / world.dt)
-    recorder = Recorder(world, frames, every)
-    for frame in range(frames):
+    recorder = Recorder(world, frames)
+    for _ in range(frames):
         world.step()
-        recorder.after_frame(frame + 1)
+        recorder.after_frame()
     return recorder.trace()
