@@ -3,9 +3,12 @@
 Two tiers. ``cheap`` runs every environment step: ray-cast IoU at 128 columns and 2,048 surface
 samples, 256 of them measured exactly to the other surface. ``exact`` runs at the end of an
 episode and in ``toolgym verify``: IoU by mesh booleans (manifold3d) on a fine tessellation and
-8,192 surface samples. A B-Rep boolean, when the caller ran one in a sandbox, only cross-checks
-that value: a disagreement above :data:`BREP_AGREEMENT` is recorded in
-``checks["brep_mismatch"]``, never taken as the IoU.
+8,192 surface samples. A B-Rep boolean, when the caller ran one in a sandbox, cross-checks
+that value: a disagreement above :data:`BREP_AGREEMENT` fails (``checks["brep_mismatch"]``,
+saying both IoUs) and the score takes the lower of the two, since a mesh that disagrees with its
+own solid is not evidence of a right part. A boolean that could not be run, or that found no
+common volume where the meshes overlap (OpenCASCADE's known failure on some swept solids), is
+recorded in ``checks["brep_crosscheck"]`` and leaves the mesh IoU, which decides alone.
 
 The score, in [0, 1], is hard to fool and has no cliffs:
 
@@ -16,15 +19,18 @@ with the weights normalised to sum to 1 (default 0.6, 0.2, 0.2). ``surface_dista
 distance to the other surface over the reference's diagonal) and ``soft_F`` (an F-score that
 counts each point by 1 / (1 + (d/τ)²)) fall smoothly as a part moves away, where a thresholded
 F-score drops to 0 in one step. ``valid`` is 0 unless the candidate is a sound closed solid;
-``bodies`` = min(n, n_ref) / max(n, n_ref) compares the counts of disjoint bodies; ``topology``,
+``bodies`` = min(n, n_ref) / max(n, n_ref) compares the counts of disjoint bodies (found by
+connected faces of the B-Rep, so a sliver touching a corner is a second body); ``topology``,
 ``features`` and ``deviation`` are the feature factors of :mod:`toolgym.verifiers.features`:
-0.8 per through-hole or cavity too many or too few, 0.8 to 1 per face group (smooth in its size
-and area errors), and 0.8 to 1 for the largest surface deviation in mm.
+0.8 per through-hole or cavity too many or too few (a genus that cannot be counted costs as
+finding none, and one more), 0.8 to 1 per face group (smooth in its size and area errors), and
+0.8 to 1 for the largest surface deviation in mm.
 
 ``passed`` uses the same criteria: valid, the thresholds (IoU ≥ 0.95 by default), the same numbers
-of bodies, cavities and through-holes, every significant face group matched within tolerance,
-surface deviation within tolerance, and a score of at least :data:`PASS_SCORE`. So a plate without
-its holes, a block without its fillets or a closed box for an open one fails, whatever its IoU.
+of bodies, cavities and through-holes (a count that could not be made fails, with the reason),
+every significant face group matched within tolerance, surface deviation within tolerance, no
+B-Rep/mesh disagreement, and a score of at least :data:`PASS_SCORE`. So a plate without its
+holes, a block without its fillets or a closed box for an open one fails, whatever its IoU.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ DEFAULT_WEIGHTS = {"iou": 0.6, "chamfer": 0.2, "fscore": 0.2}
 DEFAULT_THRESHOLDS = {"iou": 0.95}
 CHAMFER_SCALE = 0.05  # normalised surface distance at which its score term is 1/e
 PASS_SCORE = 0.75  # a part that passes every check scores at least this
-BREP_AGREEMENT = 0.01  # mesh and B-Rep IoU further apart than this are recorded as a mismatch
+BREP_AGREEMENT = 0.01  # mesh and B-Rep IoU further apart than this fail: the lower is scored
 MAX_TRIANGLES = 400_000  # per part: the verifier's work is bounded by construction
 # points: surface samples per side; exact_points: how many of them are measured exactly to the
 # other surface (an AABB query each, the costly part on CAD meshes of long thin triangles).
@@ -52,7 +58,7 @@ TIER_SETTINGS = {
     "exact": {"points": geometry.DEFAULT_POINTS, "exact_points": None, "resolution": None},
 }
 ALIGNMENTS = ("none", "normalized")
-PASS_CHECKS = ("valid", "bodies", "cavities", "genus", "deviation", "features")
+PASS_CHECKS = ("valid", "bodies", "cavities", "genus", "deviation", "features", "brep_mismatch")
 
 
 def composite_score(
@@ -118,7 +124,7 @@ def verify_part(
         deviation_tolerance: the largest surface deviation that passes, in the parts' units;
             default: a quarter of min(1 mm, 10 % of the reference's thinnest extent).
         brep_iou: the IoU of the two B-Rep solids, when the caller computed one (in a sandbox),
-            or why it could not; only cross-checks the mesh IoU.
+            or why it could not; cross-checks the mesh IoU (see the module).
     """
     if tier not in TIERS:
         raise ValueError(f"unknown tier {tier!r}; known: {TIERS}")
@@ -146,9 +152,13 @@ def verify_part(
             else features.deviation_tolerance(reference.mesh.extents)
         )
         checks, factor = _feature_checks(candidate, reference, metrics, valid, tolerance)
-        score = composite_score(metrics, bool(valid["valid"]), weights) * factor
+        scored = metrics
         if brep_iou is not None:
-            checks.update(_crosscheck(metrics["iou"], brep_iou))
+            crosscheck = _crosscheck(metrics["iou"], brep_iou)
+            checks.update(crosscheck)
+            if "brep_mismatch" in crosscheck:  # the lower IoU is scored: see the module
+                scored = {**metrics, "iou": min(metrics["iou"], float(brep_iou))}
+        score = composite_score(scored, bool(valid["valid"]), weights) * factor
         notes = [f"{name}: {p.note}" for name, p in (("candidate", candidate), ("reference",
                  reference)) if p.note]  # fmt: skip
         if notes:  # the part was repaired to be read: say so, it does not change the score
@@ -230,8 +240,13 @@ def _feature_checks(
         ("cavities", ours.cavities, theirs.cavities, "internal cavities"),
         ("genus", ours.genus, theirs.genus, "through-holes"),
     ):
-        ok = None if mine is None or target is None else mine == target
+        # A count that cannot be made fails: an unknown is never the benefit of the doubt.
         message = f"{mine} {what} where the target has {target}"
+        if mine is None:
+            message = f"the {what} could not be counted ({ours.unknown}); the target has {target}"
+        elif target is None:
+            message = f"the target's {what} could not be counted ({theirs.unknown})"
+        ok = mine is not None and target is not None and mine == target
         checks[name] = {"ok": ok, "candidate": mine, "reference": target, "message": message}
     deviation = metrics["deviation"]
     checks["deviation"] = {
@@ -259,13 +274,24 @@ def _feature_checks(
 
 
 def _crosscheck(mesh_iou: float, brep_iou: float | str) -> dict[str, dict[str, Any]]:
+    """``brep_crosscheck`` (agreement, or a boolean that could not be run: not scored) or
+    ``brep_mismatch`` (a disagreement over :data:`BREP_AGREEMENT`: fails)."""
     if isinstance(brep_iou, str):
         return {"brep_crosscheck": {"ok": None, "message": f"B-Rep boolean failed: {brep_iou}"}}
+    if brep_iou == 0.0 and mesh_iou > BREP_AGREEMENT:
+        # OpenCASCADE's common of overlapping solids sometimes comes back empty (swept parts
+        # moved a millimetre, say): the boolean failed, it did not measure a disagreement.
+        message = (
+            f"B-Rep boolean failed: no common volume where the meshes overlap (mesh IoU "
+            f"{mesh_iou:.3f}); the mesh IoU decides"
+        )
+        return {"brep_crosscheck": {"ok": None, "brep_iou": 0.0, "mesh_iou": mesh_iou,
+                                    "message": message}}  # fmt: skip
     agree = abs(brep_iou - mesh_iou) <= BREP_AGREEMENT
     entry = {
         "ok": agree, "brep_iou": brep_iou, "mesh_iou": mesh_iou,
         "message": f"B-Rep IoU {brep_iou:.3f}, mesh IoU {mesh_iou:.3f}: they "
-        + ("agree" if agree else "disagree"),
+        + ("agree" if agree else f"disagree by more than {BREP_AGREEMENT:g}; the lower is scored"),
     }  # fmt: skip
     return {"brep_crosscheck" if agree else "brep_mismatch": entry}
 

@@ -3,9 +3,16 @@
 IoU barely moves when a 5 mm hole is left out of a 60 mm plate, so three signals that the mesh and
 the B-Rep give directly decide whether the part's features are there:
 
-- **Topology** of the closed mesh, per connected shell: outward shells are bodies, inward ones
-  cavities (internal voids), and the genus counts through-holes (Euler characteristic
-  χ = V − E + F = 2 − 2g for each closed shell).
+- **Topology**, per shell: outward shells are bodies, inward ones cavities (internal voids),
+  and the genus counts through-holes. Shells are found by connected faces, never by shared
+  vertices: faces joined through an edge that exactly two of them share, so two bodies that
+  touch at a corner or along an edge are two shells. Counted on the B-Rep when the part has one
+  (``toolgym.envs.cadquery.measure.topology``, in the session that measured it: Euler–Poincaré
+  V − E + F − (L − F) = 2 − 2g per closed shell, L its loops), else on the mesh
+  (χ = V − E + F = 2 − 2g). A count that cannot be made (an open shell, an odd
+  characteristic) is ``None`` with the reason, and fails; a B-Rep that is not a sound set of
+  solids (an inside-out solid, faces outside any solid) is a defect, which makes the part
+  invalid.
 - **Face inventory** of the B-Rep: the total area of each kind of surface at each size (planes by
   outward normal, cylinders and spheres by radius, tori by both radii, cones by half-angle). A
   missing fillet, chamfer, hole or boss removes a group; a wrong radius moves one. Totals, not
@@ -56,46 +63,91 @@ def deviation_tolerance(extents: np.ndarray) -> float:
 
 @dataclasses.dataclass(frozen=True)
 class Topology:
-    """Bodies (outward shells), cavities (inward shells) and total genus of a closed mesh;
-    ``genus`` is ``None`` when some shell is not a closed 2-manifold."""
+    """Bodies (outward shells), cavities (inward shells) and total genus (through-holes) of a
+    part.
+
+    ``genus`` is ``None`` when it cannot be counted, and ``unknown`` then says why (a shell is
+    open, or its Euler characteristic is odd); ``defects`` lists what makes the part's B-Rep
+    not a sound set of solids (an inside-out solid, faces outside any solid).
+    """
 
     bodies: int
     cavities: int
     genus: int | None
+    unknown: str | None = None
+    defects: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, mesh: trimesh.Trimesh) -> Topology:
-        faces = np.asarray(mesh.faces)
+        """The topology of a triangle mesh, shell by shell: triangles joined through edges
+        that exactly two triangles share (vertices merged where they coincide)."""
+        faces = np.asarray(mesh.faces, dtype=np.int64)
         if not len(faces):
             return cls(0, 0, 0)
-        labels = _vertex_components(mesh)  # a shell's vertices, edges and faces share its label
-        face_label = labels[faces[:, 0]]
-        size = int(labels.max()) + 1
-        f = np.bincount(face_label, minlength=size)
-        shells = f > 0  # unused vertices form components without faces
+        edge_of = np.asarray(mesh.edges_unique_inverse, dtype=np.int64)  # 3 per face, in order
+        face_of = np.repeat(np.arange(len(faces)), 3)
+        uses = np.bincount(edge_of)
+        shared = uses[edge_of] == 2
+        pairs = face_of[shared][np.argsort(edge_of[shared], kind="stable")].reshape(-1, 2)
+        graph = coo_matrix(
+            (np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(len(faces), len(faces))
+        )
+        count, shell = connected_components(graph, directed=False)
         tri = np.asarray(mesh.vertices)[faces]
         signed = np.einsum("ij,ij->i", tri[:, 0], np.cross(tri[:, 1], tri[:, 2])) / 6.0
-        volumes = np.bincount(face_label, weights=signed, minlength=size)[shells]
-        v = np.bincount(labels[np.unique(faces)], minlength=size)[shells]
-        e = np.bincount(labels[np.asarray(mesh.edges_unique)[:, 0]], minlength=size)[shells]
-        chi = v - e + f[shells]  # Euler characteristic of each shell
-        closed = bool(mesh.is_watertight) and bool((chi % 2 == 0).all())
-        genus = int(((2 - chi) // 2).clip(min=0).sum()) if closed else None
-        return cls(int((volumes > 0).sum()), int((volumes < 0).sum()), genus)
+        volumes = np.bincount(shell, weights=signed, minlength=count)
+        f = np.bincount(shell, minlength=count)
+        # Per shell, its distinct edges and vertices, and how often its triangles use each edge.
+        edge_uses = np.unique(shell[face_of] * (edge_of.max() + 1) + edge_of, return_counts=True)
+        edge_shell = edge_uses[0] // (edge_of.max() + 1)
+        e = np.bincount(edge_shell, minlength=count)
+        open_edges = np.bincount(edge_shell, weights=edge_uses[1] != 2, minlength=count)
+        corner_shell = np.unique(shell[face_of] * len(mesh.vertices) + faces.reshape(-1))
+        v = np.bincount(corner_shell // len(mesh.vertices), minlength=count)
+        return _counted(v - e + f, open_edges, volumes)
+
+    @classmethod
+    def of_brep(cls, rows: np.ndarray) -> Topology:
+        """The topology a B-Rep measured of itself: rows of
+        ``toolgym.envs.cadquery.measure.TOPOLOGY_COLUMNS``, one per shell."""
+        rows = np.asarray(rows, dtype=np.float64).reshape(-1, 7)
+        v, e, f, loops, open_edges, volumes, solid = rows.T
+        topology = _counted(v - e + 2 * f - loops, open_edges, volumes)
+        defects = []
+        if (solid < 0).any():
+            defects.append(f"{int((solid < 0).sum())} shell(s) outside any solid")
+        solids = solid[solid >= 0].astype(np.int64)
+        if len(solids):
+            enclosed = np.bincount(solids, weights=volumes[solid >= 0])
+            inverted = int((enclosed[np.unique(solids)] <= 0).sum())
+            if inverted:
+                defects.append(f"{inverted} inside-out solid(s)")
+        return dataclasses.replace(topology, defects=tuple(defects))
 
 
-def _vertex_components(mesh: trimesh.Trimesh) -> np.ndarray:
-    """Component label of each vertex (vertices joined by an edge are connected)."""
-    edges = np.asarray(mesh.edges_unique)
-    size = len(mesh.vertices)
-    graph = coo_matrix((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(size, size))
-    return connected_components(graph, directed=False)[1]
+def _counted(chi: np.ndarray, open_edges: np.ndarray, volumes: np.ndarray) -> Topology:
+    """A :class:`Topology` from each shell's Euler characteristic, open edges and signed
+    volume."""
+    chi = np.rint(chi).astype(np.int64)
+    opened, odd = int((open_edges > 0).sum()), int((chi % 2 != 0).sum())
+    unknown = None
+    if opened:
+        unknown = f"{opened} of the {len(chi)} shells are open"
+    elif odd:
+        unknown = f"{odd} of the {len(chi)} shells have an odd Euler characteristic"
+    genus = None if unknown else int(((2 - chi) // 2).clip(min=0).sum())
+    return Topology(int((volumes > 0).sum()), int((volumes < 0).sum()), genus, unknown)
 
 
 def topology_factor(candidate: Topology, reference: Topology) -> float:
-    """Score factor: :data:`TOPOLOGY_FACTOR` per through-hole and cavity too many or too few."""
+    """Score factor: :data:`TOPOLOGY_FACTOR` per through-hole and cavity too many or too few.
+
+    A genus that cannot be counted costs as much as finding no hole, and one more: not knowing
+    never pays more than an honest count of none."""
     misses = abs(candidate.cavities - reference.cavities)
-    if candidate.genus is not None and reference.genus is not None:
+    if candidate.genus is None or reference.genus is None:
+        misses += (reference.genus or 0) + 1
+    else:
         misses += abs(candidate.genus - reference.genus)
     return TOPOLOGY_FACTOR**misses
 

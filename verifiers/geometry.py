@@ -71,8 +71,10 @@ def validity(
     ``bodies`` (outward shells), ``cavities`` (inward shells: internal voids), ``volume``
     (signed, units³), ``self_intersecting`` (more than 0.5 % of the volume has a winding number
     other than 0 or 1: overlapping or inside-out shells; see ``occupancy.winding_anomaly``), and
-    ``valid``: non-empty, finite, watertight, consistently wound, positive volume, and not
-    self-intersecting. ``anomalous_volume`` and ``topology`` may be passed when already known.
+    ``defects`` (what makes the part's B-Rep not a sound set of solids, ``""`` if nothing: an
+    inside-out solid, faces outside any solid; see ``features.Topology``), and ``valid``:
+    non-empty, finite, watertight, consistently wound, positive volume, not self-intersecting
+    and no defect. ``anomalous_volume`` and ``topology`` may be passed when already known.
     """
     vertices = np.asarray(mesh.vertices)
     empty = len(mesh.faces) == 0
@@ -81,7 +83,7 @@ def validity(
     if empty or not finite:
         report.update(
             degenerate_faces=0, watertight=False, winding_consistent=False, bodies=0,
-            cavities=0, volume=0.0, self_intersecting=False, valid=False,
+            cavities=0, volume=0.0, self_intersecting=False, defects="", valid=False,
         )  # fmt: skip
         return report
     watertight = bool(mesh.is_watertight)
@@ -99,9 +101,14 @@ def validity(
         cavities=topology.cavities,
         volume=volume,
         self_intersecting=bool(self_intersecting),
+        defects="; ".join(topology.defects),
     )
     report["valid"] = bool(
-        watertight and report["winding_consistent"] and volume > 0 and not self_intersecting
+        watertight
+        and report["winding_consistent"]
+        and volume > 0
+        and not self_intersecting
+        and not topology.defects
     )
     return report
 

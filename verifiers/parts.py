@@ -45,6 +45,9 @@ class Part:
             this one are meshed alike.
         note: what had to be done to read the part (closed shells sewn into solids), if anything;
             reports say so.
+        shells: the B-Rep's own topology, one row per shell (``toolgym.envs.cadquery.measure``'s
+            ``TOPOLOGY_COLUMNS``), or ``None`` for parts known only as meshes, whose topology
+            is counted on the mesh.
     """
 
     mesh: trimesh.Trimesh
@@ -53,12 +56,17 @@ class Part:
     length_scale: float = 1.0
     tolerance: float | None = None
     note: str | None = None
+    shells: np.ndarray | None = None
 
     @classmethod
     def from_arrays(
-        cls, vertices: np.ndarray, faces: np.ndarray, features: np.ndarray | None = None
+        cls,
+        vertices: np.ndarray,
+        faces: np.ndarray,
+        features: np.ndarray | None = None,
+        shells: np.ndarray | None = None,
     ) -> Part:
-        return cls(mesh_from_arrays(vertices, faces), features)
+        return cls(mesh_from_arrays(vertices, faces), features, shells=shells)
 
     @classmethod
     def from_file(cls, path: str | Path) -> Part:
@@ -112,14 +120,18 @@ class Part:
                 None,
                 self.length_scale * scale,
                 note=self.note,
+                shells=self.shells,  # counts and volume signs do not change with scale
             )
         return self._cache["normalized"]
 
     @property
     def topology(self) -> Topology:
-        """Bodies, cavities and genus of the mesh (see ``features.Topology``), computed once."""
+        """Bodies, cavities and genus (see ``features.Topology``): the B-Rep's own counts when
+        it was measured, else the mesh's; computed once."""
         if "topology" not in self._cache:
-            self._cache["topology"] = Topology.of(self.mesh)
+            self._cache["topology"] = (
+                Topology.of(self.mesh) if self.shells is None else Topology.of_brep(self.shells)
+            )
         return self._cache["topology"]
 
     @property

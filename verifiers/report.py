@@ -130,4 +130,6 @@ def describe_invalid(validity: dict[str, Any]) -> str:
         reasons.append("self-intersecting")
     if validity.get("watertight") and float(validity.get("volume", 0.0)) <= 0.0:
         reasons.append("inside-out or zero volume")
+    if validity.get("defects"):  # what a B-Rep said of itself (CAD parts)
+        reasons.append(str(validity["defects"]))
     return ", ".join(reasons) or "fails the validity checks"

@@ -1,21 +1,24 @@
 """Parts out of CadQuery sessions and files, as verifiers take them.
 
 Everything that reads or measures a B-Rep runs in a sandbox session, under its time and memory
-limits: the part crosses to the verifier as plain arrays (a mesh and a face inventory) and as
-BREP bytes that this process never parses. The exact tier measures a part in a fresh session that
-has run no agent code, from the BREP bytes the agent's session exported, so what is scored is the
-exported solid, whatever the agent's code did to its own session.
+limits: the part crosses to the verifier as plain arrays (a mesh, a face inventory, the B-Rep's
+shells) and as BREP bytes that this process never parses. The agent's session is asked for one
+thing only, its solid as BREP bytes (:func:`export_brep`); a :class:`Measurer`, a session that
+runs no agent code and starts each measurement from its own fresh state, reads those bytes and
+measures them. So every tier scores the exported solid, and the same one, whatever the agent's
+code did to its own session (its copy of the measuring code included).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import threading
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from toolgym.envs.sandbox import CallResult, Limits, Session
+from toolgym.envs.sandbox import CallResult, Limits, SandboxError, Session, SnapshotLost
 from toolgym.verifiers.features import deviation_tolerance
 from toolgym.verifiers.parts import (
     ANGULAR_TOLERANCE,
@@ -56,7 +59,10 @@ def tessellation_tolerance(
 def session_part(
     session: Session, name: str = "result", *, tolerance: float | None = None
 ) -> tuple[Part | None, CallResult]:
-    """The part a script bound to ``name`` (or showed), with its face inventory.
+    """The part a script bound to ``name`` (or showed), with its face inventory, meshed by the
+    session itself: for a look only (tests, a GLB export). Scored parts are measured from
+    :func:`export_brep` by a :class:`Measurer`, since agent code can change how its own session
+    answers.
 
     ``tolerance`` is the chordal deviation in mm (default: 1e-3 of the part's diagonal). Returns
     ``(None, result)`` when the session has no such solid; ``result`` says why. A note on which
@@ -74,32 +80,75 @@ def session_part(
 
 
 def export_brep(session: Session, name: str = "result") -> tuple[bytes | None, CallResult]:
-    """The session's ``name`` solid as BREP bytes, or ``None`` and the failed call."""
-    result = session.request("export", {"name": name, "format": "brep"})
-    ok = result.ok and isinstance(result.value, bytes)
-    return (result.value if ok else None), result
+    """The session's ``name`` solid as BREP bytes, or ``None`` and the failed call. A note on
+    which object that is, when not obvious, is in ``result.value["note"]``."""
+    result = session.request("brep", {"name": name})
+    value = result.value if result.ok and isinstance(result.value, dict) else {}
+    data = value.get("brep")
+    return (data if isinstance(data, bytes) else None), result
 
 
-def measure(
-    data: bytes,
-    *,
-    tolerance: float | None = None,
-    reference_brep: bytes | None = None,
-    file_format: str = "brep",
-) -> Measured:
-    """Measure a solid sent as file bytes (``brep`` or ``step``) in a fresh session: its mesh
-    (chordal ``tolerance`` in mm, default 1e-3 of its diagonal), face inventory and BREP; with
-    ``reference_brep``, also the IoU of the two B-Rep solids by an OpenCASCADE boolean."""
-    args: dict[str, Any] = {
-        "data": data,
-        "format": file_format,
-        "angular_tolerance": ANGULAR_TOLERANCE,
-    }
-    if tolerance is None:
-        args["relative_tolerance"] = TESSELLATION_TOLERANCE
-    else:
-        args["tolerance"] = tolerance
-    with Session("cadquery", MEASURE_LIMITS, snapshot_on_start=False) as session:
+def brep_note(result: CallResult) -> str | None:
+    """The note :func:`export_brep`'s call carries (which object was scored), if any."""
+    note = result.value.get("note") if isinstance(result.value, dict) else None
+    return note if isinstance(note, str) else None
+
+
+class Measurer:
+    """Measures parts sent as file bytes in a sandbox session that runs no agent code.
+
+    The session starts once, and every measurement starts from the state it started in: after
+    each, the session is rolled back to its first snapshot (one fork), in a background thread
+    so that the fork overlaps the caller's verification and rendering, and the next
+    measurement waits for it. So each is what a fresh session would measure, and nothing one
+    part did (a crash, the memory it took) reaches the next. An env keeps one for its episodes;
+    :func:`measure` uses one (``reusable=False``: no snapshot, no rollback) for a single part.
+    """
+
+    def __init__(self, limits: Limits | None = None, *, reusable: bool = True) -> None:
+        self.limits, self.reusable = limits, reusable  # limits: MEASURE_LIMITS by default
+        self._session: Session | None = None
+        self._used = False  # a single-use session has measured
+        self._rollback: threading.Thread | None = None  # the pending return to the fresh state
+        self._failure: str | None = None  # why that return failed, if it did
+
+    def measure(
+        self,
+        data: bytes,
+        *,
+        tolerance: float | None = None,
+        reference_brep: bytes | None = None,
+        file_format: str = "brep",
+    ) -> Measured:
+        """Measure a solid sent as file bytes (``brep`` or ``step``): its mesh (chordal
+        ``tolerance`` in mm, default 1e-3 of its diagonal), face inventory, shells and BREP;
+        with ``reference_brep``, also the IoU of the two B-Rep solids by an OpenCASCADE
+        boolean."""
+        args: dict[str, Any] = {
+            "data": data,
+            "format": file_format,
+            "angular_tolerance": ANGULAR_TOLERANCE,
+        }
+        if tolerance is None:
+            args["relative_tolerance"] = TESSELLATION_TOLERANCE
+        else:
+            args["tolerance"] = tolerance
+        try:
+            session = self._fresh()
+        except SandboxError as exc:
+            return Measured(None, error=f"the measuring session failed: {exc}")
+        try:
+            return self._measure(session, args, tolerance, reference_brep)
+        finally:
+            self._release(session)
+
+    def _measure(
+        self,
+        session: Session,
+        args: dict[str, Any],
+        tolerance: float | None,
+        reference_brep: bytes | None,
+    ) -> Measured:
         measured = session.request("measure", args)
         if not measured.ok:
             return Measured(None, error=_why(measured))
@@ -114,13 +163,80 @@ def measure(
             {"candidate": part.brep, "reference": reference_brep},
             timeout=BREP_CROSSCHECK_S,
         )
-    if not volumes.ok:
-        return Measured(part, volumes.error.message if volumes.error else "failed")
-    # An empty intersection of overlapping solids is a wrong answer from the kernel, and then
-    # disagrees with the mesh IoU: the verifier records the mismatch, never takes the 0.
-    common, a, b = (float(volumes.value[k]) for k in ("common", "candidate", "reference"))
-    union = a + b - common
-    return Measured(part, float(np.clip(common / union, 0.0, 1.0)) if union > 0 else 0.0)
+        if not volumes.ok:
+            return Measured(part, volumes.error.message if volumes.error else "failed")
+        common, a, b = (float(volumes.value[k]) for k in ("common", "candidate", "reference"))
+        union = a + b - common
+        return Measured(part, float(np.clip(common / union, 0.0, 1.0)) if union > 0 else 0.0)
+
+    def _fresh(self) -> Session:
+        """The session in its fresh state: started, or back from the last measurement."""
+        self._wait()
+        if self._session is None:
+            limits = self.limits or MEASURE_LIMITS
+            self._session = Session("cadquery", limits, snapshot_on_start=self.reusable)
+        elif self._failure is not None or self._used:
+            self._failure = None
+            self._session.restart()  # raises SandboxError naming the cause if it cannot
+        self._used = not self.reusable
+        return self._session
+
+    def _release(self, session: Session) -> None:
+        """Start the return to the fresh state (reusable measurers only)."""
+        if not self.reusable:
+            return
+
+        def rollback() -> None:
+            try:
+                fresh = min(session.info["snapshots"], default=None)
+                if fresh is None:
+                    session.restart()
+                else:
+                    session.rollback(fresh)
+            except SnapshotLost:
+                pass  # the fresh snapshot died: the session started afresh, which is as good
+            except Exception as exc:  # the next measurement restarts the session instead
+                self._failure = f"{type(exc).__name__}: {exc}"
+
+        self._rollback = threading.Thread(target=rollback, name="measurer-rollback", daemon=True)
+        self._rollback.start()
+
+    def _wait(self) -> None:
+        if self._rollback is not None:
+            self._rollback.join()
+            self._rollback = None
+
+    @property
+    def session(self) -> Session | None:
+        """The measuring session once started (its ``layers`` and ``allowed_paths``)."""
+        self._wait()
+        return self._session
+
+    def close(self) -> None:
+        self._wait()
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+
+    def __enter__(self) -> Measurer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def measure(
+    data: bytes,
+    *,
+    tolerance: float | None = None,
+    reference_brep: bytes | None = None,
+    file_format: str = "brep",
+) -> Measured:
+    """:meth:`Measurer.measure` in a fresh session of its own."""
+    with Measurer(reusable=False) as measurer:
+        return measurer.measure(
+            data, tolerance=tolerance, reference_brep=reference_brep, file_format=file_format
+        )
 
 
 def _why(result: CallResult) -> str:
@@ -133,9 +249,8 @@ def _why(result: CallResult) -> str:
 
 def _part(value: Any) -> Part:
     value = value if isinstance(value, dict) else {}
-    features = value.get("features")
     return Part.from_arrays(
-        value.get("vertices"), value.get("faces"), None if features is None else features
+        value.get("vertices"), value.get("faces"), value.get("features"), value.get("topology")
     )
 
 

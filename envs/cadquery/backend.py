@@ -8,6 +8,7 @@ for snapshots, so booleans are forced single-threaded here.
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import tempfile
 from typing import Any
@@ -66,6 +67,7 @@ class CadQueryBackend(Backend):
     def requests(self) -> dict[str, Request]:
         return {
             "tessellate": tessellate,
+            "brep": brep,
             "export": export,
             "tool": apply_tool,
             "describe": describe,
@@ -179,14 +181,33 @@ def tessellate(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
     ``angular_tolerance`` in radians (default 0.1); ``features`` (default false).
 
     Returns ``vertices`` (float64, (n, 3), mm) and ``faces`` (int32, (m, 3), counter-clockwise
-    seen from outside), ``features`` (see :func:`measure.face_inventory`) and ``note`` (which
-    object was scored, when that is not obvious).
+    seen from outside), ``features`` and ``topology`` (see :func:`measure.face_inventory` and
+    :func:`measure.topology`) and ``note`` (which object was scored, when that is not obvious).
+    Answered by the session that ran the script, so for a look only: what is scored is measured
+    from :func:`brep` in a session that ran no agent code.
     """
     shape, note = result_shape(namespace, str(args.get("name", "result")))
     return _measured(shape, args) | {"note": note}
 
 
+def brep(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
+    """A result as BREP bytes (``brep``, without triangulations: only the solid) and ``note``
+    (which object was scored, when that is not obvious), for a trusted session to measure.
+
+    Args: ``name`` (default ``result``)."""
+    from OCP.BRepTools import BRepTools
+    from OCP.TopTools import TopTools_FormatVersion
+
+    shape, note = result_shape(namespace, str(args.get("name", "result")))
+    stream = io.BytesIO()
+    version = TopTools_FormatVersion.TopTools_FormatVersion_VERSION_1
+    BRepTools.Write_s(shape.wrapped, stream, False, False, version)
+    return {"brep": stream.getvalue(), "note": note}
+
+
 def _measured(shape: Any, args: dict[str, Any]) -> dict[str, Any]:
+    """Mesh of ``shape`` and, with ``features``, its face inventory and its topology (the rows
+    of :func:`measure.topology`)."""
     if "tolerance" in args:
         tolerance = float(args["tolerance"])
     else:
@@ -194,8 +215,10 @@ def _measured(shape: Any, args: dict[str, Any]) -> dict[str, Any]:
         tolerance = float(args.get("relative_tolerance", 1e-3)) * diagonal
     tolerance = max(tolerance, 1e-6)
     out = measure.tessellation(shape, tolerance, float(args.get("angular_tolerance", 0.1)))
+    face_volumes = out.pop("face_volumes")
     if args.get("features"):
         out["features"] = measure.face_inventory(shape)
+        out["topology"] = measure.topology(shape, face_volumes)
     return out
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 
-from toolgym.envs.cadquery import verification
+from toolgym.envs.cadquery import cheats, verification
 from toolgym.envs.cadquery.families import FAMILIES
 from toolgym.envs.domains import Domain
 from toolgym.envs.suites import generated_suite, generated_task
@@ -65,4 +65,6 @@ DOMAIN = Domain(
     export_formats=("step", "stl", "brep", "glb"),
     target_image=verification.target_image,
     families=tuple(FAMILIES),
+    cheats=cheats.cheats,
+    near_miss=cheats.near_miss,
 )

@@ -9,11 +9,7 @@ import trimesh
 from gymnasium import spaces
 
 from toolgym.envs.base import ToolEnv, check_number
-from toolgym.envs.cadquery.artifacts import (
-    export_brep,
-    measure,
-    session_part,
-)
+from toolgym.envs.cadquery.artifacts import Measurer, brep_note, export_brep, session_part
 from toolgym.envs.cadquery.framing import task_framing
 from toolgym.envs.cadquery.tools import registry
 from toolgym.envs.cadquery.verification import (
@@ -124,9 +120,10 @@ class CadQueryEnv(ToolEnv):
       are the one part of ``info`` that a seed does not fix (Gymnasium's ``check_env`` compares
       infos of two runs with the same seed).
     - ``final_tier`` (None: the task's, ``"exact"``): the tier that settles the return at the
-      episode's end. ``"cheap"`` keeps the last per-step score and skips the fresh session and
-      exact measurement, about half of a one-call episode's cost: for training on a budget.
-      Score reported results at the exact tier.
+      episode's end. ``"cheap"`` keeps the last per-step score and skips the exact
+      measurement and the B-Rep cross-check: for training on a budget. Both tiers score the
+      same solid (the BREP the last good step exported, measured by a session that runs no
+      agent code), the exact tier more finely. Score reported results at the exact tier.
 
     ## Info
 
@@ -182,6 +179,9 @@ class CadQueryEnv(ToolEnv):
         self._targets: dict[str, tuple[Part, Part, Framing, np.ndarray, np.ndarray | None]] = {}
         self._note: str | None = None  # which object the session scored, when not obvious
         self._brep_iou: float | str | None = None  # the exact tier's B-Rep cross-check
+        # Measures every step's part, and the final one, from the BREP the agent's session
+        # exported, in a session that runs no agent code (started on the first measurement).
+        self._measurer = Measurer()
         super().__init__(
             suite=suite, split=split, task=task, action_mode=action_mode, max_steps=max_steps,
             view_size=view_size, show_target=show_target, error_penalty=error_penalty,
@@ -230,22 +230,24 @@ class CadQueryEnv(ToolEnv):
         return obs
 
     def _candidate(self) -> tuple[Part | None, str | None]:
+        """The session's solid as BREP bytes, measured by the env's :class:`Measurer` (a
+        session that runs no agent code) at the per-step tolerance: the one mesh the per-step
+        verifier scores and the views show, of the very solid the exact tier scores."""
         assert self.session is not None
-        tolerance = self._step_reference.tolerance
-        part, result = session_part(self.session, tolerance=tolerance)
-        self._note = result.value.get("note") if isinstance(result.value, dict) else None
-        return _part_or_error(part, result)
-
-    def _exact(self, candidate: Part) -> tuple[Part | None, str | None]:
-        """The last good part, exported as BREP and measured in a fresh session (one that ran
-        no agent code), with a B-Rep boolean against the reference as a cross-check."""
-        assert self.session is not None and self.task is not None
-        self._brep_iou = None
         brep, result = export_brep(self.session)
+        self._note = brep_note(result)
         if brep is None:
             return _part_or_error(None, result)
-        measured = measure(
-            brep,
+        measured = self._measurer.measure(brep, tolerance=self._step_reference.tolerance)
+        return measured.part, measured.error
+
+    def _exact(self, candidate: Part) -> tuple[Part | None, str | None]:
+        """The last good step's solid (the BREP bytes that step exported, not asked for again)
+        measured finely, with a B-Rep boolean against the reference as a cross-check."""
+        assert self.task is not None and candidate.brep is not None
+        self._brep_iou = None
+        measured = self._measurer.measure(
+            candidate.brep,
             tolerance=exact_tolerance(self.task, self._reference),
             reference_brep=self._reference.brep,
         )
@@ -293,6 +295,7 @@ class CadQueryEnv(ToolEnv):
 
     def close(self) -> None:
         super().close()
+        self._measurer.close()
         self.renderer.close()
 
 

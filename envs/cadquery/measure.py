@@ -13,6 +13,9 @@ row carries (``size_a``, ``size_b``) and the outward unit normal (planes only):
     sphere       radius      -
     torus        major radius, minor radius
     freeform     -           -           (B-splines, Béziers, sweeps, offsets: area only)
+
+The topology (:func:`topology`) is counted on the B-Rep itself, one row per shell found by
+connected faces, so that what touches at a corner or along an edge is never one shell.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import numpy as np
 
 SURFACE_KINDS = ("plane", "cylinder", "cone", "sphere", "torus", "freeform")
 INVENTORY_COLUMNS = ("kind", "size_a", "size_b", "area", "nx", "ny", "nz")
+TOPOLOGY_COLUMNS = ("vertices", "edges", "faces", "loops", "open_edges", "volume", "solid")
 
 
 def read_brep(data: bytes) -> Any:
@@ -44,7 +48,9 @@ def read_brep(data: bytes) -> Any:
 
 def tessellation(shape: Any, tolerance: float, angular_tolerance: float = 0.1) -> dict[str, Any]:
     """Triangles of a CadQuery ``Shape``: ``vertices`` (float64, (n, 3)) and ``faces`` (int32,
-    (m, 3), counter-clockwise seen from outside).
+    (m, 3), counter-clockwise seen from outside), and ``face_volumes`` (float64, one per B-Rep
+    face in ``shape.Faces()`` order): the signed volume (mm³) its triangles add by the divergence
+    theorem, which :func:`topology` sums per shell.
 
     ``tolerance`` is the largest distance between the triangles and the true surface, in the
     part's units: absolute, unlike ``Shape.tessellate``, whose relative deflection scales with
@@ -62,10 +68,12 @@ def tessellation(shape: Any, tolerance: float, angular_tolerance: float = 0.1) -
     BRepTools.Clean_s(shape.wrapped)
     BRepMesh_IncrementalMesh(shape.wrapped, tolerance, False, angular_tolerance, False)
     vertices, faces, offset = [], [], 0
+    face_volumes = []
     for face in shape.Faces():
         location = TopLoc_Location()
         poly = BRep_Tool.Triangulation_s(face.wrapped, location)
         if poly is None:
+            face_volumes.append(0.0)
             continue
         nodes = np.array(
             [
@@ -79,13 +87,122 @@ def tessellation(shape: Any, tolerance: float, angular_tolerance: float = 0.1) -
         ).reshape(-1, 3)
         if face.wrapped.Orientation() == TopAbs_REVERSED:
             triangles = triangles[:, [0, 2, 1]]
+        corners = nodes[triangles - 1]
+        face_volumes.append(float(_signed_volume(corners)))
         vertices.append(nodes)
         faces.append(triangles - 1 + offset)
         offset += len(nodes)
     return {
         "vertices": np.concatenate(vertices) if vertices else np.zeros((0, 3)),
         "faces": (np.concatenate(faces) if faces else np.zeros((0, 3))).astype(np.int32),
+        "face_volumes": np.array(face_volumes, dtype=np.float64),
     }
+
+
+def _signed_volume(corners: np.ndarray) -> float:
+    """Signed volume (units³) that triangles ``corners`` (m, 3, 3) enclose with the origin."""
+    if not len(corners):
+        return 0.0
+    return float(
+        np.einsum("ij,ij->i", corners[:, 0], np.cross(corners[:, 1], corners[:, 2])).sum() / 6
+    )
+
+
+def topology(shape: Any, face_volumes: np.ndarray) -> np.ndarray:
+    """The shells of a CadQuery ``Shape`` found by its topology, one row each, columns
+    :data:`TOPOLOGY_COLUMNS`; ``face_volumes`` as :func:`tessellation` gives them.
+
+    A shell is a set of faces joined through the edges that exactly two of them share: a seam
+    joins a face to itself, and an edge of three or more faces (where bodies touch along an
+    edge) joins none, nor does a vertex (where they touch at a corner). So each body, and each
+    internal void, is one shell, however its solid was built or fused.
+
+    Per shell: the distinct ``vertices``, ``edges`` (degenerate edges, as at a sphere's pole or a
+    cone's apex, left out) and ``faces`` it holds and its ``loops`` (wires); ``open_edges``, the
+    edges its faces do not use exactly twice (none on a closed shell); its signed ``volume``
+    (mm³: negative for an inward shell, a void); and ``solid``, the index of the solid that
+    holds its first face, −1 for faces outside any solid. A closed shell of genus g (g
+    through-holes) has Euler–Poincaré characteristic V − E + F − (L − F) = 2 (1 − g).
+    """
+    from OCP.BRep import BRep_Tool
+    from OCP.TopAbs import TopAbs_EDGE, TopAbs_FACE, TopAbs_SOLID, TopAbs_VERTEX, TopAbs_WIRE
+    from OCP.TopExp import TopExp, TopExp_Explorer
+    from OCP.TopoDS import TopoDS
+    from OCP.TopTools import TopTools_IndexedMapOfShape
+
+    def indexed(of: Any, kind: Any) -> Any:
+        found = TopTools_IndexedMapOfShape()
+        TopExp.MapShapes_s(of, kind, found)
+        return found
+
+    def explore(of: Any, kind: Any) -> list[Any]:
+        items, explorer = [], TopExp_Explorer(of, kind)
+        while explorer.More():
+            items.append(explorer.Current())
+            explorer.Next()
+        return items
+
+    root = shape.wrapped
+    face_map, edge_map, vertex_map = (
+        indexed(root, k) for k in (TopAbs_FACE, TopAbs_EDGE, TopAbs_VERTEX)
+    )
+    count = face_map.Extent()
+    solid_of = np.full(count, -1, dtype=np.int64)
+    solids = indexed(root, TopAbs_SOLID)
+    for index in range(solids.Extent(), 0, -1):  # the lowest index wins
+        for face in explore(solids.FindKey(index), TopAbs_FACE):
+            solid_of[face_map.FindIndex(face) - 1] = index - 1
+    edge_uses: list[list[int]] = []  # per face, the edges its wires use (a seam twice)
+    face_vertices: list[set[int]] = []
+    loops = np.zeros(count, dtype=np.int64)
+    users: dict[int, list[int]] = {}  # edge -> the faces that use it, once per use
+    for index in range(count):
+        face = face_map.FindKey(index + 1)
+        used = [
+            edge_map.FindIndex(edge)
+            for edge in explore(face, TopAbs_EDGE)
+            if not BRep_Tool.Degenerated_s(TopoDS.Edge_s(edge))
+        ]
+        for edge in used:
+            users.setdefault(edge, []).append(index)
+        edge_uses.append(used)
+        face_vertices.append({vertex_map.FindIndex(v) for v in explore(face, TopAbs_VERTEX)})
+        loops[index] = len(explore(face, TopAbs_WIRE))
+    parent = list(range(count))
+
+    def root_of(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    for faces in users.values():
+        if len(faces) == 2 and faces[0] != faces[1]:
+            parent[root_of(faces[0])] = root_of(faces[1])
+    shells: dict[int, list[int]] = {}
+    for index in range(count):
+        shells.setdefault(root_of(index), []).append(index)
+    volumes = np.asarray(face_volumes, dtype=np.float64).reshape(-1)
+    if len(volumes) != count:
+        raise ValueError(f"{len(volumes)} face volumes for {count} faces")
+    rows = []
+    for members in shells.values():
+        uses: dict[int, int] = {}
+        for index in members:
+            for edge in edge_uses[index]:
+                uses[edge] = uses.get(edge, 0) + 1
+        rows.append(
+            (
+                len(set().union(*(face_vertices[i] for i in members))),
+                len(uses),
+                len(members),
+                int(loops[members].sum()),
+                sum(1 for n in uses.values() if n != 2),
+                float(volumes[members].sum()),
+                int(solid_of[members[0]]),
+            )
+        )
+    return np.array(rows, dtype=np.float64).reshape(-1, len(TOPOLOGY_COLUMNS))
 
 
 def face_inventory(shape: Any) -> np.ndarray:

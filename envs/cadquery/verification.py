@@ -19,11 +19,11 @@ from toolgym.envs import cache
 from toolgym.envs.cadquery.artifacts import (
     EXACT_TOLERANCE_SHARE,
     STEP_TOLERANCE_SHARE,
+    Measurer,
     export_brep,
     load_part,
     measure,
     measure_file,
-    session_part,
     tessellation_tolerance,
 )
 from toolgym.envs.sandbox import Limits, Session
@@ -88,12 +88,11 @@ _step_references: dict[str, Part] = {}
 
 
 def step_reference(task: Task, reference: Part) -> Part:
-    """The target meshed as each step's part is: the reference program run in a session and its
-    result meshed there, at the step tolerance, exactly as ``session_part`` meshes an agent's
-    result. So a right part gives the very same triangles (a BREP round trip would move them by
-    up to the tolerance, and cost a lofted part 1.6 % of its score), and renders pixel for pixel
-    as the target. Built once per task and process, and cached on disk as
-    :func:`reference_part` is."""
+    """The target measured as each step's part is: the reference's BREP measured in a fresh
+    session at the step tolerance, exactly as an env's :class:`~artifacts.Measurer` measures
+    the BREP an agent's session exports. So a right part gives the very same triangles, and
+    renders pixel for pixel as the target. Built once per task and process, and cached on disk
+    as :func:`reference_part` is."""
     with _references_lock:
         if task.id in _step_references:
             return _step_references[task.id]
@@ -103,14 +102,18 @@ def step_reference(task: Task, reference: Part) -> Part:
         tolerance = tessellation_tolerance(
             reference.mesh.extents, STEP_TOLERANCE_SHARE, task.verification.deviation_mm
         )
-        with Session("cadquery") as session:
-            ran = session.run(task.reference, filename=f"<reference {task.id}>")
-            part, why = session_part(session, tolerance=tolerance) if ran.ok else (None, ran)
-            hidden = cache.hidden_from(session.allowed_paths, session.layers)
-        if part is None:
-            message = why.feedback()
-            raise ReferenceBuildError(f"{task.id}: the reference program failed: {message}")
-        part.tolerance = tolerance
+        if reference.brep is None:
+            raise ReferenceBuildError(f"{task.id}: the reference part has no BREP to measure")
+        with Measurer(reusable=False) as measurer:
+            measured = measurer.measure(reference.brep, tolerance=tolerance)
+            session = measurer.session
+            hidden = session is not None and cache.hidden_from(
+                session.allowed_paths, session.layers
+            )
+        if measured.part is None:
+            message = f"the reference could not be measured: {measured.error}"
+            raise ReferenceBuildError(f"{task.id}: {message}")
+        part = measured.part
         if hidden:
             cache.store(key, _part_arrays(part, with_brep=False))
     part.brep = reference.brep
@@ -141,6 +144,8 @@ def _part_arrays(part: Part, *, with_brep: bool) -> dict[str, np.ndarray]:
     }
     if part.features is not None:
         arrays["features"] = np.asarray(part.features, dtype=np.float64)
+    if part.shells is not None:
+        arrays["shells"] = np.asarray(part.shells, dtype=np.float64)
     if with_brep and part.brep is not None:
         arrays["brep"] = np.frombuffer(part.brep, dtype=np.uint8)
     if part.note:
@@ -154,7 +159,7 @@ def _cached_part(key: str) -> Part | None:
     if arrays is None:
         return None
     vertices, faces = arrays.get("vertices"), arrays.get("faces")
-    features, brep = arrays.get("features"), arrays.get("brep")
+    features, brep, shells = arrays.get("features"), arrays.get("brep"), arrays.get("shells")
     tolerance, note = arrays.get("tolerance"), arrays.get("note")
     shapes_ok = (
         vertices is not None and vertices.dtype == np.float64 and vertices.ndim == 2
@@ -163,6 +168,7 @@ def _cached_part(key: str) -> Part | None:
         and faces.min() >= 0 and faces.max() < len(vertices)
         and tolerance is not None and tolerance.shape == () and tolerance.dtype == np.float64
         and (features is None or (features.dtype == np.float64 and features.ndim == 2))
+        and shells is not None and shells.dtype == np.float64 and shells.ndim == 2
         and (brep is None or (brep.dtype == np.uint8 and brep.ndim == 1))
         and (note is None or (note.dtype.kind == "U" and note.shape == ()))
     )  # fmt: skip
@@ -170,7 +176,7 @@ def _cached_part(key: str) -> Part | None:
         return None
     # The very arrays the cold build made (already merged and cleaned): not processed again.
     mesh = trimesh.Trimesh(vertices=vertices, faces=faces, process=False, validate=False)
-    part = Part(mesh, features)
+    part = Part(mesh, features, shells=shells)
     part.brep = brep.tobytes() if brep is not None else None
     part.tolerance = None if np.isnan(tolerance) else float(tolerance)
     part.note = str(note) if note is not None else None
