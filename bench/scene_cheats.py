@@ -44,6 +44,31 @@ STORE_SCRIPT = (
 )
 DOOR = "scene-curated/door-zone-centre"  # a 1.5 m zone at (0, 0)
 OPEN = "world.bind('zone_1', 'enter', 'open', 'door_1', only='player')\n"
+# Dominoes on balls (every other one 0.3 m aside, so the balls are apart), turned across the
+# chain: each falls off its ball, none knocks the next.
+ON_BALLS = (
+    "for k in range(5):\n"
+    "    x = 0.3 * (k % 2)\n"
+    "    world.spawn('ball', (x, 0.25 * k, 0.15))\n"
+    "    world.spawn('domino', (x + 0.02, 0.25 * k, 0.5), (90, 0, 0))\n"
+)
+LIFTED = (  # the door slid up to z (its closed centre is at 1.0 m, it is 2 m tall)
+    "def lift(world, trigger, other):\n"
+    "    if other == 'player':\n"
+    "        world.get('door_1').set_pos((0, 3, {z}))\n"
+    "world.trigger('zone_1', (0, 0, 0.9), (1.5, 1.5, 1.8), on_enter=lift)\n"
+)
+BETWEEN_FRAMES = (  # on its path on even frames, 1.5 m off on odd ones (platform-short)
+    "import math\n"
+    "A, B, speed = (0.0, 0.0, 0.5), (2.0, 0.0, 0.5), 1.0\n"
+    "L = math.dist(A, B)\n"
+    "def update(world, dt):\n"
+    "    s = (speed * (world.time + dt)) % (2 * L)\n"
+    "    f = (2 * L - s if s > L else s) / L\n"
+    "    x, y, z = [a + (b - a) * f for a, b in zip(A, B)]\n"
+    "    world.get('platform_1').set_pos((x, y + (1.5 if (world.frame + 1) % 2 else 0), z))\n"
+    "world.on_update(update)\n"
+)
 
 # (what, task, script, words the report must hold when it is contained)
 CHEATS: list[tuple[str, str, str, str]] = [
@@ -67,8 +92,9 @@ CHEATS: list[tuple[str, str, str, str]] = [
      TABLE + "world.spawn('crate', (0.82, 0.5, 1.0))\n" + DESK_CHAIR, "past the edge"),
     ("a crate sunk 2.5 cm into the table top", DESK,
      TABLE + "world.spawn('crate', (0, 0.5, 0.975))\n" + DESK_CHAIR, "sunk"),
-    ("a static crate floating 1 cm above the table", DESK,
-     TABLE + "world.spawn('crate', (0, 0.5, 1.01), body='static')\n" + DESK_CHAIR, "floats"),
+    ("a static crate floating 1 cm above the table", DESK,  # made dynamic, it settles on
+     TABLE + "world.spawn('crate', (0, 0.5, 1.01), body='static')\n" + DESK_CHAIR,
+     "static body"),
     ("the table turned 90°", DINING,
      "world.spawn('table', (0, 0.5, 0.375), (90, 0, 0))\n"
      "for dx, dy, h in [(-0.75, -0.4, -90), (0.75, 0.4, 90), (0.75, -0.4, 90), "
@@ -137,6 +163,17 @@ CHEATS: list[tuple[str, str, str, str]] = [
     ("a binding that destroys the player at the first coin", "scene-curated/coins-three",
      "world.trigger('zone_9', (-1, 0, 0.5), (0.3, 0.05, 0.3))\n"
      "world.bind('zone_9', 'enter', 'destroy', 'other')\n", "player"),
+    # The red team of issue 33 (each passed with 1.000 before):
+    ("dominoes balanced on balls, turned so they cannot knock each other over",
+     "scene-curated/dominoes-five", ON_BALLS, "not on the floor"),
+    ("the door lifted 0.51 m instead of opened", DOOR, LIFTED.format(z=1.51),
+     "still blocks its doorway"),
+    ("the platform 1.5 m off its path on every frame the host once skipped",
+     "scene-curated/platform-short", BETWEEN_FRAMES, "off its path"),
+    ("the shelf anywhere along the wall (the prompt centres it at -1 m)", STORE,
+     "world.spawn('shelf', (1.5, 2.79, 0.9), (180, 0, 0))\n"
+     "world.spawn('crate', (0.7, 2.7, 0.25))\nworld.spawn('crate', (2.55, 2.7, 0.25))\n",
+     "from (-1, 2.79)"),
 ]  # fmt: skip
 
 # (what, task, script, check, the designer's verdict: does that check hold?)
@@ -150,8 +187,20 @@ BORDERLINE: list[tuple[str, str, str, str, bool]] = [
     *(
         (f"a crate {abs(dz) * 1000:.0f} mm {'above' if dz > 0 else 'into'} the table top", DESK,
          TABLE + f"world.spawn('crate', (0, 0.5, {1.0 + dz}))\n" + DESK_CHAIR, "on:crate", ok)
-        for dz, ok in ((0.003, True), (0.008, False), (-0.003, True), (-0.01, False))
+        # 8 mm above: it settles onto the top in the settling simulation, so it is on it (a
+        # designer's rule of issue 33; "fails" before, when "on" read only the placement).
+        for dz, ok in ((0.003, True), (0.008, True), (-0.003, True), (-0.01, False))
     ),
+    ("a crate 2 cm above the table top, settling onto it", DESK,
+     TABLE + "world.spawn('crate', (0, 0.5, 1.02))\n" + DESK_CHAIR, "on:crate", True),
+    ("a crate inside the shelf, on its bottom board", STORE,
+     "world.spawn('shelf', (-1, 2.79, 0.9), (180, 0, 0))\n"
+     "world.spawn('crate', (-1, 2.72, 0.28))\nworld.spawn('crate', (0.35, 2.7, 0.25))\n",
+     "next_to:crate", False),
+    ("dominoes turned 90°, across the chain", "scene-curated/dominoes-five",
+     "for k in range(5):\n    world.spawn('domino', (0, 0.25 * k, 0.2), (90, 0, 0))\n",
+     "aligned:domino", False),
+    ("dominoes balanced on balls", "scene-curated/dominoes-five", ON_BALLS, "initial", False),
     *(
         (f"a chair at the table's end turned {off}° from it, pitched {pitch}°", DINING,
          TABLE + f"world.spawn('chair', (-1.15, 0.5, 0.45), (-90 + {off}, {pitch}, 0))\n",

@@ -16,8 +16,8 @@ its shaping term (in [0, 1], e.g. how close the ball came to the goal) otherwise
 when every constraint is met. A physics set-up is checked as it starts (``initial``: upright,
 supported by the surfaces the prompt names, apart) before its outcome earns anything; what the
 caller refused to take over from the agent (a body the catalogue does not give, an action on the
-verifier's player) fails a ``refused`` check. Every tolerance is a named constant below. Units:
-m, s, degrees.
+verifier's player) fails a ``refused`` check that weighs as much as the rest together. Every
+tolerance is a named constant below. Units: m, s, degrees.
 """
 
 from __future__ import annotations
@@ -1150,9 +1150,9 @@ def verify_scene(
     that starts wrong). Returns a report whose ``checks`` hold one entry per constraint (per
     trajectory for logic), ``{"ok", "message", "weight", "shaping"}``. ``notes``: what the
     caller did not take over from the agent, in words: ``refused`` (properties the task fixes,
-    actions logic may not take: a failed ``refused`` check of weight 1) and ``ignored``
-    (changes to the level: an ``ignored`` entry with ``ok`` None and weight 0, outside the
-    score)."""
+    actions logic may not take: a failed ``refused`` check weighing as much as all the
+    constraints together) and ``ignored`` (changes to the level: an ``ignored`` entry with
+    ``ok`` None and weight 0, outside the score)."""
     scene = Scene(description)
     dt = float(description.get("dt", 1 / 60))
     checks: dict[str, dict[str, Any]] = {}
@@ -1197,10 +1197,13 @@ def verify_scene(
         else:
             raise ValueError(f"unknown constraint kind {kind!r}")
     if notes.get("refused"):
+        # A rule the prompt states was broken (a body, mass or friction the catalogue does not
+        # give, an action on the verifier's player): it weighs as much as all the rest, so a
+        # refused scene earns at most half, below any honest attempt that breaks no rule.
         refused = list(notes["refused"])
         add(
             "refused",
-            1.0,
+            max(1.0, sum(float(c.get("weight", 1.0)) for c in constraints)),
             (
                 False,
                 0.0,

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from toolgym.envs.base import ToolEnv
-from toolgym.envs.scene.families import spec_for
+from toolgym.envs.scene.families import task_spec
 from toolgym.envs.scene.tools import registry
 from toolgym.envs.scene.verification import (
     Action,
@@ -179,7 +179,7 @@ class GameSceneEnv(ToolEnv):
         return (view_size, 2 * view_size, 3)
 
     def _prepare(self, task: Task) -> np.ndarray:
-        self._spec = spec_for(task.parameters)
+        self._spec = task_spec(task)  # refuses a prompt that states a relation nothing checks
         self._actions, self._pending, self._scene = [], None, None
         if task.id not in self._targets:
             self._targets[task.id] = self.renderer.render(reference_scene(task), self._spec.bounds)

@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolgym.envs.scene.catalogue import asset
+from toolgym.envs.scene.relations import require_checked
 
 KINDS = {
     "dining": "layout", "storage": "layout", "table_top": "layout", "stack": "physics",
@@ -104,7 +105,7 @@ def _code(calls: list[dict[str, Any]]) -> str:
 
 
 def _f(value: float) -> str:
-    return f"{value:g}"
+    return f"{value + 0.0:g}"  # + 0.0: no "-0"
 
 
 def _room_text(w: float, d: float, door_x: float) -> str:
@@ -562,7 +563,8 @@ def platform(p: Mapping[str, Any]) -> Spec:
         f"Game logic: the platform platform_1 must move back and forth between ({_f(ax)}, "
         f"{_f(ay)}, {_f(height)}) and ({_f(bx)}, {_f(by)}, {_f(height)}) at {_f(speed)} m/s, "
         "starting at the first point when the game starts and turning at each end (a mover, "
-        f"world.mover(...)). The verifier plays the level for 8 s and samples it. {CONVENTIONS}"
+        f"world.mover(...)). The verifier plays the level for 8 s and checks every frame. "
+        f"{CONVENTIONS}"
     )
     lo_x, hi_x = min(ax, bx) - 3, max(ax, bx) + 3
     lo_y, hi_y = min(ay, by) - 3, max(ay, by) + 5
@@ -604,11 +606,23 @@ TEMPLATES: dict[str, Callable[[Mapping[str, Any]], Spec]] = {
 
 
 def spec_for(parameters: Mapping[str, Any]) -> Spec:
-    """The spec of a task from its parameters (``template`` names the template)."""
+    """The spec of a task from its parameters (``template`` names the template). Raises
+    ``relations.UncheckedRelation`` when its prompt states a relation no constraint checks."""
     template = str(parameters.get("template", ""))
     if template not in TEMPLATES:
         raise ValueError(f"unknown scene template {template!r}; known: {', '.join(TEMPLATES)}")
-    return TEMPLATES[template](parameters)
+    spec = TEMPLATES[template](parameters)
+    require_checked(spec.prompt, spec.constraints, f"the {template} template")
+    return spec
+
+
+def task_spec(task: Any) -> Spec:
+    """A task's spec, its own prompt (the one the agent reads, e.g. from a task file) checked
+    as the template's is: every relation it states has a rule, or ``UncheckedRelation``."""
+    spec = spec_for(task.parameters)
+    if task.prompt != spec.prompt:
+        require_checked(task.prompt, spec.constraints, task.id)
+    return spec
 
 
 def spec_json(spec: Spec) -> str:

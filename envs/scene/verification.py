@@ -36,7 +36,7 @@ import numpy as np
 from toolgym.envs import cache
 from toolgym.envs.sandbox import Limits, SandboxError, Session, protocol
 from toolgym.envs.scene.catalogue import ASSETS, BODIES
-from toolgym.envs.scene.families import Spec, spec_for
+from toolgym.envs.scene.families import Spec, spec_for, task_spec
 from toolgym.envs.scene.logic import PLAYER
 from toolgym.envs.scene.runtime import MAX_COORD_M, MAX_OBJECTS, MAX_SPEED, MAX_TRIGGERS, NAME
 from toolgym.envs.tasks import Task
@@ -617,7 +617,7 @@ def verify_script(
 ) -> Outcome:
     """Run ``script`` on the task's level in a fresh session and score it at the final tier."""
     started = time.perf_counter()
-    spec = spec_for(task.parameters)
+    spec = task_spec(task)
     with Session("scene", limits) as session:
         session.request("load", {"description": spec.level, "frozen": False})
         ran = session.run(script, filename=filename)
