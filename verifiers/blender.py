@@ -62,12 +62,14 @@ TOLERANCES = {
     "emission_error": 0.2,
     "transmission_error": 0.1,
     "alpha_error": 0.1,
+    "settings_error": 0.1,  # the largest difference of a shader's other inputs and options
     "shape_error": 0.01,  # of the scene's size: surfaces apart once the pose is fitted
     "render_delta_e": 3.0,  # CIE76 ΔE of the renders' most different pixels
     "vertex_error": 0.005,  # of the object's diagonal
     "energy_error": 0.15,  # |ln(energy / goal energy)|
     "light_delta_e": 5.0,
     "light_position_error": 0.05,
+    "light_settings": 1.0,  # settings (of those Cycles reads) that differ from the goal's
     "photometric_loss": 0.004,
 }
 DEFAULT_THRESHOLDS = {
@@ -87,14 +89,18 @@ DEFAULT_THRESHOLDS = {
         "emission_error": 0.05,
         "transmission_error": 0.03,
         "alpha_error": 0.03,
+        "settings_error": 0.03,
         "render_delta_e": 2.0,
     },
-    "shape_keys": {"vertex_error": 0.002},
+    "shape_keys": {"vertex_error": 0.002, "extra_objects": 0},
     "lighting": {
         "energy_error": 0.05,
         "light_delta_e": 2.0,
         "light_position_error": 0.02,
         "light_type": 1.0,
+        "light_settings": 0,
+        "extra_lights": 0,
+        "render_delta_e": 2.0,
     },
 }
 HIGHER_IS_BETTER = frozenset({"iou", "fscore", "soft_fscore", "light_type"})
@@ -129,9 +135,13 @@ def _lab(rgb: Any) -> np.ndarray:
 
 
 def shown_objects(state: dict[str, Any], kind: str = "MESH") -> dict[str, dict[str, Any]]:
-    """The objects of ``kind`` a designer sees: hidden helpers and objects in excluded
-    collections (``shown`` false) are left out."""
-    return {n: o for n, o in state["objects"].items() if o["type"] == kind and o.get("shown", True)}
+    """The objects of ``kind`` a final render draws (``shown``); ``"MESH"`` is every object
+    with geometry (meshes, curves, text, surfaces, metaballs), as the render meshes them."""
+
+    def of_kind(o: dict[str, Any]) -> bool:
+        return o["type"] == kind or (kind == "MESH" and bool(o.get("geometry")))
+
+    return {n: o for n, o in state["objects"].items() if of_kind(o) and o.get("shown", True)}
 
 
 def scene_mesh(state: dict[str, Any]) -> trimesh.Trimesh:
@@ -147,20 +157,84 @@ def scene_mesh(state: dict[str, Any]) -> trimesh.Trimesh:
     return trimesh.Trimesh(vertices, faces, process=False)
 
 
-def _solid(state: dict[str, Any]) -> tuple[Any, list[str]]:
-    """The union of the scene's closed mesh objects (manifold3d), and the names of open ones."""
+@dataclasses.dataclass
+class Solid:
+    """The union of a scene's closed shells (manifold3d), each turned outward first, as a
+    render shows it (both sides of a face render alike, so an inside-out or mirrored shell
+    shows the solid it bounds, never a hole); what it was made of, for the checks that its
+    volume agrees with its parts'."""
+
+    union: Any
+    shells: list[float]  # each closed shell's volume, m³ (positive)
+    bounds: np.ndarray | None  # the closed shells' bounds (2×3, m); None without one
+    open_objects: list[str]
+
+
+def _solid(state: dict[str, Any]) -> Solid:
+    """The union of the shown objects' closed shells (each connected part of a mesh that is
+    closed, wound consistently and outward), and the objects with open parts (surfaces that
+    bound no volume: left out of the union, and of the IoU)."""
     import manifold3d
 
-    solid, open_objects = manifold3d.Manifold(), []
+    union, shells, boxes, open_objects = manifold3d.Manifold(), [], [], []
     for name, o in sorted(shown_objects(state).items()):
         if not len(o["faces"]):
             continue
-        try:
-            merged = trimesh.Trimesh(o["vertices"], o["faces"], process=True)
-            solid = solid + _manifold(merged)
-        except ValueError:
+        merged = trimesh.Trimesh(o["vertices"], o["faces"], process=True)
+        opened = False
+        with np.errstate(invalid="ignore", divide="ignore"):  # a flat part has no centre
+            parts = merged.split(only_watertight=False)
+        for part in parts:
+            if not part.is_watertight:
+                opened = True
+                continue
+            if not part.is_winding_consistent:
+                trimesh.repair.fix_winding(part)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                inside_out = part.volume < 0
+            if inside_out:
+                part.invert()
+            try:
+                shell = _manifold(part)
+            except ValueError:
+                opened = True
+                continue
+            union = union + shell
+            shells.append(float(shell.volume()))
+            boxes.append(part.bounds)
+        if opened:
             open_objects.append(name)
-    return solid, open_objects
+    bounds = None
+    if boxes:
+        bounds = np.array([np.min([b[0] for b in boxes], axis=0),
+                           np.max([b[1] for b in boxes], axis=0)])  # fmt: skip
+    return Solid(union, shells, bounds, open_objects)
+
+
+# Relative disagreement allowed between two of the verifier's own measures of one thing (the
+# union's volume and its shells', the IoU and the volumes it is made of, bounds): beyond it the
+# measures cannot all be right, and the scene fails with the reason, never scored.
+METRIC_TOLERANCE = 1e-3
+
+
+def _disagreements(solid: Solid, target: Solid, inter: float, size: float) -> list[str]:
+    """Where the verifier's own measures of the candidate disagree with each other (see
+    :data:`METRIC_TOLERANCE`): an empty list when they agree."""
+    tol = METRIC_TOLERANCE
+    volume, goal = solid.union.volume(), target.union.volume()
+    found = []
+    if solid.shells:
+        largest, total = max(solid.shells), sum(solid.shells)
+        if not largest * (1 - tol) - 1e-12 <= volume <= total * (1 + tol) + 1e-12:
+            found.append(f"the union's volume {volume:.4g} m³ is outside what its shells make "
+                         f"({largest:.4g} to {total:.4g} m³)")  # fmt: skip
+        box = np.array(solid.union.bounding_box()).reshape(2, 3)
+        if solid.bounds is not None and np.abs(box - solid.bounds).max() > tol * size:
+            found.append("the union's bounds differ from its shells' bounds")
+    if not -tol * goal <= inter <= min(volume, goal) * (1 + tol) + 1e-12:
+        found.append(f"the overlap {inter:.4g} m³ exceeds the volumes it is part of "
+                     f"({volume:.4g} and {goal:.4g} m³)")  # fmt: skip
+    return found
 
 
 @dataclasses.dataclass
@@ -198,9 +272,9 @@ class Goal:
             self._noise = render_delta_e(self.resampled, self.images)
         return self._noise
 
-    def solid(self) -> Any:
+    def solid(self) -> Solid:
         if self._solid is None:
-            self._solid = _solid(self.state)[0]
+            self._solid = _solid(self.state)
         return self._solid
 
 
@@ -223,11 +297,7 @@ def verify_scene(
             }
         metrics, checks, score = _VERIFIERS[goal.kind](candidate, goal, tier, render)
         if render is not None:
-            metrics |= render
-            weight = _IMAGE_WEIGHT[goal.kind]
-            seen = render | {"render_delta_e": max(
-                0.0, render["render_delta_e"] - metrics.get("render_noise", 0.0))}  # fmt: skip
-            score = score ** (1 - weight) * _render_term(seen) ** weight
+            score = _with_renders(metrics, checks, score, render, goal)
     except (ValueError, KeyError, TypeError) as exc:  # a malformed state: unknown, not 0
         return VerifierReport({}, None, False, tier, errors=[f"{type(exc).__name__}: {exc}"])
     met = _thresholds(metrics, goal.thresholds, checks)
@@ -238,6 +308,32 @@ def verify_scene(
         and score >= PASS_SCORE.get(goal.kind, DEFAULT_PASS_SCORE)
     )
     return VerifierReport(metrics, score, passed, tier, checks=checks)
+
+
+def _with_renders(
+    metrics: dict[str, float], checks: dict[str, Any], score: float, render: dict[str, float],
+    goal: Goal,
+) -> float:  # fmt: skip
+    """The score with the renders' share (:data:`_IMAGE_WEIGHT`), and their verdict when they
+    disagree with the parameters: renders that differ from the goal's (beyond its own noise)
+    while every parameter read matches mean something the parameters do not read changes the
+    render, and then the renders decide, with the weight of a full check."""
+    params_ok = _thresholds(metrics, goal.thresholds, checks) and all(
+        c.get("ok") is not False for c in checks.values()
+    )
+    metrics |= render
+    seen = render | {"render_delta_e": max(
+        0.0, render["render_delta_e"] - metrics.get("render_noise", 0.0))}  # fmt: skip
+    weight = _IMAGE_WEIGHT[goal.kind]
+    blended = score ** (1 - weight) * _render_term(seen) ** weight
+    if params_ok and seen["render_delta_e"] > goal.thresholds["render_delta_e"]:
+        checks["renders"] = {
+            "ok": False,
+            "message": f"the renders differ from the goal's by {seen['render_delta_e']:.2g} ΔE "
+            "though every setting read matches: something else changes what renders",
+        }
+        return min(blended, _render_term(seen))
+    return blended
 
 
 _IMAGE_WEIGHT = {"material": 0.3, "lighting": 0.3}
@@ -306,20 +402,27 @@ def _geometry(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
     measured = surface.metrics(mesh, SAMPLES[tier], 0, exact_count=256)
     metrics = {k: measured[k] for k in ("chamfer", "fscore", "soft_fscore", "deviation")}
     metrics["deviation_ratio"] = measured["deviation"] / goal.size
-    solid, open_objects = _solid(candidate)
+    solid = _solid(candidate)
     iou = None
-    if open_objects:
-        listed = ", ".join(repr(n) for n in open_objects[:4])
+    if solid.open_objects:
+        listed = ", ".join(repr(n) for n in solid.open_objects[:4])
         checks["closed"] = {
             "ok": None,
             "message": f"not closed, left out of the IoU: {listed}",
         }
     target = goal.solid()
-    union = solid.volume() + target.volume() - (solid ^ target).volume()
+    volume, goal_volume = solid.union.volume(), target.union.volume()
+    inter = (solid.union ^ target.union).volume()
+    union = volume + goal_volume - inter
     if union > 0:
-        iou = float(np.clip((solid ^ target).volume() / union, 0.0, 1.0))
+        iou = float(np.clip(inter / union, 0.0, 1.0))  # in [0, 1] when the measures agree
         metrics["iou"] = iou
-    metrics["volume"], metrics["goal_volume"] = solid.volume(), target.volume()
+    metrics["volume"], metrics["goal_volume"] = volume, goal_volume
+    disagree = _disagreements(solid, target, inter, goal.size)
+    if disagree:
+        checks["consistency"] = {"ok": False, "message": "the measures disagree: "
+                                 + "; ".join(disagree)}  # fmt: skip
+        return metrics, checks, 0.0
     extent = mesh.extents / np.maximum(goal.mesh.extents, 1e-9)
     if np.abs(extent - 1).max() > 0.02:
         axes = "xyz"
@@ -328,7 +431,7 @@ def _geometry(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
                           f"size along {axes[worst]}"}  # fmt: skip
     soft = measured["soft_fscore"]
     if iou is not None and iou < goal.thresholds["iou"]:
-        volumes = f"volume {solid.volume():.3g} m³, goal {target.volume():.3g} m³"
+        volumes = f"volume {volume:.3g} m³, goal {goal_volume:.3g} m³"
         message = f"the solids overlap the goal's by IoU {iou:.2f} ({volumes})"
         checks["volume"] = {"ok": False, "message": message}
     if (
@@ -512,17 +615,59 @@ def material_errors(have: dict[str, Any], want: dict[str, Any]) -> dict[str, flo
 
 
 def _main_material(o: dict[str, Any]) -> dict[str, Any]:
-    """The material on most of an object's faces (the first, on ties)."""
+    """The material on most of an object's surface (the first, on ties)."""
     shares = [m.get("share", 1.0) for m in o["materials"]]
     return o["materials"][int(np.argmax(shares))]
 
 
+MIN_SHARE = 1e-3  # a material on less of an object's surface than this does not show
+
+
+def _rendered_materials(o: dict[str, Any]) -> list[dict[str, Any]]:
+    """The materials an object shows: those on at least :data:`MIN_SHARE` of its surface."""
+    used = [m for m in o["materials"] if m.get("share", 1.0) >= MIN_SHARE]
+    return used or list(o["materials"][:1])
+
+
+def settings_errors(have: dict[str, Any], want: dict[str, Any]) -> dict[str, float]:
+    """How far each of two surfaces' ``settings`` (the shaders' inputs and options the
+    surface keys do not model, as ``label: [value, default]``; a setting one side lacks is at
+    its default there) differ: the largest difference of their components, 1 for options
+    that differ."""
+    found: dict[str, float] = {}
+    ours, theirs = have.get("settings", {}), want.get("settings", {})
+    for label in sorted(set(ours) | set(theirs)):
+        pair = ours.get(label) or theirs.get(label)
+        default = pair[1]
+        a = ours[label][0] if label in ours else default
+        b = theirs[label][0] if label in theirs else default
+        if isinstance(a, str) or isinstance(b, str) or a is None or b is None:
+            found[label] = 0.0 if a == b else 1.0
+        else:
+            found[label] = float(np.max(np.abs(np.subtract(np.atleast_1d(a), np.atleast_1d(b)))))
+    return found
+
+
+def _setting_text(label: str, have: dict[str, Any], want: dict[str, Any]) -> str:
+    def value(surface: dict[str, Any], other: dict[str, Any]) -> str:
+        pair = surface.get("settings", {}).get(label) or other["settings"][label]
+        got = pair[0] if label in surface.get("settings", {}) else pair[1]
+        if isinstance(got, list):
+            return "(" + ", ".join(f"{v:.3g}" for v in got[:3]) + ")"
+        return f"{got:.3g}" if isinstance(got, float) else str(got)
+
+    return f"{label} is {value(have, want)} (goal {value(want, have)})"
+
+
 def _material(candidate: dict[str, Any], goal: Goal, tier: str, render: Render = None) -> Result:
-    """Per goal object, the surface (reduced from the node graph) of the material on most of
-    its faces against the goal's; a graph that does not reduce is judged by the renders alone."""
+    """Per goal object, every material it shows (by its share of the surface), reduced from
+    its node graph to a surface and its other settings, against the goal's main material. A
+    graph that does not reduce is judged by the renders alone, with the weight of a full check:
+    its parameters are not read, so they are not reported (never as 0)."""
     checks: dict[str, dict[str, Any]] = {}
-    worst = dict.fromkeys(_MATERIAL_TERMS, 0.0)
-    scores, reduced = [], True
+    keys = (*_MATERIAL_TERMS, "settings_error")
+    worst = dict.fromkeys(keys, 0.0)
+    scores, read, unread = [], 0, 0
     for name, want in sorted(_mesh_objects(goal.state).items()):
         if not want["materials"]:
             continue
@@ -531,44 +676,71 @@ def _material(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
             _missing(name, checks) if have is None else checks.__setitem__(
                 f"object {name}", {"ok": False, "message": f"{name!r} has no material"}
             )
-            worst = dict.fromkeys(_MATERIAL_TERMS, math.inf)
+            worst = dict.fromkeys(keys, math.inf)
             scores.append(0.0)
+            read += 1
             continue
-        a, b = _main_material(have), _main_material(want)
-        unread = next((m for m in (a, b) if "irreducible" in m), None)
-        if unread is not None:
+        shown, b = _rendered_materials(have), _main_material(want)
+        blind = next((m for m in (*shown, b) if "irreducible" in m), None)
+        if blind is not None:
             if render is None:
                 raise ValueError(f"the material of {name!r} cannot be reduced "
-                                 f"({unread['irreducible']}) and there are no renders")  # fmt: skip
+                                 f"({blind['irreducible']}) and there are no renders")  # fmt: skip
             checks[f"material {name}"] = {
                 "ok": None,
-                "message": f"{name!r}'s material {unread['name']!r} is not a constant surface "
-                f"({unread['irreducible']}): judged by the renders",
+                "message": f"{name!r}'s material {blind['name']!r} is not a constant surface "
+                f"({blind['irreducible']}): judged by the renders alone",
             }
             scores.append(_render_term(render))
-            reduced = False
+            unread += 1
             continue
-        errors = material_errors(a, b)
-        scores.append(math.prod(term(e, TOLERANCES[k]) for k, e in errors.items()))
-        glows = any(np.any(np.asarray(m["emission"]) > 0) for m in (a, b))
-        labels = {k: label for k, (_key, label) in _MATERIAL_TERMS.items()}
-        if glows:  # what differs is the colour shown, base colour and glow together
-            labels["delta_e"] = "colour shown (base colour and glow)"
-        off = [
-            f"{labels[k]} is off by {errors[k]:.2g}" + (" ΔE" if k == "delta_e" else "")
-            for k in _MATERIAL_TERMS
-            if errors[k] > goal.thresholds[k]
-        ]
+        read += 1
+        total = sum(m.get("share", 1.0) for m in shown) or 1.0
+        score, off = 0.0, []
+        for a in shown:
+            errors = material_errors(a, b)
+            settings = settings_errors(a, b)
+            errors["settings_error"] = max(settings.values(), default=0.0)
+            share = a.get("share", 1.0) / total
+            score += share * math.prod(term(e, TOLERANCES[k]) for k, e in errors.items())
+            off += _material_off(a, b, errors, settings, goal, len(shown) > 1)
+            worst = {k: max(v, errors[k]) for k, v in worst.items()}
+        scores.append(score)
         if off:
             checks[f"object {name}"] = {"ok": False, "message": f"{name!r}: " + ", ".join(off)}
-        worst = {k: max(v, errors[k]) for k, v in worst.items()}
+    if unread and not read:  # nothing was read by its parameters: none is reported as met
+        worst = {}
+    if unread:
+        worst["unread_materials"] = float(unread)
     noise = goal.render_noise()
-    if reduced and noise is not None and render is not None:
-        # Every surface was compared by its parameters; the renders only back them up, and
-        # two equal scenes sampled differently (an Emission shader for a Principled glow
-        # draws other random numbers) differ by up to the goal's own resampling noise.
+    if not unread and noise is not None and render is not None:
+        # Every surface was compared by its parameters; the renders back them up, and two
+        # equal scenes sampled differently (an Emission shader for a Principled glow draws
+        # other random numbers) differ by up to the goal's own resampling noise.
         worst["render_noise"] = noise
     return worst, checks, float(np.mean(scores)) if scores else 0.0
+
+
+def _material_off(
+    a: dict[str, Any], b: dict[str, Any], errors: dict[str, float], settings: dict[str, float],
+    goal: Goal, several: bool,
+) -> list[str]:  # fmt: skip
+    """What is off in material ``a`` against the goal's ``b``, in words."""
+    glows = any(np.any(np.asarray(m["emission"]) > 0) for m in (a, b))
+    labels = {k: label for k, (_key, label) in _MATERIAL_TERMS.items()}
+    if glows:  # what differs is the colour shown, base colour and glow together
+        labels["delta_e"] = "colour shown (base colour and glow)"
+    off = [
+        f"{labels[k]} is off by {errors[k]:.2g}" + (" ΔE" if k == "delta_e" else "")
+        for k in _MATERIAL_TERMS
+        if errors[k] > goal.thresholds[k]
+    ]
+    off += [_setting_text(k, a, b) for k, e in settings.items()
+            if e > goal.thresholds["settings_error"]]  # fmt: skip
+    if off and several:
+        share = a.get("share", 1.0)
+        return [f"material {a['name']!r} (on {share:.0%} of it): " + ", ".join(off)]
+    return off
 
 
 def _shape_keys(candidate: dict[str, Any], goal: Goal, tier: str, render: Render = None) -> Result:
@@ -598,31 +770,94 @@ def _shape_keys(candidate: dict[str, Any], goal: Goal, tier: str, render: Render
             checks[f"object {name}"] = {"ok": False, "message": f"{name!r}'s vertices are "
                                         f"{error:.1%} of its size off{which}"}  # fmt: skip
         worst = max(worst, error)
-    return {"vertex_error": worst}, checks, float(np.mean(scores)) if scores else 0.0
+    metrics = {"vertex_error": worst}
+    return metrics, checks, _diluted(candidate, goal, checks, metrics, scores)
+
+
+def _diluted(
+    candidate: dict[str, Any], goal: Goal, checks: dict[str, Any], metrics: dict[str, float],
+    scores: list[float],
+) -> float:  # fmt: skip
+    """The mean of ``scores`` times ``n_goal / (n_goal + n_extra)``: every mesh with faces the
+    goal does not have (a cover, a leftover) takes a share, and fails the scene."""
+    wanted = {n for n, o in _mesh_objects(goal.state).items() if len(o["faces"])}
+    present = {n for n, o in _mesh_objects(candidate).items() if len(o["faces"])}
+    extra = sorted(present - wanted)
+    metrics["extra_objects"] = float(len(extra))
+    if extra:
+        listed = ", ".join(repr(n) for n in extra[:4]) + (" …" if len(extra) > 4 else "")
+        checks["extra objects"] = {
+            "ok": False,
+            "message": f"{len(extra)} mesh object(s) the goal does not have: {listed}",
+        }
+    score = float(np.mean(scores)) if scores else 0.0
+    return score * len(wanted) / max(len(wanted) + len(extra), 1)
+
+
+def effective_light(light: dict[str, Any]) -> tuple[float, np.ndarray]:
+    """A light's power (W; its energy times ``2 ** exposure`` and its node tree's strength)
+    and colour (linear RGB, tinted by its node tree), as it renders."""
+    tint = np.asarray(light.get("tint", [1.0, 1.0, 1.0]), np.float64)
+    strength = float(np.dot(tint, _LUMINANCE))
+    color = np.asarray(light["color"], np.float64) * (tint / strength if strength > 0 else tint)
+    return float(light["energy"]) * strength, color
+
+
+def light_settings(have: dict[str, Any], want: dict[str, Any]) -> list[str]:
+    """The settings two lights both have that differ (floats beyond 0.1 %), by name."""
+    ours, theirs = have.get("settings", {}), want.get("settings", {})
+    off = []
+    for name in sorted(set(ours) & set(theirs)):
+        a, b = ours[name], theirs[name]
+        if isinstance(a, float) and isinstance(b, float):
+            if abs(a - b) > 1e-3 * max(abs(b), 1.0):
+                off.append(name)
+        elif a != b:
+            off.append(name)
+    return off
 
 
 def _lighting(candidate: dict[str, Any], goal: Goal, tier: str, render: Render = None) -> Result:
+    """Per goal light, by name: type, power and colour as they render (exposure and node tree
+    included), position, and every other setting Cycles reads; a light the goal lacks dilutes
+    the score; a light whose node tree does not reduce is judged by the renders alone."""
     checks: dict[str, dict[str, Any]] = {}
-    keys = ("energy_error", "light_delta_e", "light_position_error")
+    keys = ("energy_error", "light_delta_e", "light_position_error", "light_settings")
     worst = {**dict.fromkeys(keys, 0.0), "light_type": 1.0}
-    scores = []
+    scores, unread = [], 0
     lights = shown_objects(goal.state, "LIGHT")
+    present = shown_objects(candidate, "LIGHT")
     for name, want in sorted(lights.items()):
-        have = shown_objects(candidate, "LIGHT").get(name)
+        have = present.get(name)
         if have is None:
             _missing(name, checks)
             worst = {**dict.fromkeys(keys, math.inf), "light_type": 0.0}
             scores.append(0.0)
             continue
         a, b = have["light"], want["light"]
+        blind = next((x for x in (a, b) if "irreducible" in x), None)
+        if blind is not None:
+            if render is None:
+                raise ValueError(f"the light {name!r} cannot be read ({blind['irreducible']}) "
+                                 "and there are no renders")  # fmt: skip
+            checks[f"light {name} nodes"] = {
+                "ok": None,
+                "message": f"{name!r} is not read ({blind['irreducible']}): judged by the renders",
+            }
+            scores.append(_render_term(render))
+            unread += 1
+            continue
+        (power_a, color_a), (power_b, color_b) = effective_light(a), effective_light(b)
         same_type = a["type"] == b["type"]
+        differ = light_settings(a, b) if same_type else []
         errors = {
-            "energy_error": abs(math.log(max(a["energy"], 1e-6) / max(b["energy"], 1e-6))),
-            "light_delta_e": delta_e(a["color"], b["color"]),
+            "energy_error": abs(math.log(max(power_a, 1e-6) / max(power_b, 1e-6))),
+            "light_delta_e": delta_e(color_a, color_b),
             "light_position_error": float(
                 np.linalg.norm(np.subtract(have["location"], want["location"]))
             )
             / goal.size,
+            "light_settings": float(len(differ)),
         }
         scores.append(
             (1.0 if same_type else 0.25)
@@ -631,18 +866,38 @@ def _lighting(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
         off = [] if same_type else [f"a {a['type'].lower()} light where the goal has a "
                                     f"{b['type'].lower()} light"]  # fmt: skip
         if errors["energy_error"] > goal.thresholds["energy_error"]:
-            ratio = a["energy"] / max(b["energy"], 1e-6)
+            ratio = power_a / max(power_b, 1e-6)
             off.append(f"{'too bright' if ratio > 1 else 'too dim'} (×{ratio:.2g})")
         if errors["light_delta_e"] > goal.thresholds["light_delta_e"]:
             off.append(f"colour off by {errors['light_delta_e']:.2g} ΔE")
         if errors["light_position_error"] > goal.thresholds["light_position_error"]:
             off.append(f"{errors['light_position_error'] * goal.size:.2f} m from its goal position")
+        if differ:
+            listed = ", ".join(f"{k} {a['settings'][k]:g} (goal {b['settings'][k]:g})"
+                               if isinstance(a["settings"][k], float) else
+                               f"{k} {a['settings'][k]} (goal {b['settings'][k]})"
+                               for k in differ[:4])  # fmt: skip
+            off.append(f"settings differ: {listed}")
         if off:
             checks[f"light {name}"] = {"ok": False, "message": f"{name!r}: " + ", ".join(off)}
         worst = {k: max(v, errors[k]) for k, v in worst.items() if k in keys} | {
             "light_type": min(worst["light_type"], float(same_type))
         }
-    return worst, checks, float(np.mean(scores)) if scores else 0.0
+    if unread and unread == len(scores):  # nothing was read by its settings: none is met
+        worst = {"unread_lights": float(unread)}
+    elif unread:
+        worst["unread_lights"] = float(unread)
+    extra = sorted(set(present) - set(lights))
+    worst["extra_lights"] = float(len(extra))
+    if extra:
+        listed = ", ".join(repr(n) for n in extra[:4]) + (" …" if len(extra) > 4 else "")
+        checks["extra lights"] = {"ok": False, "message": f"{len(extra)} light(s) the goal "
+                                  f"does not have: {listed}"}  # fmt: skip
+    noise = goal.render_noise()
+    if not unread and noise is not None and render is not None:
+        worst["render_noise"] = noise  # as for materials: equal lights sampled differently
+    score = float(np.mean(scores)) if scores else 0.0
+    return worst, checks, score * len(lights) / max(len(lights) + len(extra), 1)
 
 
 _VERIFIERS = {

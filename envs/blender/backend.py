@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from toolgym.envs.blender import scene
+from toolgym.envs.blender import evaluation, scene
 from toolgym.envs.blender.tools import Tools, registry
 from toolgym.envs.sandbox.backend import Backend, Namespace, Request
 
@@ -163,14 +163,16 @@ def save_request(namespace: Namespace, args: dict[str, Any]) -> bytes:
 
 def extract_request(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
     """For trusted sessions only: load ``data`` (``.blend`` bytes) with Python auto-execution
-    off and return :func:`scene.scene_state`; with ``cameras`` (see :func:`scene.render_views`),
-    also ``images``, Cycles renders made in one throwaway fork (``size`` px, ``samples``,
-    sampling ``seed``).
+    off, make what forms its image the same as every scene's (:func:`evaluation.prepare`) and
+    return :func:`scene.scene_state`, the scene as a final render draws it; with ``cameras``
+    (see :func:`scene.render_views`), also ``images``, Cycles renders of the same scene made
+    in one throwaway fork (``size`` px, ``samples``, sampling ``seed``).
     ``timings`` holds the seconds each part took (``load``, ``extract``, ``cycles``)."""
     bpy = namespace["bpy"]
     workspace = os.getcwd()
     started = time.perf_counter()
     scene.load_trusted(bpy, args["data"], workspace)
+    evaluation.prepare(bpy)
     loaded = time.perf_counter()
     state = scene.scene_state(bpy)
     state["timings"] = {"load": loaded - started, "extract": time.perf_counter() - loaded}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 
-from toolgym.envs.blender import verification
+from toolgym.envs.blender import cheats, verification
 from toolgym.envs.blender.families import FAMILIES
 from toolgym.envs.domains import Domain
 from toolgym.envs.suites import generated_suite, generated_task
@@ -63,4 +63,6 @@ DOMAIN = Domain(
     export_reference=verification.export_reference,
     export_formats=("blend", "glb", "png"),
     target_image=verification.target_image,
+    cheats=cheats.cheats,
+    near_miss=cheats.near_miss,
 )

@@ -3,9 +3,15 @@
 Runs inside sandbox sessions only. The agent's session saves its scene as a ``.blend`` in its
 workspace (:func:`save`); a session that runs no agent code loads those bytes with Python
 auto-execution off, so no driver expression, text block or registered script of the file runs
-(:func:`extract`), and returns the scene's state as numbers, strings and arrays (msgpack, never
-pickle): objects with their world transforms and evaluated meshes, modifiers, materials, shape
-keys and lights; and, when asked, Cycles renders from fixed cameras.
+(:func:`load_trusted`), and returns the scene's state as numbers, strings and arrays (msgpack,
+never pickle): objects with their world transforms and evaluated meshes, modifiers, materials,
+shape keys and lights; and, when asked, Cycles renders from fixed cameras.
+
+The state is the scene as a final render draws it (:mod:`toolgym.envs.blender.evaluation`):
+the render's depsgraph (render visibility of objects and collections, modifiers shown in
+renders, render levels), an object shown when the render draws it to the camera, its triangles
+wound as the renderer winds them (an object mirrored by a negative scale has its faces turned
+back, as Blender turns them), its materials those on its faces, area by area.
 
 Units are Blender's: metres, radians in the data (degrees only in tool arguments), linear RGB.
 """
@@ -18,11 +24,24 @@ from typing import Any
 
 import numpy as np
 
+from toolgym.envs.blender import evaluation
+from toolgym.envs.blender.budget import GEOMETRY_TYPES, MAX_TRIANGLES, check_bound, over_budget
+from toolgym.envs.blender.materials import (
+    SURFACE_KEYS,
+    Defaults,
+    Irreducible,
+    light_tint,
+    material_surface,
+)
+
+__all__ = ["MAX_TRIANGLES", "SURFACE_KEYS", "Irreducible", "check_bound", "scene_state"]
+
 BLEND_NAME = "scene.blend"
-MAX_TRIANGLES = 400_000  # over this the scene is refused, not measured: a verifier's budget
 MAX_OBJECTS = 256
 # Scalar modifier settings worth reporting (the rest of a modifier's RNA is UI state).
 _MODIFIER_KINDS = ("INT", "FLOAT", "BOOLEAN", "ENUM")
+# A surface this transparent (alpha) renders nothing: the object is not shown.
+CLEAR_ALPHA = 0.05
 
 
 def save(bpy: Any, workspace: str) -> bytes:
@@ -35,7 +54,9 @@ def save(bpy: Any, workspace: str) -> bytes:
     # is refused first, with the budget's message.
     view_layer = bpy.context.view_layer
     objects = list(bpy.context.scene.objects)
-    check_bound(objects, {o.name: shown(o, view_layer) for o in objects})
+    renders = renderable(objects, view_layer)
+    check_bound(objects, {o.name: renders[o.name] or o.visible_get(view_layer=view_layer)
+                          for o in objects})  # fmt: skip
     path = os.path.join(workspace, BLEND_NAME)
     handlers = bpy.app.handlers
     kept = {
@@ -93,578 +114,322 @@ def _modifier(modifier: Any) -> dict[str, Any]:
     return {"name": modifier.name, "type": modifier.type, "settings": settings}
 
 
-# -- materials: the node graph from the active Material Output, reduced to surface parameters ----
-
-# What a surface shows, as the verifier compares it: base colour (linear RGB), roughness,
-# metallic, emitted radiance (linear RGB, colour × strength), transmission and alpha.
-SURFACE_KEYS = ("base_color", "roughness", "metallic", "emission", "transmission", "alpha")
-_BLACK = {"base_color": [0.0, 0.0, 0.0], "roughness": 1.0, "metallic": 0.0,
-          "emission": [0.0, 0.0, 0.0], "transmission": 0.0, "alpha": 1.0}  # fmt: skip
-_LUMINANCE = (0.2126, 0.7152, 0.0722)  # Blender's colour-to-value weights (linear Rec. 709)
+def canonical_order(faces: np.ndarray) -> np.ndarray:
+    """The order :func:`canonical_faces` puts ``faces`` (int (m, 3)) in."""
+    rolled = _rolled(faces)
+    return np.lexsort(rolled.T[::-1]) if len(rolled) else np.zeros(0, dtype=np.int64)
 
 
-class Irreducible(Exception):
-    """A node graph that is not a constant surface (a texture, an unknown node): said so, and
-    left to the renders."""
-
-
-def _as_color(value: Any) -> np.ndarray:
-    array = np.asarray(value, dtype=np.float64).reshape(-1)
-    return np.repeat(array, 3) if array.size == 1 else array[:3]
-
-
-def _as_float(value: Any) -> float:
-    array = np.asarray(value, dtype=np.float64).reshape(-1)
-    return float(array[0]) if array.size == 1 else float(np.dot(array[:3], _LUMINANCE))
-
-
-def _blend(kind: str, a: np.ndarray, b: np.ndarray, factor: float, node: Any) -> np.ndarray:
-    """Blender's colour blend modes that are plain arithmetic (MixRGB and Mix nodes)."""
-    blended = {
-        "MIX": lambda: b,
-        "ADD": lambda: a + b,
-        "MULTIPLY": lambda: a * b,
-        "SUBTRACT": lambda: a - b,
-        "SCREEN": lambda: 1 - (1 - a) * (1 - b),
-        "DIFFERENCE": lambda: np.abs(a - b),
-        "DARKEN": lambda: np.minimum(a, b),
-        "LIGHTEN": lambda: np.maximum(a, b),
-    }.get(kind)
-    if blended is None:
-        raise Irreducible(f"node {node.name!r} blends by {kind}")
-    if kind in ("DARKEN", "LIGHTEN", "MIX"):
-        return (1 - factor) * a + factor * blended()
-    if kind == "SCREEN":
-        return 1 - (1 - factor + factor * (1 - b)) * (1 - a)
-    if kind == "MULTIPLY":
-        return a * (1 - factor + factor * b)
-    return a + factor * (blended() - a)
-
-
-_MATH = {
-    "ADD": lambda x, y: x + y,
-    "SUBTRACT": lambda x, y: x - y,
-    "MULTIPLY": lambda x, y: x * y,
-    "DIVIDE": lambda x, y: x / y if y else 0.0,
-    "POWER": lambda x, y: x**y if x >= 0 or float(y).is_integer() else 0.0,
-    "MINIMUM": min,
-    "MAXIMUM": max,
-}
-
-
-def _input(node: Any, name: str, depth: int) -> Any:
-    """The value reaching ``node``'s enabled input ``name`` (its identifier or name)."""
-    for socket in node.inputs:
-        if socket.enabled and name in (socket.identifier, socket.name):
-            return _socket_value(socket, depth)
-    raise Irreducible(f"node {node.name!r} has no input {name!r}")
-
-
-def _socket_value(socket: Any, depth: int = 0) -> Any:
-    """A value socket's constant value: its own default, or what links bring from RGB, Value,
-    Mix, MixRGB, Math, Invert and reroute nodes; :class:`Irreducible` for anything else."""
-    if depth > 64:
-        raise Irreducible("the node graph is too deep")
-    links = [link for link in socket.links if link.is_valid and not link.is_muted]
-    if not links:
-        value = socket.default_value
-        return float(value) if isinstance(value, int | float) else _vector(value)
-    node, output = links[0].from_node, links[0].from_socket
-    if node.mute:
-        raise Irreducible(f"node {node.name!r} is muted")
-    kind = node.type
-    if kind in ("RGB", "VALUE"):
-        value = output.default_value
-        return float(value) if isinstance(value, int | float) else _vector(value)
-    if kind == "REROUTE":
-        return _socket_value(node.inputs[0], depth + 1)
-    if kind == "MIX_RGB":
-        factor = float(np.clip(_as_float(_input(node, "Fac", depth + 1)), 0, 1))
-        a = _as_color(_input(node, "Color1", depth + 1))
-        b = _as_color(_input(node, "Color2", depth + 1))
-        mixed = _blend(node.blend_type, a, b, factor, node)
-        return _vector(np.clip(mixed, 0, 1) if node.use_clamp else mixed)
-    if kind == "MIX":
-        return _mix(node, depth)
-    if kind == "MATH":
-        operation = _MATH.get(node.operation)
-        if operation is None:
-            raise Irreducible(f"node {node.name!r} computes {node.operation}")
-        x, y = (_as_float(_socket_value(s, depth + 1)) for s in list(node.inputs)[:2])
-        value = float(operation(x, y))
-        return float(np.clip(value, 0, 1)) if node.use_clamp else value
-    if kind == "INVERT":
-        factor = _as_float(_input(node, "Fac", depth + 1))
-        color = _as_color(_input(node, "Color", depth + 1))
-        return _vector((1 - factor) * color + factor * (1 - color))
-    raise Irreducible(f"node {node.name!r} ({kind.lower()}) feeds {socket.node.name!r}")
-
-
-def _mix(node: Any, depth: int) -> Any:
-    kind = node.data_type
-    if kind not in ("FLOAT", "RGBA", "VECTOR"):
-        raise Irreducible(f"node {node.name!r} mixes {kind.lower()} values")
-    suffix = {"FLOAT": "Float", "RGBA": "Color", "VECTOR": "Vector"}[kind]
-    uniform = kind != "VECTOR" or node.factor_mode == "UNIFORM"
-    factor = _as_float(_input(node, "Factor_Float" if uniform else "Factor_Vector", depth + 1))
-    if node.clamp_factor:
-        factor = float(np.clip(factor, 0, 1))
-    a = np.asarray(_input(node, f"A_{suffix}", depth + 1), dtype=np.float64)
-    b = np.asarray(_input(node, f"B_{suffix}", depth + 1), dtype=np.float64)
-    if kind == "RGBA":
-        mixed = _blend(node.blend_type, a[:3], b[:3], factor, node)
-        return _vector(np.clip(mixed, 0, 1) if node.clamp_result else mixed)
-    mixed = (1 - factor) * a + factor * b
-    return float(mixed) if kind == "FLOAT" else _vector(mixed)
-
-
-def _surface(**values: Any) -> dict[str, Any]:
-    out = dict(_BLACK) | values
-    return {k: _vector(_as_color(v)) if k in ("base_color", "emission") else float(v)
-            for k, v in out.items()}  # fmt: skip
-
-
-def _shader(socket: Any, depth: int = 0) -> dict[str, Any]:
-    """The surface a shader socket carries: Principled, Diffuse, Glossy, Metallic, Glass,
-    Emission and Transparent BSDFs, and Mix and Add shaders of them, as :data:`SURFACE_KEYS`."""
-    if depth > 64:
-        raise Irreducible("the node graph is too deep")
-    links = [link for link in socket.links if link.is_valid and not link.is_muted]
-    if not links:
-        return _surface()  # nothing connected: Cycles renders it black
-    node = links[0].from_node
-    if node.mute:
-        raise Irreducible(f"node {node.name!r} is muted")
-    kind, deeper = node.type, depth + 1
-
-    def value(name: str) -> Any:
-        return _input(node, name, deeper)
-
-    def number(name: str) -> float:
-        return _as_float(value(name))
-
-    if kind == "REROUTE":
-        return _shader(node.inputs[0], deeper)
-    if kind == "BSDF_PRINCIPLED":
-        emission = _as_color(value("Emission Color")) * number("Emission Strength")
-        return _surface(
-            base_color=value("Base Color"), roughness=number("Roughness"),
-            metallic=number("Metallic"), emission=emission,
-            transmission=number("Transmission Weight"), alpha=number("Alpha"),
-        )  # fmt: skip
-    if kind == "BSDF_DIFFUSE":
-        return _surface(base_color=value("Color"), roughness=1.0)
-    if kind in ("BSDF_GLOSSY", "BSDF_ANISOTROPIC"):
-        return _surface(base_color=value("Color"), roughness=number("Roughness"), metallic=1.0)
-    if kind == "BSDF_METALLIC":
-        return _surface(base_color=value("Base Color"), roughness=number("Roughness"),
-                        metallic=1.0)  # fmt: skip
-    if kind == "BSDF_GLASS":
-        return _surface(base_color=value("Color"), roughness=number("Roughness"),
-                        transmission=1.0)  # fmt: skip
-    if kind == "EMISSION":
-        emission = _as_color(value("Color")) * number("Strength")
-        return _surface(base_color=0.0, emission=emission) | {"reflects": 0.0}
-    if kind == "BSDF_TRANSPARENT":
-        return _surface(base_color=0.0, alpha=0.0) | {"reflects": 0.0}
-    if kind in ("MIX_SHADER", "ADD_SHADER"):
-        shaders = [s for s in node.inputs if s.type == "SHADER"]
-        first, second = (_shader(s, deeper) for s in shaders[:2])
-        if kind == "MIX_SHADER":
-            factor = float(np.clip(number("Fac"), 0, 1))
-            weights = (1 - factor, factor)
-        else:  # light adds up
-            weights = (1.0, 1.0)
-        # Colours and light mix by the factor; what shapes a reflection (roughness, metallic,
-        # transmission) by how much each side reflects (an Emission shader reflects nothing).
-        reflects = [
-            w * s.get("reflects", 1.0) for w, s in zip(weights, (first, second), strict=True)
-        ]
-        total = sum(reflects)
-        mixed = {}
-        for k in SURFACE_KEYS:
-            if k in ("roughness", "metallic", "transmission") and total > 0:
-                mixed[k] = (reflects[0] * first[k] + reflects[1] * second[k]) / total
-            else:
-                mixed[k] = np.multiply(weights[0], first[k]) + np.multiply(weights[1], second[k])
-        if kind == "ADD_SHADER":
-            mixed["alpha"] = max(first["alpha"], second["alpha"])
-        return _surface(**mixed) | {"reflects": min(total, 1.0)}
-    raise Irreducible(f"the surface comes from node {node.name!r} ({kind.lower()})")
-
-
-def _material(material: Any) -> dict[str, Any]:
-    """A material as the surface it renders (:data:`SURFACE_KEYS`), read from the node graph of
-    its active Material Output; ``irreducible`` (why) when the graph is not a constant surface
-    (then only the renders can judge it)."""
-    out: dict[str, Any] = {"name": material.name}
-    tree = material.node_tree
-    if tree is None:  # no nodes: the viewport colour and settings
-        return out | _surface(
-            base_color=_vector(material.diffuse_color)[:3],
-            roughness=float(material.roughness), metallic=float(material.metallic),
-        )  # fmt: skip
-    output = tree.get_output_node("CYCLES")
-    if output is None:
-        return out | _surface()  # no active output: Cycles renders it black
-    try:
-        surface = _shader(output.inputs["Surface"])
-        return out | {k: surface[k] for k in SURFACE_KEYS}
-    except Irreducible as exc:
-        return out | {"irreducible": str(exc)}
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        return out | {"irreducible": f"the node graph could not be read ({exc})"}
-
-
-def _materials(obj: Any) -> list[dict[str, Any]]:
-    """``obj``'s materials in slot order (empty slots left out), each with ``share``: the
-    fraction of its mesh's faces that use it (1 for objects without faces)."""
-    slots = list(obj.material_slots)
-    shares = np.ones(len(slots))
-    if obj.type == "MESH" and len(obj.data.polygons) and slots:
-        indices = np.empty(len(obj.data.polygons), dtype=np.int64)
-        obj.data.polygons.foreach_get("material_index", indices)
-        counts = np.bincount(np.clip(indices, 0, len(slots) - 1), minlength=len(slots))
-        shares = counts / counts.sum()
-    return [
-        _material(slot.material) | {"share": float(share)}
-        for slot, share in zip(slots, shares, strict=True)
-        if slot.material
-    ]
-
-
-def _light(light: Any) -> dict[str, Any]:
-    out = {
-        "type": light.type,
-        "energy": float(light.energy),
-        "color": _vector(light.color),
-    }
-    if light.type == "SPOT":
-        out["spot_size"] = float(light.spot_size)
-    if light.type in ("POINT", "SPOT"):
-        out["radius"] = float(light.shadow_soft_size)
-    return out
-
-
-def canonical_faces(faces: np.ndarray) -> np.ndarray:
-    """Triangles in one order whatever order Blender made them in: each starts at its smallest
-    vertex index (winding kept), rows sorted. Equal meshes then give equal arrays and pixels."""
+def _rolled(faces: np.ndarray) -> np.ndarray:
     faces = np.asarray(faces, dtype=np.int32).reshape(-1, 3)
     if not len(faces):
         return faces
     first = np.argmin(faces, axis=1)
     rows = np.arange(len(faces))[:, None]
-    rolled = faces[rows, (first[:, None] + np.arange(3)) % 3]
-    return np.ascontiguousarray(rolled[np.lexsort(rolled.T[::-1])])
+    return faces[rows, (first[:, None] + np.arange(3)) % 3]
 
 
-def _triangles(evaluated: Any) -> tuple[np.ndarray, np.ndarray]:
+def canonical_faces(faces: np.ndarray) -> np.ndarray:
+    """Triangles in one order whatever order Blender made them in: each starts at its smallest
+    vertex index (winding kept), rows sorted. Equal meshes then give equal arrays and pixels."""
+    rolled = _rolled(faces)
+    return np.ascontiguousarray(rolled[canonical_order(rolled)])
+
+
+def _triangles(evaluated: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """An evaluated object's mesh as flat arrays: local vertex coordinates (float64, 3 per
-    vertex) and triangle corners (int32, 3 per triangle); the temporary mesh is freed."""
-    data = evaluated.to_mesh()
+    vertex), triangle corners (int32, 3 per triangle) and each triangle's material index
+    (int32); the temporary mesh is freed. Geometry that does not mesh reads as none."""
+    try:
+        data = evaluated.to_mesh()
+    except RuntimeError:  # nothing to mesh (an empty curve)
+        data = None
+    if data is None:
+        return np.zeros(0), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32)
     try:
         data.calc_loop_triangles()
         vertices = np.empty(len(data.vertices) * 3, dtype=np.float64)
         data.vertices.foreach_get("co", vertices)
         faces = np.empty(len(data.loop_triangles) * 3, dtype=np.int32)
         data.loop_triangles.foreach_get("vertices", faces)
+        materials = np.empty(len(data.loop_triangles), dtype=np.int32)
+        data.loop_triangles.foreach_get("material_index", materials)
     finally:
         evaluated.to_mesh_clear()
-    return vertices, faces
+    return vertices, faces, materials
 
 
 def evaluated_mesh(obj: Any, depsgraph: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``obj``'s evaluated, triangulated mesh: vertices (float64 (n, 3), m, world coordinates)
-    and faces (int32 (m, 3), in :func:`canonical_faces` order)."""
+    """``obj``'s triangulated mesh as ``depsgraph`` evaluates it: vertices (float64 (n, 3), m,
+    world coordinates) and faces (int32 (m, 3), in :func:`canonical_faces` order, wound as
+    rendered)."""
     evaluated = obj.evaluated_get(depsgraph)
-    vertices, faces = _triangles(evaluated)
-    matrix = np.array(evaluated.matrix_world, dtype=np.float64)
+    vertices, faces, _materials = world_triangles(evaluated, evaluated.matrix_world)
+    return vertices, faces
+
+
+# -- what a final render draws --------------------------------------------------------------------
+
+
+def _layer_flags(view_layer: Any) -> tuple[set[str], dict[str, str]]:
+    """From ``view_layer``'s collections: the objects a render includes (in a collection that
+    is neither excluded nor hidden from renders, all the way up), and those drawn as holdouts
+    or to indirect light only (why)."""
+    included: set[str] = set()
+    held: dict[str, str] = {}
+
+    def walk(layer: Any, why: str | None) -> None:
+        if layer.exclude or layer.collection.hide_render:
+            return
+        why = why or ("a holdout" if layer.holdout else None)
+        why = why or ("indirect light only" if layer.indirect_only else None)
+        for obj in layer.collection.objects:
+            included.add(obj.name)
+            if why:
+                held.setdefault(obj.name, f"its collection renders it as {why}")
+        for child in layer.children:
+            walk(child, why)
+
+    walk(view_layer.layer_collection, None)
+    return included, held
+
+
+def renderable(objects: Any, view_layer: Any) -> dict[str, bool]:
+    """Whether a final render includes each of ``objects``, from its flags alone (before
+    anything is evaluated): not hidden from renders, in a collection that is neither excluded
+    from the view layer nor hidden from renders, up to the scene's."""
+    included, _held = _layer_flags(view_layer)
+    return {o.name: o.name in included and not o.hide_render for o in objects}
+
+
+def _camera_hidden(obj: Any, held: dict[str, str]) -> str | None:
+    """Why a rendered object does not show to the camera (``None``: it shows)."""
+    if not getattr(obj, "visible_camera", True):
+        return "invisible to the camera"
+    if getattr(obj, "is_holdout", False):
+        return "a holdout"
+    if getattr(obj, "is_shadow_catcher", False):
+        return "a shadow catcher"
+    return held.get(obj.original.name if obj.is_evaluated else obj.name)
+
+
+def world_triangles(evaluated: Any, matrix: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An evaluated object's triangles in world coordinates as the renderer draws them:
+    vertices (float64 (n, 3), m), faces (int32 (m, 3), in :func:`canonical_faces` order; wound
+    back where ``matrix`` mirrors, as Blender renders a negative scale) and each face's material
+    index (int32 (m,), in the same order)."""
+    vertices, faces, materials = _triangles(evaluated)
+    matrix = np.array(matrix, dtype=np.float64)
     vertices = vertices.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3]
-    return vertices, canonical_faces(faces)
+    faces = faces.reshape(-1, 3)
+    if np.linalg.det(matrix[:3, :3]) < 0:
+        faces = faces[:, ::-1]
+    order = canonical_order(faces)
+    return vertices, _rolled(faces)[order], materials[order]
 
 
-def shown(obj: Any, view_layer: Any) -> bool:
-    """Whether a designer sees ``obj``: in the view layer (its collections not excluded), and
-    hidden neither in the viewport nor from renders (object or collection). Hidden objects are
-    helpers (a boolean cutter, a reference): they are neither scored nor drawn."""
-    if not obj.visible_get(view_layer=view_layer) or obj.hide_render or obj.hide_viewport:
-        return False
-    return not any(c.hide_render or c.hide_viewport for c in obj.users_collection)
+def _shares(vertices: np.ndarray, faces: np.ndarray, indices: np.ndarray, slots: int) -> list:
+    """Each material slot's share of the rendered surface's area (a face count where the
+    surface has no area)."""
+    if not len(faces) or not slots:
+        return [1.0] * slots
+    corners = vertices[faces]
+    areas = np.linalg.norm(np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]),
+                           axis=1)  # fmt: skip
+    weights = areas if areas.sum() > 0 else np.ones(len(faces))
+    found = np.bincount(np.clip(indices, 0, slots - 1), weights=weights, minlength=slots)
+    return [float(v) for v in found / found.sum()]
 
 
-# Triangles a modifier makes of its input's, at most (a bound, read before anything is
-# evaluated): a stack whose bound is far over the budget is refused without being built.
-def _modifier_growth(modifier: Any, triangles: float, edges: float) -> tuple[float, float]:
-    kind = modifier.type
-    if kind in ("SUBSURF", "MULTIRES"):
-        levels = getattr(modifier, "levels", 0) or getattr(modifier, "total_levels", 0)
-        factor = 4.0 ** min(int(levels), 12)
-        return triangles * factor * 2, edges * factor * 2
-    if kind == "ARRAY":
-        count = modifier.count if modifier.fit_type == "FIXED_COUNT" else 1
-        return triangles * max(count, 1), edges * max(count, 1)
-    if kind == "SCREW":
-        steps = max(modifier.steps, 1) * max(modifier.iterations, 1)
-        return triangles + 2 * edges * steps, edges * (steps + 1) * 3
-    if kind == "MIRROR":
-        copies = 2 ** sum(bool(a) for a in modifier.use_axis)
-        return triangles * copies, edges * copies
-    if kind == "SOLIDIFY":
-        return triangles * 2 + 2 * edges, edges * 3
-    if kind == "BEVEL":
-        segments = max(modifier.segments, 1)
-        return triangles + 2 * edges * segments * 2, edges * (segments + 2) * 2
-    if kind == "WIREFRAME":
-        return triangles + 8 * edges * 2, edges * 12
-    if kind == "REMESH":
-        cells = 4.0 ** min(modifier.octree_depth, 14) * 12
-        return cells, cells * 1.5
-    if kind == "SKIN":
-        return triangles + 12 * edges, edges * 18
-    if kind == "NODES" and modifier.node_group is not None:
-        return _NodeBound(modifier, triangles, edges).output()
-    return triangles, edges
+def _materials(
+    evaluated: Any, override: Any, shares: list[float], defaults: Defaults
+) -> list[dict[str, Any]]:
+    """The materials an object renders, each with ``share`` (of its surface's area): its
+    slots' in order (empty slots left out), or the view layer's override on every face."""
+    if override is not None:
+        return [material_surface(override, defaults) | {"share": 1.0}]
+    slots = list(evaluated.material_slots)
+    return [
+        material_surface(slot.material, defaults) | {"share": share}
+        for slot, share in zip(slots, shares or [1.0] * len(slots), strict=True)
+        if slot.material
+    ]
 
 
-# Geometry a node makes, at most, as (triangles, edges, points); points: what Instance on Points
-# places instances on (a mesh's vertices, bounded by its edges, or a point cloud's points).
-_Bound = tuple[float, float, float]
+# Light settings that Cycles does not read (EEVEE's shadows, the editor), left out of the
+# settings compared; the rest of a light's scalar settings are compared as they are.
+_LIGHT_UNREAD = frozenset({"name", "type", "energy", "color", "exposure", "use_nodes",
+                           "use_fake_user", "use_extra_user", "is_runtime_data", "tag",
+                           "show_cone", "use_custom_distance", "cutoff_distance",
+                           "shadow_buffer_clip_start", "shadow_filter_radius",
+                           "shadow_maximum_resolution", "use_shadow_jitter",
+                           "shadow_jitter_overblur", "use_absolute_resolution",
+                           "shadow_cascade_max_distance", "shadow_cascade_count",
+                           "shadow_cascade_exponent", "shadow_cascade_fade"})  # fmt: skip
+_RAYS = ("visible_camera", "visible_diffuse", "visible_glossy", "visible_transmission",
+         "visible_volume_scatter", "visible_shadow")  # fmt: skip
 
 
-def _modifier_input(modifier: Any, identifier: str, default: Any) -> Any:
-    """The value a Geometry Nodes modifier gives its group's input ``identifier``."""
-    properties = getattr(modifier, "properties", None)  # Blender 5: typed inputs
-    socket = getattr(getattr(properties, "inputs", None), identifier, None)
-    if socket is not None:
-        return getattr(socket, "value", default)
-    try:  # earlier Blenders: ID properties
-        return modifier[identifier]
-    except (KeyError, TypeError):
-        return default
-
-
-class _NodeBound:
-    """A Geometry Nodes modifier's output, bounded from its node tree's settings without
-    evaluating it: mesh primitives, Points, Mesh Line, Subdivide, Subdivision Surface,
-    Instance on Points, Duplicate Elements, Distribute Points on Faces, Join; any other node
-    passes on the sum of its geometry inputs. Counts come from sockets' values, Integer and
-    Value nodes and the modifier's inputs; a count computed by other nodes reads as its
-    socket's own value."""
-
-    def __init__(self, modifier: Any, triangles: float, edges: float) -> None:
-        self.modifier, self.tree = modifier, modifier.node_group
-        self.start: _Bound = (triangles, edges, edges)
-        self.seen: dict[str, _Bound] = {}
-
-    def output(self) -> tuple[float, float]:
-        outputs = [n for n in self.tree.nodes if n.type == "GROUP_OUTPUT"]
-        node = next((n for n in outputs if n.is_active_output), outputs[0] if outputs else None)
-        if node is None:
-            return 0.0, 0.0
-        triangles, edges, _points = self._sum(node, 0)
-        return triangles, edges
-
-    def _sum(self, node: Any, depth: int) -> _Bound:
-        total = [0.0, 0.0, 0.0]
-        for socket in node.inputs:
-            if socket.type == "GEOMETRY" and socket.enabled:
-                for part in self._inputs(socket, depth):
-                    total = [t + p for t, p in zip(total, part, strict=True)]
-        return total[0], total[1], total[2]
-
-    def _inputs(self, socket: Any, depth: int) -> list[_Bound]:
-        links = [k for k in socket.links if k.is_valid and not k.is_muted]
-        return [self._node(k.from_node, depth + 1) for k in links]
-
-    def _geometry(self, node: Any, name: str, depth: int) -> _Bound:
-        socket = node.inputs.get(name)
-        parts = self._inputs(socket, depth) if socket is not None else []
-        return tuple(sum(p[k] for p in parts) for k in range(3)) if parts else (0.0, 0.0, 0.0)
-
-    def _count(self, node: Any, name: str) -> float:
-        socket = node.inputs.get(name)
-        if socket is None:
-            return 1.0
-        value = socket.default_value
-        links = [k for k in socket.links if k.is_valid and not k.is_muted]
-        if links:
-            source, output = links[0].from_node, links[0].from_socket
-            if source.type == "INPUT_INT":
-                value = source.integer
-            elif source.type == "VALUE":
-                value = output.default_value
-            elif source.type == "GROUP_INPUT":
-                value = _modifier_input(self.modifier, output.identifier, value)
-        try:
-            return max(float(value), 0.0)
-        except (TypeError, ValueError):
-            return 1.0
-
-    def _node(self, node: Any, depth: int) -> _Bound:
-        if node.name in self.seen:
-            return self.seen[node.name]
-        if depth > 256:
-            raise ValueError("the geometry node tree is too deep to read")
-        self.seen[node.name] = bound = (0.0, 0.0, 0.0) if node.mute else self._made(node, depth)
-        return bound
-
-    def _made(self, node: Any, depth: int) -> _Bound:
-        kind, count = node.type, lambda name: self._count(node, name)
-        if kind == "GROUP_INPUT":
-            return self.start
-        if kind == "MESH_PRIMITIVE_GRID":
-            faces = count("Vertices X") * count("Vertices Y")
-            return 2 * faces, 2 * faces, faces
-        if kind == "MESH_PRIMITIVE_CUBE":
-            x, y, z = count("Vertices X"), count("Vertices Y"), count("Vertices Z")
-            faces = 2 * (x * y + y * z + x * z)
-            return 2 * faces, 2 * faces, faces
-        if kind == "MESH_PRIMITIVE_UV_SPHERE":
-            faces = count("Segments") * count("Rings")
-            return 2 * faces, 2 * faces, faces
-        if kind in ("MESH_PRIMITIVE_CYLINDER", "MESH_PRIMITIVE_CONE"):
-            rings = count("Side Segments") + 2 * count("Fill Segments") + 2
-            faces = count("Vertices") * rings
-            return 2 * faces, 2 * faces, faces
-        if kind == "MESH_PRIMITIVE_ICO_SPHERE":
-            faces = 20 * 4.0 ** min(count("Subdivisions"), 20)
-            return faces, 1.5 * faces, faces
-        if kind == "MESH_PRIMITIVE_CIRCLE":
-            return count("Vertices"), count("Vertices"), count("Vertices")
-        if kind in ("MESH_PRIMITIVE_LINE", "POINTS"):
-            return 0.0, count("Count"), count("Count")
-        if kind in ("SUBDIVIDE_MESH", "SUBDIVISION_SURFACE"):
-            factor = 4.0 ** min(count("Level"), 20)
-            triangles, edges, points = self._geometry(node, "Mesh", depth)
-            return 2 * triangles * factor, 2 * edges * factor, 2 * (points + edges) * factor
-        if kind == "INSTANCE_ON_POINTS":
-            points = self._geometry(node, "Points", depth)[2]
-            instance = self._geometry(node, "Instance", depth)
-            return tuple(points * v for v in instance)
-        if kind == "DUPLICATE_ELEMENTS":
-            return tuple(count("Amount") * v for v in self._geometry(node, "Geometry", depth))
-        if kind == "DISTRIBUTE_POINTS_ON_FACES":
-            triangles = self._geometry(node, "Mesh", depth)[0]
-            density = max(count("Density"), count("Density Max"))
-            return 0.0, 0.0, max(triangles, density)  # per m² of the faces: area unknown
-        return self._sum(node, depth)
-
-
-def triangle_bound(obj: Any) -> float:
-    """An upper estimate of ``obj``'s evaluated triangles, from its mesh data and modifier
-    settings, without evaluating anything."""
-    mesh = obj.data
-    sides = np.empty(len(mesh.polygons), dtype=np.int64)
-    mesh.polygons.foreach_get("loop_total", sides)
-    triangles, edges = float(np.sum(sides - 2)), float(len(mesh.edges))
-    for modifier in obj.modifiers:
-        if modifier.show_viewport:
-            triangles, edges = _modifier_growth(modifier, triangles, edges)
-    return triangles
-
-
-def check_bound(objects: Any, visible: dict[str, bool] | None = None) -> None:
-    """Raise the budget's ``ValueError`` when the shown meshes' :func:`triangle_bound` is far
-    over :data:`MAX_TRIANGLES`: such a stack is refused before anything builds it."""
-    bound = sum(
-        triangle_bound(o)
-        for o in objects
-        if o.type == "MESH" and (visible is None or visible.get(o.name, False))
-    )
-    if bound > 4 * MAX_TRIANGLES:
-        raise _over_budget()
-
-
-def _over_budget() -> ValueError:
-    return ValueError(f"the scene's meshes have over {MAX_TRIANGLES:,} triangles; simplify it")
+def _light(light: Any, obj: Any, defaults: Defaults) -> dict[str, Any]:
+    """A light as it renders: ``type``, ``energy`` (W; times ``2 ** exposure``), ``color``
+    (linear RGB), ``exposure``, ``tint`` (what its node tree does to its colour, see
+    :func:`light_tint`), and ``settings``: its other scalar settings that Cycles reads and its
+    object's ray visibility, by name."""
+    out: dict[str, Any] = {
+        "type": light.type,
+        "energy": float(light.energy) * 2.0 ** float(getattr(light, "exposure", 0.0)),
+        "color": _vector(light.color),
+        "exposure": float(getattr(light, "exposure", 0.0)),
+    }
+    settings: dict[str, Any] = {}
+    for struct, prefix in ((light, ""), (getattr(light, "cycles", None), "cycles.")):
+        if struct is None:
+            continue
+        for prop in struct.bl_rna.properties:
+            name = prop.identifier
+            if prop.is_readonly or prop.type not in _MODIFIER_KINDS or name in _LIGHT_UNREAD:
+                continue
+            if getattr(prop, "is_array", False) and prop.array_length:
+                continue
+            settings[prefix + name] = _setting(getattr(struct, name))
+    for name in _RAYS:
+        settings[name] = float(getattr(obj, name, True))
+    out["settings"] = settings
+    if light.type == "SPOT":
+        out["spot_size"] = float(light.spot_size)
+    if light.type in ("POINT", "SPOT"):
+        out["radius"] = float(light.shadow_soft_size)
+    return out | light_tint(light, defaults)
 
 
 def scene_state(bpy: Any) -> dict[str, Any]:
-    """The scene as plain data: ``objects`` by name, each with ``type``, ``parent``, ``shown``
-    (see :func:`shown`), world ``location`` (m), ``rotation`` (unit quaternion w, x, y, z),
-    ``scale``, ``modifiers``, ``materials`` (one dict per slot, see :func:`_material`),
-    ``shape_keys`` (name to value), ``light`` (lights only), ``vertices`` (float64 (n, 3), m,
-    world) and ``faces`` (int32 (m, 3)) of the evaluated mesh (empty for hidden objects).
+    """The scene as a final render draws it, as plain data: ``objects`` by name, each with
+    ``type``, ``parent``, ``shown`` (a render draws it to the camera) and ``hidden`` (why not,
+    when not), world ``location`` (m), ``rotation`` (unit quaternion w, x, y, z), ``scale``,
+    ``modifiers``, ``materials`` (one dict per slot with its ``share`` of the surface, see
+    :func:`toolgym.envs.blender.materials.material_surface`), ``shape_keys`` (name to value),
+    ``light`` (lights only), and for objects with geometry ``vertices`` (float64 (n, 3), m,
+    world) and ``faces`` (int32 (m, 3), wound as rendered) of the render-evaluated mesh (empty
+    for hidden objects; ``unread`` says why for geometry that cannot be meshed). Meshes that
+    shown objects instance are objects of their own (``instanced``).
 
     Raises ``ValueError`` with the budget's message for a scene over :data:`MAX_TRIANGLES`
-    triangles, before evaluating it when its modifier settings already say so."""
-    scene = bpy.context.scene
-    view_layer = bpy.context.view_layer
+    triangles, before evaluating it when its settings already say so."""
+    scene, view_layer = bpy.context.scene, bpy.context.view_layer
     objects = sorted(scene.objects, key=lambda o: o.name)
     if len(objects) > MAX_OBJECTS:
         raise ValueError(f"the scene has {len(objects)} objects; the limit is {MAX_OBJECTS}")
-    visible = {o.name: shown(o, view_layer) for o in objects}
-    check_bound(objects, visible)
-    depsgraph = bpy.context.evaluated_depsgraph_get()
-    triangles = 0
+    check_bound(objects, renderable(objects, view_layer))
+    defaults = Defaults(bpy)
+    try:
+        return evaluation.evaluate(bpy, lambda depsgraph: _state(depsgraph, objects, defaults))
+    finally:
+        defaults.close()
+
+
+class _Budget:
+    def __init__(self) -> None:
+        self.triangles = 0
+
+    def spend(self, faces: np.ndarray) -> None:
+        self.triangles += len(faces)
+        if self.triangles > MAX_TRIANGLES:
+            raise over_budget()
+
+
+def _state(depsgraph: Any, objects: list[Any], defaults: Defaults) -> dict[str, Any]:
+    view_layer = depsgraph.view_layer
+    override = view_layer.material_override
+    _included, held = _layer_flags(view_layer)
+    budget = _Budget()
+    rendered: dict[str, Any] = {}
+    found: list[tuple[str, dict[str, Any]]] = []
+    counts: dict[str, int] = {}
+    for instance in depsgraph.object_instances:
+        if not instance.is_instance:
+            if instance.show_self:
+                rendered[instance.object.original.name] = instance.object
+            continue
+        entry = _instance(instance, held, budget)
+        if entry is None:
+            continue
+        label = f"{entry['parent']}/{instance.object.name}"
+        counts[label] = counts.get(label, 0) + 1
+        found.append((f"{label}#{counts[label]}", entry))
+        if len(found) > MAX_OBJECTS:
+            raise ValueError(f"the scene instances over {MAX_OBJECTS} meshes; the limit is "
+                             f"{MAX_OBJECTS}")  # fmt: skip
     out: dict[str, Any] = {}
     for obj in objects:
-        location, rotation, scale = obj.matrix_world.decompose()
+        evaluated = rendered.get(obj.name)
+        location, rotation, scale = (evaluated or obj).matrix_world.decompose()
         entry: dict[str, Any] = {
             "type": obj.type,
             "parent": obj.parent.name if obj.parent else None,
-            "shown": visible[obj.name],
             "location": _vector(location),
             "rotation": _vector(rotation),
             "scale": _vector(scale),
             "modifiers": [_modifier(m) for m in obj.modifiers],
-            "materials": _materials(obj),
+            "materials": [],
         }
-        if obj.type == "MESH":
-            keys = obj.data.shape_keys
-            entry["shape_keys"] = (
-                {k.name: float(k.value) for k in keys.key_blocks[1:]} if keys else {}
-            )
-            if visible[obj.name]:
-                vertices, faces = evaluated_mesh(obj, depsgraph)
-            else:
+        hidden = "hidden from renders" if evaluated is None else None
+        if obj.type in GEOMETRY_TYPES or (evaluated is not None and evaluated.type == "MESH"):
+            vertices, faces = np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int32)
+            shares: list[float] = []
+            if evaluated is not None:
+                hidden = _camera_hidden(evaluated, held)
+                vertices, faces, indices = world_triangles(evaluated, evaluated.matrix_world)
+                shares = _shares(vertices, faces, indices, len(evaluated.material_slots))
+            materials = _materials(evaluated or obj, override, shares, defaults)
+            if hidden is None and faces.size and _clear(materials):
+                hidden = "transparent: its materials render nothing"
+            if hidden is not None:
                 vertices, faces = np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int32)
-            triangles += len(faces)
-            if triangles > MAX_TRIANGLES:
-                raise _over_budget()
-            entry["vertices"], entry["faces"] = vertices, faces
+            budget.spend(faces)
+            keys = obj.data.shape_keys if obj.type == "MESH" else None
+            entry |= {
+                "materials": materials,
+                "shape_keys": {k.name: float(k.value) for k in keys.key_blocks[1:]} if keys
+                else {},
+                "vertices": vertices, "faces": faces,
+                "geometry": True,
+            }  # fmt: skip
+        elif obj.type in ("CURVES", "POINTCLOUD", "VOLUME", "GREASEPENCIL") and evaluated:
+            entry["unread"] = f"a {obj.type.lower()} object, whose geometry is not measured"
         elif obj.type == "LIGHT":
-            entry["light"] = _light(obj.data)
+            entry["light"] = _light((evaluated or obj).data, evaluated or obj, defaults)
+        entry["shown"] = hidden is None
+        if hidden is not None:
+            entry["hidden"] = hidden
         out[obj.name] = entry
-    for name, entry in _instances(depsgraph, visible):
-        triangles += len(entry["faces"])
-        if triangles > MAX_TRIANGLES:
-            raise _over_budget()
-        out[name] = entry
+    out |= dict(found)
     return {"objects": out}
 
 
-def _instances(depsgraph: Any, visible: dict[str, bool]) -> list[tuple[str, dict[str, Any]]]:
-    """Meshes that shown objects instance (a collection instance, geometry-node or particle
-    instances), as objects of their own named ``instancer/object#k`` in world coordinates:
-    geometry the scene shows though no object of it holds."""
-    found: list[tuple[str, dict[str, Any]]] = []
-    counts: dict[str, int] = {}
-    for instance in depsgraph.object_instances:
-        if not instance.is_instance or instance.object.type != "MESH":
-            continue
-        parent = instance.parent
-        if parent is None or not visible.get(parent.original.name, False):
-            continue
-        vertices, faces = _triangles(instance.object)
-        matrix = np.array(instance.matrix_world, dtype=np.float64)
-        location, rotation, scale = instance.matrix_world.decompose()
-        label = f"{parent.original.name}/{instance.object.name}"
-        counts[label] = counts.get(label, 0) + 1
-        found.append((
-            f"{label}#{counts[label]}",
-            {
-                "type": "MESH", "parent": parent.original.name, "shown": True,
-                "location": _vector(location), "rotation": _vector(rotation),
-                "scale": _vector(scale), "modifiers": [], "materials": [], "shape_keys": {},
-                "vertices": vertices.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3],
-                "faces": canonical_faces(faces), "instanced": True,
-            },
-        ))  # fmt: skip
-        if len(found) > MAX_OBJECTS:
-            raise ValueError(f"the scene instances over {MAX_OBJECTS} meshes; the limit is "
-                             f"{MAX_OBJECTS}")  # fmt: skip
-    return found
+def _clear(materials: list[dict[str, Any]]) -> bool:
+    """Whether every material on an object's faces reduces to a surface that renders nothing."""
+    used = [m for m in materials if m.get("share", 1.0) > 0]
+    return bool(used) and all("alpha" in m and m["alpha"] < CLEAR_ALPHA for m in used)
+
+
+def _instance(instance: Any, held: dict[str, str], budget: _Budget) -> dict[str, Any] | None:
+    """A mesh a shown object instances (a collection instance, geometry-node or particle
+    instances), as an object of its own in world coordinates: geometry the render draws though
+    no object of the scene holds it; ``None`` for what is not a mesh or not seen."""
+    shown = instance.object
+    if shown.type not in GEOMETRY_TYPES or instance.parent is None:
+        return None
+    if _camera_hidden(shown, held) is not None:
+        return None
+    vertices, faces, _materials = world_triangles(shown, instance.matrix_world)
+    budget.spend(faces)
+    location, rotation, scale = instance.matrix_world.decompose()
+    return {
+        "type": "MESH", "parent": instance.parent.original.name, "shown": True,
+        "location": _vector(location), "rotation": _vector(rotation),
+        "scale": _vector(scale), "modifiers": [], "materials": [], "shape_keys": {},
+        "vertices": vertices, "faces": faces, "instanced": True, "geometry": True,
+    }  # fmt: skip
 
 
 # -- Cycles renders from fixed cameras ------------------------------------------------------------
@@ -732,10 +497,6 @@ def render_views(
     scene.view_settings.view_transform = "Standard"
     scene.render.image_settings.file_format = "PNG"
     scene.render.image_settings.color_mode = "RGB"
-    view_layer = bpy.context.view_layer
-    for obj in scene.objects:  # what the state leaves out, the renders leave out too
-        if not shown(obj, view_layer):
-            obj.hide_render = True
     if grid is not None:
         _add_grid(bpy, scene, grid)
     images = []

@@ -231,6 +231,9 @@ def _scene_blends(task: Task, limits: Limits | None = None) -> tuple[bytes, byte
 # cache key.
 _TARGET_SOURCES = (
     "toolgym.envs.blender.backend",
+    "toolgym.envs.blender.budget",
+    "toolgym.envs.blender.evaluation",
+    "toolgym.envs.blender.materials",
     "toolgym.envs.blender.scene",
     "toolgym.envs.blender.tools",
     "toolgym.envs.blender.verification",
