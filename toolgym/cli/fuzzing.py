@@ -81,7 +81,11 @@ def fuzz(
         known = cheats[one.domain]
         chosen = [known[name] for name in cheat if name in known] if cheat else known.values()
         try:
-            report.trials.extend(fuzzing.fuzz_task(one, chosen, lambda t: console.print(t.line())))
+            report.trials.extend(
+                fuzzing.fuzz_task(
+                    one, chosen, lambda t: console.print(t.line(), soft_wrap=True, markup=False)
+                )
+            )
         except fuzzing.FuzzSetupError as exc:
             fail(message(exc))
     if not report.trials:
