@@ -45,6 +45,7 @@ AREA_TOLERANCE = 0.10  # relative area difference of a face group at which it fa
 SIGNIFICANT_AREA = 1e-4  # groups under this share of the reference's area are not compared
 FEATURE_FLOOR = 0.8  # score factor of a missing or extra feature group
 TOPOLOGY_FACTOR = 0.8  # score factor per through-hole or cavity too many or too few
+INSIDE_OUT_MM3 = 1e-9  # a B-Rep solid enclosing less than minus this (mm³) is inside out
 
 
 def visible_tolerance(size: float) -> float:
@@ -119,7 +120,8 @@ class Topology:
         solids = solid[solid >= 0].astype(np.int64)
         if len(solids):
             enclosed = np.bincount(solids, weights=volumes[solid >= 0])
-            inverted = int((enclosed[np.unique(solids)] <= 0).sum())
+            # A solid of no volume is degenerate, not inside out: the mesh's checks say so.
+            inverted = int((enclosed[np.unique(solids)] < -INSIDE_OUT_MM3).sum())
             if inverted:
                 defects.append(f"{inverted} inside-out solid(s)")
         return dataclasses.replace(topology, defects=tuple(defects))
