@@ -9,29 +9,44 @@ what is off (which object, which parameter, by how much).
 Each parameter's error ``e`` counts through ``1 / (1 + (e / tolerance)²)``: 1 when exact, 0.5 at
 the tolerance, falling smoothly, so a step towards the goal always pays. Kinds:
 
-Only shown objects count (``shown`` in the state: not in an excluded collection, not hidden in
-the viewport or from renders), as a designer sees the scene.
+What counts is what a final render draws (``shown`` in the state, read from the render's own
+evaluation: see ``toolgym.envs.blender.evaluation``): objects hidden from renders, in excluded
+collections or under a collection hidden from renders, invisible to the camera, holdouts and
+fully transparent ones are left out, and their checks say why; objects hidden in the viewport
+only are drawn, and count.
 
 - ``modelling`` and ``procedural``: the union of the scene's meshes against the goal's: exact
-  volumetric IoU (manifold3d; objects that are not closed are left out of it, and the report says
-  so) and surface metrics (``toolgym.verifiers.geometry``). Score (IoU × soft F)⁴: a near miss
-  (a missing leg, an array one short) costs a third or more, a pass needs ≥ 0.92.
+  volumetric IoU (manifold3d, of every closed shell turned outward, as a render shows it both
+  sides alike; open parts are left out of it, and the report says so) and surface metrics
+  (``toolgym.verifiers.geometry``). Score (IoU × soft F)⁴: a near miss (a missing leg, an array
+  one short) costs a third or more, a pass needs ≥ 0.92. Where the verifier's own measures
+  disagree (the union's volume and its shells', the overlap and the volumes, the bounds:
+  :data:`METRIC_TOLERANCE`) the scene fails with the reason and scores 0: never ignored.
 - ``placement``: per goal mesh, matched by name, its evaluated world vertices against the goal's
   (:func:`pose_errors`: centroid offset over the scene's size, rotation (deg), relative scale and
   leftover of the best linear fit; :func:`surface_errors` when the vertex counts differ), so
   applied scale, parents, delta transforms and quaternions read as equal. Score: the mean over
   goal objects of the product, times ``n_goal / (n_goal + n_extra)`` for meshes it lacks.
-- ``material``: per goal object, the surface that the node graph of the material on most of
-  its faces reduces to (base colour as CIE76 ΔE in Lab, roughness, metallic, emitted light,
-  transmission, alpha), as it shows (:func:`material_errors`: a glow that fills a channel hides
+- ``material``: per goal object, the surface that the node graph of each material on its faces
+  (by area) reduces to (base colour as CIE76 ΔE in Lab, roughness, metallic, emitted light,
+  transmission, alpha, and every other input and option of its shaders, ``settings_error``), as
+  it shows (:func:`material_errors`: a glow that fills a channel hides
   what the surface reflects there, so an Emission shader alone can equal a glowing Principled
   BSDF); the renders score 30 % (:func:`render_delta_e` and the photometric
-  loss), and all of it when a graph does not reduce (a texture), which the report says. When
-  every graph reduces, the renders count only the ΔE beyond the goal's own resampling noise
-  (``render_noise``): equal surfaces sampled with other random numbers are not blamed for it.
-- ``shape_keys``: the evaluated mesh's mean vertex error over the object's diagonal.
-- ``lighting``: per goal light, by name: type, energy (log ratio), colour ΔE, position error over
-  the scene size; with renders (Cycles), the photometric loss scores 30 %.
+  loss), and all of it when a graph does not reduce (a texture), which the report says (its
+  parameters then read nothing, never 0). When every graph reduces, the renders count only the
+  ΔE beyond the goal's own resampling noise (``render_noise``): equal surfaces sampled with
+  other random numbers are not blamed for it.
+- ``shape_keys``: the evaluated mesh's mean vertex error over the object's diagonal; each mesh
+  the goal lacks dilutes the score.
+- ``lighting``: per goal light, by name: type, power as it renders (energy, exposure, node
+  tree) as a log ratio, colour ΔE, position error over the scene size, and every other setting
+  Cycles reads (``light_settings``); each light the goal lacks dilutes the score; with renders
+  (Cycles), the renders score 30 %.
+
+For the two kinds with renders, renders that differ from the goal's (beyond its noise) while
+every parameter read matches mean that something the parameters do not read changes the render:
+the scene fails, saying so, and the renders decide its score with the weight of a full check.
 """
 
 from __future__ import annotations
@@ -332,7 +347,7 @@ def _with_renders(
             "message": f"the renders differ from the goal's by {seen['render_delta_e']:.2g} ΔE "
             "though every setting read matches: something else changes what renders",
         }
-        return min(blended, _render_term(seen))
+        return min(blended, render_check(seen))
     return blended
 
 
@@ -373,6 +388,16 @@ def _render_term(render: dict[str, float]) -> float:
     )
 
 
+def render_check(render: dict[str, float]) -> float:
+    """The renders' score when they decide alone (a graph that does not reduce, renders that
+    disagree with the parameters): each of their measures with the weight of a full check,
+    ``term(ΔE) · term(photometric loss)``, not the gentler mean of :func:`_render_term` they
+    add as 30 % of a score the parameters decide."""
+    return term(render["render_delta_e"], TOLERANCES["render_delta_e"]) * term(
+        render["photometric_loss"], TOLERANCES["photometric_loss"]
+    )
+
+
 def _thresholds(
     metrics: dict[str, float], thresholds: dict[str, float], checks: dict[str, Any]
 ) -> bool:
@@ -396,7 +421,8 @@ def _geometry(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
     mesh = scene_mesh(candidate)
     checks: dict[str, dict[str, Any]] = {}
     if not len(mesh.faces):
-        checks["meshes"] = {"ok": False, "message": "the scene has no mesh with faces"}
+        checks["meshes"] = {"ok": False, "message": "the scene has no mesh with faces in a "
+                            f"final render{_undrawn(candidate)}"}  # fmt: skip
         return {"iou": 0.0, "fscore": 0.0, "soft_fscore": 0.0}, checks, 0.0
     surface = goal.surface(tier)
     measured = surface.metrics(mesh, SAMPLES[tier], 0, exact_count=256)
@@ -448,8 +474,22 @@ def _mesh_objects(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return shown_objects(state, "MESH")
 
 
-def _missing(name: str, checks: dict[str, Any]) -> None:
-    checks[f"object {name}"] = {"ok": False, "message": f"object {name!r} is missing"}
+def _missing(name: str, checks: dict[str, Any], state: dict[str, Any] | None = None) -> None:
+    """A failed check: object ``name`` is missing, or (``state`` holds it) not drawn, and why."""
+    found = (state or {}).get("objects", {}).get(name)
+    why = found.get("hidden") if found else None
+    message = f"object {name!r} is missing" if why is None else f"{name!r} is not drawn: {why}"
+    checks[f"object {name}"] = {"ok": False, "message": message}
+
+
+def _undrawn(state: dict[str, Any]) -> str:
+    """Why the scene's geometry is not drawn: its objects hidden from the render (why), and
+    those a render evaluates to no faces."""
+    notes = [f"{n!r} {o['hidden']}" for n, o in sorted(state["objects"].items())
+             if o.get("geometry") and o.get("hidden")]  # fmt: skip
+    notes += [f"{n!r} renders no faces" for n, o in sorted(shown_objects(state).items())
+              if not len(o["faces"])]  # fmt: skip
+    return (": " + "; ".join(notes[:4]) + (" …" if len(notes) > 4 else "")) if notes else ""
 
 
 def _rotation_deg(a: Any, b: Any) -> float:
@@ -521,7 +561,7 @@ def _placement(candidate: dict[str, Any], goal: Goal, tier: str, render: Render 
     for name, want in sorted(wanted.items()):
         have = present.get(name)
         if have is None:
-            _missing(name, checks)
+            _missing(name, checks, candidate)
             worst = dict.fromkeys(keys, math.inf)
             scores.append(0.0)
             continue
@@ -673,7 +713,7 @@ def _material(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
             continue
         have = _mesh_objects(candidate).get(name)
         if have is None or not have["materials"]:
-            _missing(name, checks) if have is None else checks.__setitem__(
+            _missing(name, checks, candidate) if have is None else checks.__setitem__(
                 f"object {name}", {"ok": False, "message": f"{name!r} has no material"}
             )
             worst = dict.fromkeys(keys, math.inf)
@@ -691,7 +731,7 @@ def _material(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
                 "message": f"{name!r}'s material {blind['name']!r} is not a constant surface "
                 f"({blind['irreducible']}): judged by the renders alone",
             }
-            scores.append(_render_term(render))
+            scores.append(render_check(render))
             unread += 1
             continue
         read += 1
@@ -751,7 +791,7 @@ def _shape_keys(candidate: dict[str, Any], goal: Goal, tier: str, render: Render
             continue
         have = _mesh_objects(candidate).get(name)
         if have is None:
-            _missing(name, checks)
+            _missing(name, checks, candidate)
             worst, scores = math.inf, [*scores, 0.0]
             continue
         a, b = np.asarray(have["vertices"]), np.asarray(want["vertices"])
@@ -830,7 +870,7 @@ def _lighting(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
     for name, want in sorted(lights.items()):
         have = present.get(name)
         if have is None:
-            _missing(name, checks)
+            _missing(name, checks, candidate)
             worst = {**dict.fromkeys(keys, math.inf), "light_type": 0.0}
             scores.append(0.0)
             continue
@@ -844,7 +884,7 @@ def _lighting(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
                 "ok": None,
                 "message": f"{name!r} is not read ({blind['irreducible']}): judged by the renders",
             }
-            scores.append(_render_term(render))
+            scores.append(render_check(render))
             unread += 1
             continue
         (power_a, color_a), (power_b, color_b) = effective_light(a), effective_light(b)
