@@ -65,6 +65,8 @@ NEAR_M = 0.3  # ``near``: how far an object's centre may be from where the promp
 RESTING_MOVE_M = 0.03  # ``resting``: a placed object may settle this far while simulated
 RESTING_TURN_DEG = 5.0  # ``resting``: ... and turn this far
 STAND_MOVE_M = 0.05  # ``stands``: a stacked crate may move this far in the whole run
+STACK_PAD_M = 0.1  # ``stands``: the bottom crate's centre this close to the pad
+STACK_STEP_M = 0.02  # ``stands``: each crate's shift this close to what the prompt asks
 WALL_SLACK_M = 0.02  # ``against_wall``: how far an object may reach into the wall's face
 WALL_DEG = 10.0  # ``against_wall``: how far its front may turn from facing into the room
 CHAIN_M = 0.15  # ``chain``: its ends this close to the marks, every piece this close to the line
@@ -529,6 +531,12 @@ def _rows(trace: Mapping[str, Any], name: str) -> list[Any]:
     return trace["samples"].get(name) or []
 
 
+def _level_rows(trace: Mapping[str, Any], name: str) -> list[Any]:
+    """A level object's samples; one the logic removed before the play began is gone (None)
+    at every frame, not unseen."""
+    return trace["samples"].get(name) or [None] * len(trace["times"])
+
+
 def _last(trace: Mapping[str, Any]) -> dict[str, Any]:
     """Every object's last sample in a trace (the settled state), by name; None if gone."""
     return {name: rows[-1] if rows else None for name, rows in trace["samples"].items()}
@@ -582,8 +590,9 @@ def check_on(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) -> Ch
     simulation has run: at its last sample the others of that kind hold it up (its lowest points
     within ``ON_CONTACT_M`` of their flat tops, its centre strictly inside the contact polygon),
     so an object placed a little above a top that it settles onto is on it. At t = 0 it may not
-    be sunk into such a top by more than ``ON_CONTACT_M``, nor touch one with its centre past
-    that top's edge."""
+    be sunk into such a top by more than ``ON_CONTACT_M``, and if it was placed on something
+    (touching within ``ON_CONTACT_M``) that must be an ``other`` holding it up: not a ball, not
+    another object's edge."""
     floor = c["other"] == "floor"
     names = ("floor",) if floor else (c["other"],)
     allowed = _surfaces_named(scene, names)
@@ -605,10 +614,18 @@ def check_on(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) -> Ch
             bad.append(f"{o['name']} is sunk {sunk[0]:.3f} m into {sunk[1]}'s top")
             continue
         placed_on = support(here, start, allowed, ON_CONTACT_M, ON_CONTACT_M)
-        touched = {n for n in placed_on.contacts if allowed(n) and n != FLOOR}
-        if touched and not placed_on.held:
-            bad.append(f"{o['name']}'s centre is {-placed_on.depth:.3f} m past the edge of "
-                       f"{_contact_names(touched)}'s top")  # fmt: skip
+        touched = {n for n in placed_on.contacts if allowed(n)}
+        if placed_on.contacts and not placed_on.held:  # placed on something: it must be this
+            if not touched:
+                bad.append(
+                    f"{o['name']} is placed on {_contact_names(placed_on.contacts)}, not "
+                    f"on {_words(names) if floor else _contact_names_of(scene, c['other'])}"
+                )
+            elif FLOOR not in touched and len(touched) == len(placed_on.contacts):
+                bad.append(f"{o['name']}'s centre is {-placed_on.depth:.3f} m past the edge of "
+                           f"{_contact_names(touched)}'s top")  # fmt: skip
+            else:
+                bad.append(_unsupported(o["name"], placed_on, names, "is placed"))
             continue
         now = next((p for p in settled if p.name == o["name"]), None)
         if now is None:
@@ -638,45 +655,46 @@ def _contact_names_of(scene: Scene, asset_name: str) -> str:
 
 
 def check_stands(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) -> Check:
+    """A stack of ``n`` ``asset`` built as described and still standing: the bottom one on the
+    floor (its lowest point within ``STACK_STEP_M`` of it) with its centre within ``STACK_PAD_M``
+    of the pad (``x``, ``y``), each next one shifted ``overhang`` along +X and not along Y from
+    the one below (each within ``STACK_STEP_M``), and every one within ``STAND_MOVE_M`` of where
+    it was placed at the end. Shaping: the share of the ``n`` that are placed as described
+    (counted up from the bottom, to the first that is not) and still stand."""
     crates = sorted(scene.of(c["asset"]), key=lambda o: o["pos"][2])
-    if len(crates) < c["n"]:
-        return False, 0.0, f"{_plural(len(crates), c['asset'])}; the stack needs {c['n']}"
-    base = crates[0]
-    off = float(np.linalg.norm(np.asarray(base["pos"][:2]) - (c["x"], c["y"])))
-    if off > 0.1 or base["pos"][2] > 0.3:
-        return (
-            False,
-            0.0,
-            f"the bottom {c['asset']} is {off:.2f} m off the pad, not on the floor there",
-        )
-    for below, above in itertools.pairwise(crates):
-        shift = above["pos"][0] - below["pos"][0]
-        if abs(shift - c["overhang"]) > 0.02 or abs(above["pos"][1] - below["pos"][1]) > 0.02:
-            return (
-                False,
-                0.0,
-                (
-                    f"{above['name']} is shifted {shift:.2f} m along X from {below['name']}; "
-                    "the task "
-                    f"asks for {c['overhang']:g} m"
-                ),
-            )
-    fallen = []
+    if not crates:
+        return False, 0.0, f"no {c['asset']} placed; the stack needs {c['n']}"
+    stood = set()
     for o in crates:
         rows = [r for r in _rows(trace, o["name"]) if r is not None]
-        moved = (
-            float(np.linalg.norm(np.asarray(rows[-1][:3]) - np.asarray(o["pos"]))) if rows else 9
-        )
-        if moved > STAND_MOVE_M:
-            fallen.append((moved, o["name"]))
+        if rows and float(np.linalg.norm(np.asarray(rows[-1][:3]) - o["pos"])) <= STAND_MOVE_M:
+            stood.add(o["name"])
+    base = crates[0]
+    off = float(np.linalg.norm(np.asarray(base["pos"][:2]) - (c["x"], c["y"])))
+    problem, right = "", 0
+    if off > STACK_PAD_M or bottom(base) > STACK_STEP_M:
+        problem = f"the bottom {c['asset']} is {off:.2f} m off the pad, not on the floor there"
+    else:
+        right = 1
+        for below, above in itertools.pairwise(crates):
+            dx, dy = (above["pos"][k] - below["pos"][k] for k in (0, 1))
+            if abs(dx - c["overhang"]) > STACK_STEP_M or abs(dy) > STACK_STEP_M:
+                problem = (
+                    f"{above['name']} is shifted ({dx:.2f}, {dy:.2f}) m from "
+                    f"{below['name']}; the task asks for ({c['overhang']:g}, 0)"
+                )
+                break
+            right += 1
+    share = sum(o["name"] in stood for o in crates[:right]) / max(c["n"], len(crates))
+    if len(crates) < c["n"]:
+        return False, share, f"{_plural(len(crates), c['asset'])}; the stack needs {c['n']}"
+    if problem:
+        return False, share, problem
+    fallen = [o["name"] for o in crates if o["name"] not in stood]
     if not fallen:
         return True, 1.0, f"the stack of {len(crates)} stands"
-    moved, name = max(fallen)
-    return (
-        False,
-        1 - len(fallen) / len(crates),
-        (f"the stack fell: {name} moved {moved:.2f} m ({len(fallen)} of {len(crates)} moved)"),
-    )
+    return (False, share, f"the stack fell: {len(fallen)} of {len(crates)} moved more than "
+            f"{STAND_MOVE_M:g} m ({fallen[0]} first)")  # fmt: skip
 
 
 def _zone_box(scene: Scene, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -919,7 +937,7 @@ def check_door(
     results: list[tuple[str, bool, str]] = []
     for k, (trajectory, trace) in enumerate(plays):
         entered = _overlap_times(trajectory, zone, dt, seconds)
-        rows = _rows(trace, c["door"])
+        rows = _level_rows(trace, c["door"])
         times = trace["times"]
         states = [doorway.state(r) for r in rows]
         if entered:
@@ -961,15 +979,21 @@ def check_door(
     return _gated(results, "the door never opened for a player who entered the zone")
 
 
-def _gated(results: list[tuple[str, bool, str]], why: str) -> list[tuple[str, Check]]:
+def _gated(
+    results: Sequence[tuple[Any, ...]], why: str, acted: bool | None = None
+) -> list[tuple[str, Check]]:
     """Checks that a do-nothing script passes ("stays closed") count only when the behaviour
-    itself happened at least once."""
-    acted = any(ok for kind, ok, _ in results if kind != "beside")
+    itself happened at least once (``acted``; default: some path that asked for it passed).
+    ``results``: ``(kind, ok, message)`` or ``(kind, ok, message, shaping)`` per path (the
+    shaping of a failed path: 0 unless given)."""
+    if acted is None:
+        acted = any(r[1] for r in results if r[0] != "beside")
     out = []
-    for k, (kind, ok, message) in enumerate(results):
+    for k, (kind, ok, message, *rest) in enumerate(results):
+        shaping = 1.0 if ok else (float(rest[0]) if rest else 0.0)
         if kind == "beside" and ok and not acted:
-            ok, message = False, f"{message}, but not credited: {why}"
-        out.append((f"path_{k + 1}", (ok, 1.0 if ok else 0.0, message)))
+            ok, shaping, message = False, 0.0, f"{message}, but not credited: {why}"
+        out.append((f"path_{k + 1}", (ok, shaping, message)))
     return out
 
 
@@ -980,16 +1004,20 @@ def check_coins(
     """Per held-out path: every level coin the player's box overlaps is gone from
     ``COIN_DELAY_S`` after the first touch (not before it), every other coin stays, each within
     ``LEVEL_STILL_M`` of its place at every frame while it exists, and the ``counter`` reads the
-    number collected."""
+    number collected. A failed path's shaping is the share of coins and counter that were
+    right."""
     coins = [o for o in scene.objects.values() if o["asset"] == "coin" and o.get("level")]
-    results: list[tuple[str, bool, str]] = []
+    results: list[tuple[str, bool, str, float]] = []
+    acted = False  # some coin, on some path, was collected as asked
     for k, (trajectory, trace) in enumerate(plays):
         times = trace["times"]
-        touched, problems = 0, []
+        touched, problems, wrong = 0, [], 0
         for coin in coins:
+            before = len(problems)
+            collected = False
             box = np.asarray(coin["pos"], float), np.asarray(ASSETS["coin"].size) / 2
             hits = _overlap_times(trajectory, box, dt, seconds)
-            rows = _rows(trace, coin["name"])
+            rows = _level_rows(trace, coin["name"])
             if hits:
                 touched += 1
                 t0 = hits[0]
@@ -1008,6 +1036,8 @@ def check_coins(
                     )
                 elif still:
                     problems.append(f"{coin['name']} was touched at {t0:.2f} s and is still there")
+                else:
+                    collected = True
             elif rows and rows[-1] is None:
                 problems.append(f"{coin['name']} vanished though the player never touched it")
             strayed = next(((t, d) for t, r in zip(times, rows, strict=False) if r is not None
@@ -1018,17 +1048,21 @@ def check_coins(
                     f"{coin['name']} was {strayed[1]:.2f} m from its place at "
                     f"{strayed[0]:.2f} s (coins stay where the level has them)"
                 )
+            wrong += len(problems) > before
+            acted = acted or (collected and len(problems) == before)
         count = int(trace["counters"].get(c["counter"], 0))
         if count != touched:
             problems.append(
                 f"the counter '{c['counter']}' reads {count}; the player collected {touched}"
             )
+            wrong += 1
         kind = "collect" if touched else "beside"
         message = f"path {k + 1}: " + (
             "; ".join(problems[:3]) if problems else f"{touched} coins collected and counted"
         )
-        results.append((kind, not problems, message))
-    return _gated(results, "no coin was ever collected")
+        # Shaping: the share of the coins and the counter that came out right on this path.
+        results.append((kind, not problems, message, 1 - wrong / (len(coins) + 1)))
+    return _gated(results, "no coin was ever collected", acted)
 
 
 def _mover_position(points: np.ndarray, speed: float, t: float) -> np.ndarray:
@@ -1111,7 +1145,8 @@ def check_spawner(
         ]
         if far:
             problems.append(f"{far[0]} appeared away from the spawner")
-        share = right / judged if judged else 0.0
+        # Shaping: frames with the right count, times the share of objects that appeared near.
+        share = (right / judged if judged else 0.0) * (1 - len(far) / max(len(first_seen), 1))
         ok = not problems and judged > 0
         out.append(
             (

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 
 from toolgym.envs.domains import Domain
-from toolgym.envs.scene import verification
+from toolgym.envs.scene import cheats, verification
 from toolgym.envs.scene.families import FAMILIES, KINDS
 from toolgym.envs.suites import generated_suite, generated_task
 from toolgym.envs.tasks import Suite, Task
@@ -65,4 +65,6 @@ DOMAIN = Domain(
     export_reference=verification.export_reference,
     export_formats=("json", "glb"),
     target_image=verification.target_image,
+    cheats=cheats.cheats,
+    near_miss=cheats.near_miss,
 )

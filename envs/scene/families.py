@@ -385,11 +385,17 @@ def _line(rng: random.Random, start: Any, end: Any, low: float = 1.0, high: floa
 def door_paths(rng: random.Random, zx: float, zy: float, size: float) -> list[dict]:
     """Held-out player paths for a door zone (a ``size`` square centred at (zx, zy)): from
     every side, through corners, at walking and running speeds, with pauses. The first two (the
-    cheap tier's) cross the zone and just miss it. The player (0.5 m wide) overlaps the zone
-    while its centre is within ``h`` = size / 2 + 0.25 m of the zone's centre on both axes."""
+    cheap tier's) cross the zone across the prompt's demo path and just miss it. The player
+    (0.5 m wide) overlaps the zone while its centre is within ``h`` = size / 2 + 0.25 m of the
+    zone's centre on both axes."""
     h = size / 2 + 0.25
-    sides = [(-1, 0), (1, 0), (0, -1), (0, 1)]
-    rng.shuffle(sides)
+    # The prompt's demo path runs along X through the zone: the paths that enter it from a side
+    # on the cheap tier (the first and the third) come across it, from the two Y sides, so a
+    # trigger fitted to the demo path fails there too; the others come from the X sides.
+    ys, xs = [(0, -1), (0, 1)], [(-1, 0), (1, 0)]
+    rng.shuffle(ys)
+    rng.shuffle(xs)
+    sides = [ys[0], xs[0], ys[1], xs[1]]
     c = (zx, zy)
 
     def at(direction: Any, out: float, along: float = 0.0) -> tuple[float, float]:
@@ -410,9 +416,9 @@ def door_paths(rng: random.Random, zx: float, zy: float, size: float) -> list[di
     paths.append(_line(rng, at(sides[1], h + rng.uniform(0.3, 0.5), -4),  # a near miss
                        at(sides[1], h + rng.uniform(0.3, 0.5), 4)))  # fmt: skip
     inside = size / 2 - rng.uniform(0.05, 0.2)  # stop just inside the zone's edge
-    paths.append(_line(rng, at(sides[1], h + 2.5), at(sides[1], inside, rng.uniform(-0.3, 0.3))))
-    pause = at(sides[2], h + 0.2)  # wait just outside, then step in slowly
-    paths.append(_line(rng, at(sides[2], h + 1.5), at(sides[2], 0.1), 0.6, 0.9,
+    paths.append(_line(rng, at(sides[2], h + 2.5), at(sides[2], inside, rng.uniform(-0.3, 0.3))))
+    pause = at(sides[3], h + 0.2)  # wait just outside, then step in slowly
+    paths.append(_line(rng, at(sides[3], h + 1.5), at(sides[3], 0.1), 0.6, 0.9,
                        waits=[(pause, rng.uniform(0.8, 1.2))]))  # fmt: skip
     s, t = rng.choice([-1, 1]), rng.choice([-1, 1])
     paths.append(_line(rng, *corner(s, t, rng.uniform(0.08, 0.15), 3.0)))  # clip a corner

@@ -350,14 +350,14 @@ def support(o: Placed, others: Iterable[Placed], allowed: Callable[[str], bool],
             )  # fmt: skip
     held_by = [region for name, region in contacts.items() if allowed(name)]
     if not held_by:
-        return Support(contacts, False, -math.inf, gap, under)
+        return Support(contacts, False, -math.inf, float(gap), under)
     region = hull(np.concatenate(held_by))
     spheres = all(kind == "sphere" for kind, _ in o.parts())
     depth = -float(np.linalg.norm(region[0] - centre)) if spheres and len(region) == 1 else (
         depth_inside(centre, region))  # fmt: skip
     # A ball stands on one point: held when that point is under its centre.
-    held = depth >= -1e-6 if spheres else depth > 0
-    return Support(contacts, held, depth, gap, under)
+    held = bool(depth >= -1e-6 if spheres else depth > 0)
+    return Support(contacts, held, float(depth), float(gap), under)
 
 
 def _on(point: np.ndarray, polygon: np.ndarray) -> bool:
