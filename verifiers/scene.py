@@ -1004,14 +1004,14 @@ def check_coins(
     """Per held-out path: every level coin the player's box overlaps is gone from
     ``COIN_DELAY_S`` after the first touch (not before it), every other coin stays, each within
     ``LEVEL_STILL_M`` of its place at every frame while it exists, and the ``counter`` reads the
-    number collected. A failed path's shaping is the share of coins and counter that were
-    right."""
+    number collected. A failed path's shaping is the share of its touched coins and its count
+    that came out right (none if an untouched coin went or moved)."""
     coins = [o for o in scene.objects.values() if o["asset"] == "coin" and o.get("level")]
     results: list[tuple[str, bool, str, float]] = []
     acted = False  # some coin, on some path, was collected as asked
     for k, (trajectory, trace) in enumerate(plays):
         times = trace["times"]
-        touched, problems, wrong = 0, [], 0
+        touched, problems, right, spoiled = 0, [], 0, False
         for coin in coins:
             before = len(problems)
             collected = False
@@ -1048,20 +1048,25 @@ def check_coins(
                     f"{coin['name']} was {strayed[1]:.2f} m from its place at "
                     f"{strayed[0]:.2f} s (coins stay where the level has them)"
                 )
-            wrong += len(problems) > before
-            acted = acted or (collected and len(problems) == before)
+            clean = len(problems) == before
+            right += collected and clean
+            spoiled = spoiled or (not hits and not clean)  # an untouched coin gone or moved
+            acted = acted or (collected and clean)
         count = int(trace["counters"].get(c["counter"], 0))
         if count != touched:
             problems.append(
                 f"the counter '{c['counter']}' reads {count}; the player collected {touched}"
             )
-            wrong += 1
+        else:
+            right += touched > 0
         kind = "collect" if touched else "beside"
         message = f"path {k + 1}: " + (
             "; ".join(problems[:3]) if problems else f"{touched} coins collected and counted"
         )
-        # Shaping: the share of the coins and the counter that came out right on this path.
-        results.append((kind, not problems, message, 1 - wrong / (len(coins) + 1)))
+        # Shaping: the share of what the logic had to do on this path (each touched coin, and
+        # the count) that it did, nothing if it took or moved a coin the player never touched.
+        shaping = 0.0 if spoiled or not touched else right / (touched + 1)
+        results.append((kind, not problems, message, shaping))
     return _gated(results, "no coin was ever collected", acted)
 
 
