@@ -12,10 +12,11 @@ something they do not model changes the render (nodes that change nothing, a tex
 zero, an unmodelled input, a light's exposure and ray visibility, an extra light). A cheat that
 does not fit a task's kind is ``None`` for it.
 
-The near miss is the reference with one honest error, just past one threshold: the smallest
-part of a model moved 2.2 % of its size (a one-part model 0.8 % too big), an object moved 1.5 %
-of the scene's size, a roughness (an alpha where a glow would hide a roughness) a little off, a
-key light 8 % too bright. Every cheat must score below it, per step and at the end.
+The near miss is the reference with one honest error, just past one threshold: a part of a
+model (the smallest with a twentieth of its surface) moved 2.2 % of its size along its middle
+side (a one-part model 0.8 % too big), an object moved 1.5 % of the scene's size, a roughness
+(an alpha where a glow would hide a roughness) a little off, a key light 8 % too bright. Every
+cheat must score below it, per step and at the end.
 
 Scripts run in the agent's sandbox like any agent's (``bpy`` and ``tools`` in scope); they
 find the scene's objects when they run, so one script fits every task of a kind.
@@ -472,12 +473,26 @@ def cheats() -> tuple[Cheat, ...]:
 # -- the near miss --------------------------------------------------------------------------------
 
 NEAR_GEOMETRY = """
+def _area(o):
+    graph = bpy.context.evaluated_depsgraph_get()
+    mesh = bpy.data.meshes.new_from_object(o.evaluated_get(graph))
+    mesh.transform(o.matrix_world)
+    area = sum(p.area for p in mesh.polygons)
+    bpy.data.meshes.remove(mesh)
+    return area
+
 parts = _meshes()
-if len(parts) > 1:  # its smallest part moved 2.2 % of the size
-    smallest = min(parts, key=lambda o: (lambda lo, hi: (hi - lo).x * (hi - lo).y * (hi - lo).z)(
+areas = {o.name: _area(o) for o in parts}
+seen = [o for o in parts if areas[o.name] >= 0.05 * sum(areas.values())]  # in sight
+if len(parts) > 1 and seen:
+    # The smallest part in sight moved 2.2 % of the size along its middle side: its surface
+    # just past the deviation threshold, the rest exact.
+    part = min(seen, key=lambda o: (lambda lo, hi: (hi - lo).x * (hi - lo).y * (hi - lo).z)(
         *_bounds([o])))
-    smallest.location.x += 0.022 * _size()
-else:  # the model 0.8 % too big
+    low, high = _bounds([part])
+    middle = sorted(range(3), key=lambda k: high[k] - low[k])[1]
+    part.location[middle] += 0.022 * _size()
+else:  # a one-part model 0.8 % too big
     parts[0].scale = parts[0].scale * 1.008
 """
 NEAR_PLACEMENT = """

@@ -47,7 +47,9 @@ class BlenderEnv(ToolEnv):
     as a ``.blend`` in its workspace, and a separate process that runs no agent code loads it with
     Python auto-execution off (no driver expression, text block or registered script runs),
     extracts the scene's state as plain data and renders it. Whatever a script does to ``bpy`` in
-    its own process, only the saved scene is scored.
+    its own process, only the saved scene is scored, as a final render evaluates and draws it
+    (render visibility, render-side modifier settings, faces wound as rendered; see
+    ``toolgym.envs.blender.evaluation``): what the views show is what is scored.
 
     ## Action space
 
