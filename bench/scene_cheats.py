@@ -8,13 +8,20 @@ Run::
 1. **Cheats**: scripts that try to pass a ``scene-curated`` task without doing what it asks
    (bodies the catalogue does not give, set-ups that start wrong, paths round the obstacle,
    triggers that only fit the verifier's paths, logic acting on the verifier's player, changes
-   to the level). Each is scored like a submission (``verify_script``: a fresh session, the
-   exact tier). A cheat is *contained* when it does not pass and, where the verifier refuses
-   or ignores something (a body, a velocity, a removed wall, an action on the player), the
-   report says so in words.
+   to the level, and issue 33's red team: dominoes on balls, a door lifted 0.51 m, a platform
+   off its path between the frames a host once sampled, a shelf anywhere along its wall). Each
+   is scored like a submission (``verify_script``: a fresh session, the exact tier). A cheat is
+   *contained* when it does not pass and the report says why in words (what the verifier
+   refused or ignored, or the relation that failed). 35 / 35 contained (31 / 35 before issue
+   33: the red team's four passed with 1.000).
 2. **Borderline layouts**: placements on either side of each tolerance (``on``, ``facing``,
-   ``aligned``, ``no_overlap``, the physics set-up at t = 0), with the verdict a level designer
-   gives; *agreed* when the named check's verdict is the designer's.
+   ``aligned``, ``no_overlap``, ``next_to``, the physics set-up at t = 0), with the verdict a
+   level designer gives; *agreed* when the named check's verdict is the designer's. 27 / 27
+   agreed (22 / 27 before issue 33: a crate 8 mm or 2 cm above the table that settles onto it
+   is on it, where "on" read only the placement; a crate inside the shelf is not beside it;
+   dominoes turned across their chain are not as the prompt states, where no rule read it;
+   dominoes balanced on balls do not stand on the floor, where support read a ball's bounding
+   box). The 8 mm row's verdict changed with the issue's rule (it was "fails").
 3. **Memory** (``--memory N``): the trusted simulator's worker memory (resident set, MB) over
    ``N`` plays of a physics scene, rolled back to its clean snapshot before each play (as the
    environment does) and without the rollback, side by side, and the median time of a play.

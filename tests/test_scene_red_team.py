@@ -361,6 +361,20 @@ def test_a_door_the_player_walks_past_must_stay_in_its_place(side, ok):
         assert message == "path 1: the player walked past the zone and the door moved at 1.02 s"
 
 
+@pytest.mark.parametrize(("side", "ok"), [(-0.5, True), (0.5, False)])
+def test_a_door_may_open_at_most_early_frames_before_the_player_enters(side, ok):
+    frames = rules.EARLY_FRAMES + side  # 1 frame early: on time; 2 frames: before the player
+    door = obj("door_1", "door", (0, 3, 1.0), body="kinematic", level=True)
+    trajectory, trace = door_check_play_entering()
+    opened = T0 - frames * DT
+    trace["samples"]["door_1"] = [[0, 3, 3.0 if t >= opened - 1e-9 else 1.0, 1, 0, 0, 0]
+                                  for t in trace["times"]]  # fmt: skip
+    constraint = {"door": "door_1", "zone": [0, 0, 0.9, 1.0, 1.0, 1.8], "passages": PASSAGES}
+    ((_, (met, _, message)),) = rules.check_door(scene(door), [(trajectory, trace)], constraint,
+                                                 DT, 6.0)  # fmt: skip
+    assert met is ok, message
+
+
 def test_a_door_removed_at_the_start_was_open_from_the_start():
     outcome = verify_script(get_task(DOOR), "world.remove('door_1')\n")
     assert outcome.report.score == 0.0

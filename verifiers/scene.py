@@ -74,7 +74,8 @@ TOUCH_M = 0.01  # ``chain``: two pieces whose parts come this close touch (one k
 KNOCKED_DEG = 10.0  # ``chain``: a piece tilted this far has been knocked over (its fall began)
 FALLEN_DEG = 45.0  # ``all_fallen``: a piece tilted this far at the end has fallen
 DOOR_DELAY_S = 0.1  # a door must be open this long after the player first overlaps the zone
-# (and may open 1.5 frames early: the trigger and the verifier's player may differ by a frame)
+EARLY_FRAMES = 1.5  # a door may open, a touched coin go, this many frames before the player's
+# box overlaps (the trigger and the verifier's player may differ by a frame)
 DOOR_CLOSED_M = 0.01  # a door is closed while no corner of its box is further from its place
 PASSAGE_STEP_M = 0.05  # a doorway's held-out passages are walked in steps of this
 COIN_DELAY_S = 0.1  # a coin the player touched must be gone this long after the first touch
@@ -228,6 +229,9 @@ def _unsupported(name: str, held: Any, names: Sequence[str], verb: str = "starts
     if all(len(r) == 1 for r in regions):
         return (f"{name} {verb} balanced on a point of {_contact_names(held.contacts)} "
                 "(it would tip)")  # fmt: skip
+    if set(held.contacts) == {FLOOR}:
+        return (f"{name} {verb} tipping over (its centre {-held.depth:.3f} m outside where it "
+                "touches the floor)")  # fmt: skip
     return (f"{name} {verb} with its centre {-held.depth:.3f} m past the edge of what holds it "
             f"({_contact_names(held.contacts)}; it would tip)")  # fmt: skip
 
@@ -928,8 +932,8 @@ def check_door(
     c: Mapping[str, Any], dt: float, seconds: float,
 ) -> list[tuple[str, Check]]:  # fmt: skip
     """Per held-out path: a player who enters the ``zone`` finds the door closed until then
-    (from 1.5 frames before) and open from ``DOOR_DELAY_S`` after the first overlap to the end;
-    one who walks past finds it closed at every frame. Open means its doorway is clear: the
+    (until ``EARLY_FRAMES`` before) and open from ``DOOR_DELAY_S`` after the first overlap to
+    the end; one who walks past finds it closed at every frame. Open means its doorway is clear: the
     player's box walks the held-out ``passages`` through it without meeting the door (see
     :class:`Doorway`), so a door lifted less than the player's height is not open."""
     zone = np.asarray(c["zone"][:3], float), np.asarray(c["zone"][3:], float) / 2
@@ -943,7 +947,7 @@ def check_door(
         if entered:
             t0 = entered[0]
             early = [(t, s) for t, s in zip(times, states, strict=False)
-                     if t < t0 - 1.5 * dt and s != "closed"]  # fmt: skip
+                     if t < t0 - EARLY_FRAMES * dt and s != "closed"]  # fmt: skip
             late = [(t, s, r) for t, s, r in zip(times, states, rows, strict=False)
                     if t >= t0 + DOOR_DELAY_S]  # fmt: skip
             shut = [(t, s, r) for t, s, r in late if s != "open"]
@@ -1022,7 +1026,9 @@ def check_coins(
                 touched += 1
                 t0 = hits[0]
                 gone_early = [
-                    t for t, r in zip(times, rows, strict=False) if t < t0 - 1.5 * dt and r is None
+                    t
+                    for t, r in zip(times, rows, strict=False)
+                    if t < t0 - EARLY_FRAMES * dt and r is None
                 ]
                 still = [
                     t
