@@ -58,6 +58,7 @@ RUN = {
     ".venv/bin/toolgym run --agent oracle --suite primitives --episodes 4 --action-mode tool "
     "--max-steps 2 --record runs/oracle": 0,
     ".venv/bin/toolgym sft runs/oracle --out warm-start.jsonl": 0,
+    ".venv/bin/toolgym fuzz --task procedural/plate_holes/test-0": 0,
 }
 SKIPPED = {
     ".venv/bin/toolgym run --agent openai --base-url http://127.0.0.1:8000/v1 --model my-model "
@@ -76,6 +77,8 @@ SKIPPED = {
     "make demo": "the set-up and the demo take minutes; test_make_demo_ends_with_what_to_look_at "
     "checks its recipe, and its steps are the doctor transcript and `run --out`, run here",
     "make test": "this is the test suite",
+    ".venv/bin/toolgym fuzz --domain scene --per-family 2 --json fuzz.json": "every scene family "
+    "twice, minutes; tests/test_scene_red_team.py fuzzes a sample and (slow) every family",
     ".venv/bin/toolgym train --suite primitives --steps 1024 --max-steps 1 --num-envs 2 --ray "
     "--out runs/ray": "a training run on Ray, minutes; test_ray runs the trainer on a two-node "
     "cluster and checks that every command reads a bare --ray as a local Ray",
