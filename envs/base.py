@@ -179,6 +179,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         self._good_snapshot: int | None = min(self.session.info["snapshots"], default=None)
         self._notes: list[str] = []  # what the sandbox had to recover from, for the feedback
         self._steps, self._score, self._done = 0, 0.0, False
+        self._confirmed: tuple[int, VerifierReport, str | None] | None = None  # see _confirm
         self._image = self._render(None)
         self._part: Any = None  # the artifact after the last good step
         self._report: VerifierReport | None = None
@@ -224,6 +225,13 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             info["report"] = report.to_dict()
             feedback = self._feedback(outcome, f"verifier: {report.summary()}")
         terminated = self._report is not None and self._succeeded(self._report)
+        if terminated and error is None and self._final_tier() == "exact":
+            # The per-step tier samples less: an episode ends only when the final tier passes
+            # the part too; else it goes on, and the feedback says what the final tier found.
+            final, _ = self._confirm()
+            if not final.passed:
+                terminated = False
+                feedback = f"{feedback}\nfinal check: {final.summary()}"
         truncated = not terminated and self._steps >= self.max_steps
         if terminated or truncated:
             reward += self._finish(info)
@@ -377,16 +385,29 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
                 "back to an earlier one"
             )
 
-    def _finish(self, info: dict[str, Any]) -> float:
-        """Exact verification of the final part; returns the reward that settles the score."""
+    def _final_tier(self) -> str:
         assert self.task is not None
-        self._done = True
-        tier = self.final_tier or self.task.verification.final_tier
+        return self.final_tier or self.task.verification.final_tier
+
+    def _confirm(self) -> tuple[VerifierReport, str | None]:
+        """The final tier's report on the last good step's artifact, and why it could not be
+        completed, if not; computed once per step (the episode's end reuses it)."""
+        if self._confirmed is not None and self._confirmed[0] == self._steps:
+            return self._confirmed[1], self._confirmed[2]
+        tier = self._final_tier()
         # The last good step's artifact, completed for the exact tier (not fetched again).
         candidate, error = self._part, None
         if candidate is not None and tier == "exact":
             candidate, error = self._exact(candidate)
         report = self._verify(candidate, tier)
+        self._confirmed = (self._steps, report, error)
+        return report, error
+
+    def _finish(self, info: dict[str, Any]) -> float:
+        """Final verification of the last good part; returns the reward that settles the score."""
+        assert self.task is not None
+        self._done = True
+        report, error = self._confirm()
         info["final_report"] = report.to_dict()
         if error:
             info.setdefault("error", error)

@@ -293,3 +293,33 @@ def test_scripts_written_for_blender_find_their_file_and_the_denoiser():
         ran = session.run(OUTSIDE_SCRIPT, fetch=["folder", "size"])
         assert ran.ok, ran.feedback()
         assert ran.results["folder"] == "/workspace" and ran.results["size"] > 0
+
+
+def test_an_episode_ends_only_when_the_final_tier_passes_the_part_too():
+    """The gear disc's 26th reference call leaves Tooth8 unturned: the per-step tier, which
+    samples less, passes it (deviation 0.044 m, within 2 %), the final tier does not (0.075 m).
+    The episode goes on, says why, and the 27th call ends it at 1.0; with the trainer's cheap
+    final tier, the per-step pass ends it as before."""
+    task = get_task("blender-modelling/gear-disc")
+    calls = list(task.tool_calls)
+    env = gym.make("toolgym/Blender-v0", task=task.id, action_mode="tool", max_steps=40)
+    env.reset(seed=0)
+    for call in calls[:-1]:
+        _obs, _, terminated, truncated, info = env.step(call)
+        assert not truncated
+    assert info["report"]["passed"] and not terminated
+    assert "final check: score 0.936 (not yet)" in _obs["feedback"]
+    assert "surfaces lie up to 0.075 m from the goal's" in _obs["feedback"]
+    _obs, _, terminated, _, info = env.step(calls[-1])
+    assert terminated and info["final_report"]["passed"] and info["final_report"]["score"] > 0.99
+    env.close()
+    env = gym.make(
+        "toolgym/Blender-v0", task=task.id, action_mode="tool", max_steps=40, final_tier="cheap"
+    )
+    env.reset(seed=0)
+    for step, call in enumerate(calls, 1):
+        _obs, _, terminated, _, info = env.step(call)
+        if terminated:
+            break
+    assert step == len(calls) - 1 and info["final_report"]["tier"] == "cheap"
+    env.close()
