@@ -589,16 +589,7 @@ def _placement(candidate: dict[str, Any], goal: Goal, tier: str, render: Render 
         if off:
             checks[f"object {name}"] = {"ok": False, "message": f"{name!r} is " + ", ".join(off)}
         worst = {k: max(v, errors.get(k, 0.0)) for k, v in worst.items()}
-    extra = sorted(set(present) - set(wanted))
-    worst["extra_objects"] = float(len(extra))
-    if extra:
-        listed = ", ".join(repr(n) for n in extra[:4]) + (" …" if len(extra) > 4 else "")
-        checks["extra objects"] = {
-            "ok": False,
-            "message": f"{len(extra)} mesh object(s) the goal does not have: {listed}",
-        }
-    score = float(np.mean(scores)) if scores else 0.0
-    return worst, checks, score * len(wanted) / max(len(wanted) + len(extra), 1)
+    return worst, checks, _diluted(candidate, goal, checks, worst, scores)
 
 
 _MATERIAL_TERMS = {  # metric: (surface key, label)

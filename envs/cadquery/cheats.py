@@ -359,9 +359,14 @@ def cheats() -> tuple[Cheat, ...]:
     return CHEATS
 
 
+NEAR_MISS_TOLERANCES = 1.5  # the near miss's surface is this many deviation tolerances off
+
+
 def near_miss(task: Task) -> str | None:
-    """The reference moved along x by a visible amount (1 mm, or 10 % of its thinnest extent):
-    an honest error that fails (its surface is four deviation tolerances off) but scores well
-    (``Domain.near_miss``)."""
-    shift = visible(reference(task))
+    """The reference moved along x just past the deviation tolerance (by
+    :data:`NEAR_MISS_TOLERANCES` of it: 0.375 mm on most parts): an honest error that fails,
+    but not by much (``Domain.near_miss``)."""
+    part = reference(task)
+    tolerance = task.verification.deviation_mm or features.deviation_tolerance(part.mesh.extents)
+    shift = NEAR_MISS_TOLERANCES * tolerance
     return _script(task, f"result = cq.Workplane().add(_ref.translate(cq.Vector({shift}, 0, 0)))\n")
