@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from toolgym.agents.grammar import STOP_TOOL, EpisodeContexts, Grammar
 from toolgym.agents.policy import Policy, pick_device, to_torch
 from toolgym.agents.progress import phase
 from toolgym.agents.vector import make_vector_env, play_queued
-from toolgym.envs.mixed import parse_mix
+from toolgym.envs.grammar import STOP_TOOL, EpisodeContexts, Grammar
+from toolgym.envs.wrappers.mixed import parse_mix
 
 
 def evaluate_policy(

@@ -25,7 +25,7 @@ import gymnasium as gym
 
 import toolgym  # noqa: F401 - registers the environments
 from toolgym.agents.llm import system_message, tools_for
-from toolgym.envs.suites import get_suite
+from toolgym.envs.tasks.suites import get_suite
 
 FENCE = re.compile(r"```(?:\w+)?\n(.*?)```", re.S)
 

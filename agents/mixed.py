@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from toolgym.agents.grammar import Grammar
 from toolgym.agents.policy import GrammarMasks, Policy, PolicyConfig
 from toolgym.envs.domains import get_domain
-from toolgym.envs.mixed import Mix
+from toolgym.envs.grammar import Grammar
 from toolgym.envs.tools import ToolRegistry
+from toolgym.envs.wrappers.mixed import Mix
 
 
 def mixed_registry(mix: Mix) -> ToolRegistry:

@@ -201,7 +201,7 @@ def run_chat_episodes(
 def _make(env_id: str, record: Path | None, env_kwargs: dict[str, Any]) -> gym.Env:
     env = gym.make(env_id, **env_kwargs)
     if record is not None:
-        from toolgym.envs.recording import RecordEpisodes
+        from toolgym.envs.recording.recorder import RecordEpisodes
 
         env = RecordEpisodes(env, record)
     return env

@@ -15,7 +15,7 @@ writes one tool call as grammar tokens.
   (where the verifier's summary is). Nothing is downloaded; there is no vocabulary to train.
 - Fusion: image features, mean- and max-pooled text features and the step count, through an MLP
   and a LayerNorm, into one state vector; the value head reads it.
-- Decoder: autoregressive over the grammar's tokens (``toolgym.agents.grammar``). A GRU cell
+- Decoder: autoregressive over the grammar's tokens (``toolgym.envs.grammar``). A GRU cell
   starts from the state; each step's input is the previous token and the slot being filled, so
   each token is conditioned on the ones before it (as AlphaStar's action heads are). Each step
   attends over the text before its logits. Tokens the grammar forbids after the prefix get the
@@ -56,8 +56,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from toolgym.agents.grammar import Grammar
-from toolgym.envs.spaces import text_bytes
+from toolgym.envs.episode.spaces import text_bytes
+from toolgym.envs.grammar import Grammar
 
 MASKED = -1e9  # the logit of a token the grammar forbids
 DEPTH_CHANNELS = 6  # per image (current, target): both surfaces (mm / 100) and where the part is

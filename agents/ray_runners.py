@@ -135,7 +135,7 @@ class EnvRunner:
         record: bool = False,
     ) -> None:  # fmt: skip
         from toolgym.agents.vector import _make
-        from toolgym.envs.recording import RecordEpisodes
+        from toolgym.envs.recording.recorder import RecordEpisodes
 
         self.recordings = _temporary_folder() if record else None
         self.envs = [_make(env_id, list(task_ids), env_kwargs) for _ in range(num_envs)]
@@ -195,7 +195,7 @@ class EnvRunner:
         """Episode ``k`` of ``toolgym run`` (see :func:`toolgym.agents.runner.play_episode`):
         its row, its final render as PNG bytes when asked, and its recording when asked."""
         from toolgym.agents.runner import play_episode
-        from toolgym.envs.recording import RecordEpisodes
+        from toolgym.envs.recording.recorder import RecordEpisodes
 
         key = json.dumps([env_id, env_kwargs, record], sort_keys=True, default=repr)
         if key not in self.episode_envs:
@@ -214,8 +214,8 @@ class EnvRunner:
 
     def verify(self, task_id: str, code: str, filename: str, limits: Any) -> dict[str, Any]:
         """One script's verdict (``Outcome.to_dict()``), run in a fresh session here."""
-        from toolgym.envs.suites import get_task
-        from toolgym.envs.verification import verify_script
+        from toolgym.envs.tasks.suites import get_task
+        from toolgym.envs.verification.batch import verify_script
 
         return verify_script(get_task(task_id), code, filename=filename, limits=limits).to_dict()
 
@@ -223,7 +223,7 @@ class EnvRunner:
         """Close every env; the recordings of the episodes they were playing (cut short)."""
         for env in [*self.envs, *self.episode_envs.values()]:
             env.close()
-        from toolgym.envs.recording import RecordEpisodes
+        from toolgym.envs.recording.recorder import RecordEpisodes
 
         finished = self._finished(every=True)
         for env in [*self.envs, *self.episode_envs.values()]:
@@ -576,7 +576,7 @@ def make_ray_vector_env(
     as many."""
     start(address)
     if "mix" in env_kwargs and "memory_per_env" not in env_kwargs:
-        from toolgym.envs.mixed import parse_mix
+        from toolgym.envs.wrappers.mixed import parse_mix
 
         env_kwargs["memory_per_env"] = MEMORY_PER_ENV * len(parse_mix(env_kwargs["mix"]))
     return RayVectorEnv(env_id, task_ids, num_envs, **env_kwargs)
@@ -687,12 +687,12 @@ def verify_batch(
     tasks: Iterable[Any], scripts: Path, out: Path, *, jobs: int | None = None,
     limits: Any = None, on_done: Callable[[dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:  # fmt: skip
-    """:func:`toolgym.envs.verification.verify_batch` across env-runner actors (``jobs`` of
+    """:func:`toolgym.envs.verification.batch.verify_batch` across env-runner actors (``jobs`` of
     them, each verifying one script at a time; default: one per free CPU): scripts are read
     here, verified in the actors, and each result line is appended to ``out`` here as it
     arrives, so an interrupted batch keeps every finished result and resumes where it stopped.
     Returns this run's results (``Outcome.to_dict()``)."""
-    from toolgym.envs.verification import append_result, done_tasks, read_results, read_script
+    from toolgym.envs.verification.batch import append_result, done_tasks, read_results, read_script
 
     previous, done = read_results(out), done_tasks(out)
     outcomes: list[dict[str, Any]] = []

@@ -61,7 +61,7 @@ def run_episodes(
         env_kwargs.setdefault("timings_in_info", True)
     env = gym.make(env_id, **env_kwargs)
     if record is not None:
-        from toolgym.envs.recording import RecordEpisodes
+        from toolgym.envs.recording.recorder import RecordEpisodes
 
         env = RecordEpisodes(env, record)
     try:

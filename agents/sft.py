@@ -25,8 +25,8 @@ from toolgym.agents.llm import (
     tools_for,
     views_message,
 )
-from toolgym.envs.episode_log import RecordedEpisode, read_run
-from toolgym.envs.recording import decode_kwargs
+from toolgym.envs.recording.log import RecordedEpisode, read_run
+from toolgym.envs.recording.recorder import decode_kwargs
 
 
 def episode_chat(episode: RecordedEpisode, image_size: int = 0) -> dict[str, Any]:

@@ -10,8 +10,8 @@ run repeats an uninterrupted one exactly); ``num_steps`` calls per env are colle
 cut by the iteration's end is bootstrapped from the value of its next observation; PPO updates.
 
 Several tools train together with ``mix`` (``"cadquery:primitives,blender:blender-placement,
-scene:scene-layout"``, see ``toolgym.envs.mixed``): one policy (``toolgym.agents.mixed``: one
-encoder, one decoder, each tool's calls in one grammar), workers that play any tool, and a
+scene:scene-layout"``, see ``toolgym.envs.wrappers.mixed``): one policy (``toolgym.agents.mixed``:
+one encoder, one decoder, each tool's calls in one grammar), workers that play any tool, and a
 sampler over every task of every tool, grouped by tool, so the weakest tool is played more.
 ``progress.csv`` then has each tool's score, its share of the iteration's steps and its share of
 the sampler's weight (``score_<tool>``, ``share_<tool>``, ``weight_<tool>``).
@@ -40,17 +40,6 @@ import gymnasium as gym
 import numpy as np
 import torch
 
-from toolgym.agents.grammar import (
-    DEFAULT_MAX_BINS,
-    STOP_TOOL,
-    EpisodeContexts,
-    Grammar,
-    suite_derived,
-    suite_ranges,
-    suite_tools,
-    text_choices,
-    usable_tools,
-)
 from toolgym.agents.policy import (
     Policy,
     PolicyConfig,
@@ -63,9 +52,20 @@ from toolgym.agents.ppo import PPOConfig, annealed_lr, behaviour_cloning, gae, u
 from toolgym.agents.progress import phase
 from toolgym.agents.sampler import SamplerConfig, WeaknessSampler
 from toolgym.agents.vector import finished_episodes, make_vector_env, play_queued
-from toolgym.envs.mixed import mixed_tasks, parse_mix, tool_of_task
-from toolgym.envs.suites import get_suite
+from toolgym.envs.grammar import (
+    DEFAULT_MAX_BINS,
+    STOP_TOOL,
+    EpisodeContexts,
+    Grammar,
+    suite_derived,
+    suite_ranges,
+    suite_tools,
+    text_choices,
+    usable_tools,
+)
+from toolgym.envs.tasks.suites import get_suite
 from toolgym.envs.tools import ToolRegistry
+from toolgym.envs.wrappers.mixed import mixed_tasks, parse_mix, tool_of_task
 
 CSV_FIELDS = (
     "iteration", "env_steps", "episodes", "return", "score", "success_rate", "sps", "lr",
@@ -111,7 +111,7 @@ class TrainConfig:
     all_tools: bool = False
     # The grammar's derived-value tokens (halves, sums, positions on the previous call) where
     # the suite's references use them, and its stop operation (None: where the references have
-    # several calls); see toolgym.agents.grammar. Not for mixed runs.
+    # several calls); see toolgym.envs.grammar. Not for mixed runs.
     derived: bool = True
     stop: bool | None = None
     sampler: bool = True

@@ -80,7 +80,7 @@ def _make(env_id: str, task_ids: Sequence[str], env_kwargs: dict[str, Any]) -> g
         # every process of the group, and each worker would print its own traceback.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     if "mix" in env_kwargs:  # several tools: one env per tool in each worker
-        from toolgym.envs.mixed import MixedEnv
+        from toolgym.envs.wrappers.mixed import MixedEnv
 
         return ChosenTasks(MixedEnv(**env_kwargs), task_ids)
     return ChosenTasks(gym.make(env_id, action_mode="tool", **env_kwargs), task_ids)
@@ -98,7 +98,7 @@ def make_vector_env(
     """``num_envs`` environments in tool mode (``AsyncVectorEnv`` workers, started with
     ``forkserver`` so they never inherit the learner's threads; or in-process with
     ``asynchronous=False``), each episode's task one of ``task_ids``. With ``mix=`` in
-    ``env_kwargs``, each is a ``toolgym.envs.mixed.MixedEnv`` (``env_id`` unused). With
+    ``env_kwargs``, each is a ``toolgym.envs.wrappers.mixed.MixedEnv`` (``env_id`` unused). With
     ``record``, every episode is recorded into that folder (``toolgym.envs.RecordEpisodes``).
     With ``ray`` (an address, or ``"local"``), the envs run in Ray actors instead
     (``toolgym.agents.ray_runners.RayVectorEnv``; recordings are written here all the same)."""
@@ -108,7 +108,7 @@ def make_vector_env(
         return make_ray_vector_env(env_id, task_ids, num_envs, ray, record=record, **env_kwargs)
     factory = functools.partial(_make, env_id, list(task_ids), env_kwargs)
     if record is not None:
-        from toolgym.envs.recording import recorded
+        from toolgym.envs.recording.recorder import recorded
 
         factory = recorded(factory, record)
     if asynchronous:

@@ -41,7 +41,7 @@ from toolgym.agents.llm import (
     tools_for,
     views_message,
 )
-from toolgym.envs.suites import get_suite
+from toolgym.envs.tasks.suites import get_suite
 
 # Top-level names of the framework's packages that the checkout's own folders share.
 SHADOWED = ("verifiers", "renderers")

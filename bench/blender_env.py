@@ -40,7 +40,7 @@ import gymnasium as gym
 
 import toolgym  # noqa: F401 - registers toolgym/Blender-v0
 from toolgym.envs.blender import scene as scene_data
-from toolgym.envs.suites import get_task
+from toolgym.envs.tasks.suites import get_task
 from toolgym.renderers.mesh_views import DEFAULT_VIEWS
 
 TASKS = {

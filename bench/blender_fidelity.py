@@ -22,7 +22,7 @@ import time
 import gymnasium as gym
 
 import toolgym  # noqa: F401 - registers toolgym/Blender-v0
-from toolgym.envs.suites import get_task
+from toolgym.envs.tasks.suites import get_task
 
 NODES = """
 def principled(name):

@@ -37,8 +37,8 @@ import numpy as np
 
 import toolgym  # noqa: F401 - registers toolgym/CadQuery-v0
 from toolgym.envs.cadquery.backend import CadQueryBackend, to_shape
-from toolgym.envs.suites import get_suite
-from toolgym.envs.tasks import Task
+from toolgym.envs.tasks.model import Task
+from toolgym.envs.tasks.suites import get_suite
 from toolgym.verifiers.parts import TESSELLATION_TOLERANCE
 
 TASKS = 6  # tasks spread over the suite, cycled through

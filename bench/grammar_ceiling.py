@@ -27,10 +27,10 @@ import gymnasium as gym
 import numpy as np
 
 import toolgym  # noqa: F401 - registers the environments
-from toolgym.agents.grammar import STOP_TOOL, CallContext, Grammar
 from toolgym.agents.policy import PolicyConfig, prompt_numbers
 from toolgym.agents.train import calls_grammar, reference_derived
 from toolgym.envs.cadquery.families import family as get_family
+from toolgym.envs.grammar import STOP_TOOL, CallContext, Grammar
 
 FAMILIES = ("primitive", "finished_block", "enclosure", "plate_holes", "stepped_shaft")
 
@@ -99,7 +99,7 @@ def suite_ceiling(suite: str, max_bins: int) -> dict[str, Any]:
     the suite's tool (``toolgym.agents.mixed.mixed_grammar``)."""
     from toolgym.agents.train import build_grammar
     from toolgym.envs.domains import get_domain
-    from toolgym.envs.suites import get_suite
+    from toolgym.envs.tasks.suites import get_suite
 
     found = get_suite(suite)
     env_id = get_domain(found.domain).env_id

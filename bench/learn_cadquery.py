@@ -182,9 +182,9 @@ def run_untrained(config: TrainConfig, eval_episodes: int | None) -> dict[str, A
 def run_copy_rule(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
     """``CopyInOrderAgent`` over the grammar's tools: nothing learnt."""
     from toolgym.agents.baselines import CopyInOrderAgent
-    from toolgym.agents.grammar import STOP_TOOL
     from toolgym.agents.train import build_grammar, env_registry
     from toolgym.agents.vector import make_vector_env, play_queued
+    from toolgym.envs.grammar import STOP_TOOL
 
     grammar = build_grammar(config.env_id, config.suite, config.max_bins, config.all_tools)
     agent = CopyInOrderAgent(env_registry(config.env_id, config.suite),
@@ -277,9 +277,9 @@ def paraphrased_suite(train: int, test: int, folder: Path) -> str:
 def run_random(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
     """Uniformly random calls of the trainer's grammar (every token drawn among the allowed
     ones: derived values and stop too, where the grammar has them)."""
-    from toolgym.agents.grammar import STOP_TOOL, EpisodeContexts
     from toolgym.agents.train import observe, run_grammar
     from toolgym.agents.vector import make_vector_env, play_queued
+    from toolgym.envs.grammar import STOP_TOOL, EpisodeContexts
 
     grammar, _ = run_grammar(config)
     rng = np.random.default_rng(config.seed)
@@ -329,21 +329,22 @@ def run_random(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]
 def run_sb3(
     config: TrainConfig, eval_episodes: int | None, masked: bool = False, peer: bool = False
 ) -> dict[str, Any]:
-    """SB3's PPO (``MultiInputPolicy``) through ``toolgym.envs.wrappers`` on the same grammar's
-    bins (``StandardSpaces``), ``num_envs`` subprocess envs, the same step budget; ``masked``:
-    sb3-contrib's MaskablePPO with ``StandardSpaces.action_masks``. ``peer``: the like-for-like
-    peer, MaskablePPO on ``TrainerSpaces``: the trainer's own grammar (its derived values and
-    stop too), its observation arrays, a copy of any prompt number in every numeric slot, and
-    the grammar's masks."""
+    """SB3's PPO (``MultiInputPolicy``) through ``toolgym.envs.wrappers.standard`` on the same
+    grammar's bins (``StandardSpaces``), ``num_envs`` subprocess envs, the same step budget;
+    ``masked``: sb3-contrib's MaskablePPO with ``StandardSpaces.action_masks``. ``peer``: the
+    like-for-like peer, MaskablePPO on ``TrainerSpaces``: the trainer's own grammar (its derived
+    values and stop too), its observation arrays, a copy of any prompt number in every numeric
+    slot, and the grammar's masks."""
     import gymnasium as gym
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     import toolgym  # noqa: F401
+    from toolgym.agents.peer_spaces import TrainerSpaces
     from toolgym.agents.train import build_grammar, run_grammar
-    from toolgym.envs.suites import get_suite
-    from toolgym.envs.wrappers import StandardSpaces, TrainerSpaces
+    from toolgym.envs.tasks.suites import get_suite
+    from toolgym.envs.wrappers.standard import StandardSpaces
 
     if peer:
         grammar, masked = run_grammar(config)[0], True
@@ -445,7 +446,7 @@ def run_sb3(
 
 
 def _is_stop(call: str) -> bool:
-    from toolgym.agents.grammar import STOP_TOOL
+    from toolgym.envs.grammar import STOP_TOOL
 
     try:
         return json.loads(call).get("name") == STOP_TOOL

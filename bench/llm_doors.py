@@ -22,8 +22,8 @@ import toolgym  # noqa: F401 - registers the environments
 from toolgym.agents.chat import ChatClient
 from toolgym.agents.endpoint import ScriptedEndpoint
 from toolgym.agents.llm import image_part
-from toolgym.envs.remote import RemoteEnv
-from toolgym.envs.server import EnvServer
+from toolgym.envs.serving.remote import RemoteEnv
+from toolgym.envs.serving.server import EnvServer
 
 KWARGS = {"task": "primitives/primitive/train-0", "action_mode": "tool", "max_steps": 1000}
 

@@ -4,8 +4,8 @@ tier, two ``forkserver`` workers, 2 x 8 steps an iteration, 4 epochs of 2 miniba
 
 Per run: steps per second and the share of each iteration the envs sit idle and the learner
 waits for them, over the iterations after the first (which starts the sandboxes). Each run is a
-process of its own with a new, empty reference cache (``toolgym.envs.cache``): every run starts
-cold, and none plays tasks another built. Figures go to
+process of its own with a new, empty reference cache (``toolgym.envs.episode.cache``): every run
+starts cold, and none plays tasks another built. Figures go to
 ``bench/overlap.json`` and are printed as Markdown for ``bench/RESULTS.md``.
 
     nice -n 10 .venv/bin/python bench/overlap.py [iterations]   # about 3 min per run, 2 cores

@@ -11,8 +11,8 @@ from typing import Annotated, Any
 
 import torch
 
-from toolgym.agents.grammar import STOP, Grammar
 from toolgym.agents.policy import Policy, PolicyConfig, pick_device
+from toolgym.envs.grammar import STOP, Grammar
 from toolgym.envs.tools import Param, ToolRegistry
 
 tiny = ToolRegistry("tiny")

@@ -30,7 +30,7 @@ import numpy as np
 
 from toolgym.agents import ray_runners
 from toolgym.agents.vector import finished_episodes, make_vector_env
-from toolgym.envs.suites import get_suite, get_task
+from toolgym.envs.tasks.suites import get_suite, get_task
 
 ENV = "toolgym/CadQuery-v0"
 

@@ -33,7 +33,7 @@ import gymnasium as gym
 
 import toolgym  # noqa: F401 - registers toolgym/CadQuery-v0
 from toolgym.agents.baselines import RandomAgent
-from toolgym.envs.recording import RecordEpisodes
+from toolgym.envs.recording.recorder import RecordEpisodes
 
 STEPS = 4
 TARGET = 0.10

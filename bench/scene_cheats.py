@@ -34,7 +34,7 @@ import statistics
 import time
 
 from toolgym.envs.scene.verification import TrustedSimulator, verify_script
-from toolgym.envs.suites import get_task
+from toolgym.envs.tasks.suites import get_task
 
 DINING = "scene-curated/dining-four"  # table at (0, 0.5), 4 chairs
 DESK = "scene-curated/desk-one-crate"  # table at (0, 0.5), 1 crate on it, a chair

@@ -43,7 +43,7 @@ import toolgym  # noqa: F401 - registers toolgym/GameScene-v0
 from toolgym.envs.scene.families import spec_for
 from toolgym.envs.scene.runtime import World
 from toolgym.envs.scene.verification import TrustedSimulator, played
-from toolgym.envs.suites import get_task
+from toolgym.envs.tasks.suites import get_task
 
 LAYOUT_TASK = "scene-curated/dining-four"
 PHYSICS_TASK = "scene-curated/dominoes-twelve"

@@ -28,7 +28,7 @@ from PIL import Image, ImageDraw
 from toolgym.envs.cadquery import verifier_suites
 from toolgym.envs.cadquery.artifacts import part_from_shape
 from toolgym.envs.cadquery.families import FAMILIES
-from toolgym.envs.suites import get_suite
+from toolgym.envs.tasks.suites import get_suite
 from toolgym.verifiers.cad import verify_part
 
 SWEEPS = {

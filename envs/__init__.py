@@ -8,7 +8,7 @@ __all__ = ["RecordEpisodes", "recorded"]
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from toolgym.envs import recording
+        from toolgym.envs.recording import recorder
 
-        return getattr(recording, name)
+        return getattr(recorder, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from toolgym.envs.fuzzing import Cheat
     from toolgym.envs.sandbox import Limits
-    from toolgym.envs.tasks import Suite, Task
+    from toolgym.envs.tasks.model import Suite, Task
     from toolgym.envs.tools import ToolRegistry
-    from toolgym.envs.verification import Outcome
+    from toolgym.envs.verification.batch import Outcome
+    from toolgym.envs.verification.fuzzing import Cheat
 
 #: Domain name (``Task.domain``, and the sandbox backend's name) to the module defining ``DOMAIN``.
 DOMAIN_MODULES = {
@@ -42,7 +42,7 @@ class Domain:
         env_id: its Gymnasium id, e.g. ``"toolgym/CadQuery-v0"``.
         default_suite: the suite an environment uses when given none.
         suites: its generated (procedural) suites by name. Hand-written suites are TOML files
-            under ``assets/<domain>/``, found by ``toolgym.envs.suites``.
+            under ``assets/<domain>/``, found by ``toolgym.envs.tasks.suites``.
         task: the generated task with this id, for any seed; ``None`` if the id is not one of
             this domain's generated ids.
         registry: its tool registry.
@@ -53,7 +53,8 @@ class Domain:
         target_image: ``(task, view_size)``: the target's views as an RGB ``uint8`` tile.
         families: the procedural families a hand-written task may name (``family`` in a task
             file), e.g. to share a family's fixed view frame; none by default.
-        cheats: the generic cheat transforms the reward fuzzer (``toolgym.envs.fuzzing``)
+        cheats: the generic cheat transforms the reward fuzzer
+        (``toolgym.envs.verification.fuzzing``)
             applies to this domain's tasks; none by default.
         near_miss: ``(task)``: the task's reference with one honest error (it fails, but not by
             much), which every cheat must score below; ``None`` when the domain has none.

@@ -121,11 +121,11 @@ def trainer_spaces(view_size: int = 16, max_steps: int = 4, depth: bool = False)
     measured numbers."""
     import gymnasium as gym
 
-    from toolgym.agents.grammar import Grammar, suite_ranges
+    from toolgym.agents.peer_spaces import TrainerSpaces
     from toolgym.agents.policy import PolicyConfig
     from toolgym.envs.cadquery.tools import registry
-    from toolgym.envs.suites import get_suite
-    from toolgym.envs.wrappers import TrainerSpaces
+    from toolgym.envs.grammar import Grammar, suite_ranges
+    from toolgym.envs.tasks.suites import get_suite
 
     calls = [c for t in get_suite("primitives").split("train") for c in t.tool_calls]
     grammar = Grammar(

@@ -7,7 +7,7 @@ from typing import Any
 
 from toolgym.agents.endpoint import tool_call
 from toolgym.agents.llm import RUN_CODE
-from toolgym.envs.suites import get_suite
+from toolgym.envs.tasks.suites import get_suite
 
 
 def prompt_of(body: dict[str, Any]) -> str:

@@ -31,8 +31,8 @@ def run(session: Session, script: str, *names: str) -> dict:
 def test_task_generators_and_verifiers_cannot_be_imported(session):
     script = (
         "outcomes = {}\n"
-        "for name in ('toolgym.envs.cadquery.families', 'toolgym.envs.suites',\n"
-        "             'toolgym.envs.tasks', 'toolgym.verifiers', 'toolgym.agents'):\n"
+        "for name in ('toolgym.envs.cadquery.families', 'toolgym.envs.tasks.suites',\n"
+        "             'toolgym.envs.tasks.model', 'toolgym.verifiers', 'toolgym.agents'):\n"
         "    try:\n"
         "        __import__(name)\n"
         "        outcomes[name] = 'imported'\n"

@@ -16,7 +16,7 @@ import toolgym  # noqa: F401 - registers the environment
 from toolgym.agents.runner import run_episodes
 from toolgym.envs.blender.families import FAMILIES
 from toolgym.envs.sandbox import Session
-from toolgym.envs.suites import get_suite, get_task, suites
+from toolgym.envs.tasks.suites import get_suite, get_task, suites
 
 PLACEMENT = "blender-placement/two-crates"
 # One hand-written task per kind and one task per family: what `make test` sweeps. The full sweep

@@ -14,9 +14,9 @@ import pytest
 
 import toolgym  # noqa: F401 - registers the environment
 from toolgym.envs.blender.verification import SceneReader
+from toolgym.envs.blender.verifier import Goal, _srgb_lab, pose_errors, render_delta_e, verify_scene
 from toolgym.envs.sandbox import Session
-from toolgym.envs.suites import get_task
-from toolgym.verifiers.blender import Goal, _srgb_lab, pose_errors, render_delta_e, verify_scene
+from toolgym.envs.tasks.suites import get_task
 
 SOLVE_CRATES = """
 tools.set_location('Crate', 1.5, 0.5, 0.5); tools.set_rotation('Crate', 0, 0, 30)

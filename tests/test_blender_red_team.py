@@ -16,7 +16,7 @@ import pytest
 
 import toolgym  # noqa: F401 - registers the environment
 from toolgym.envs.blender.verification import SceneReader
-from toolgym.envs.suites import get_task
+from toolgym.envs.tasks.suites import get_task
 
 TABLE = "blender-modelling/table"  # a 1.2 × 0.8 m top on four legs 0.08 m across
 GOLD = "blender-material/gold"  # base colour (1, 0.77, 0.34), roughness 0.25, metallic 1
@@ -288,7 +288,7 @@ def test_mirrored_or_inside_out_parts_are_the_solids_they_render(env, script):
 def test_measures_that_disagree_are_a_failure_with_the_reason():
     import manifold3d
 
-    from toolgym.verifiers.blender import Solid, _disagreements
+    from toolgym.envs.blender.verifier import Solid, _disagreements
 
     box = manifold3d.Manifold.cube((1, 1, 1))
     bounds = np.array([[0.0, 0, 0], [1, 1, 1]])
@@ -373,7 +373,7 @@ FUZZ_SAMPLE = (
 
 
 def _fuzzed(tasks) -> None:
-    from toolgym.envs.fuzzing import family_of, fuzz
+    from toolgym.envs.verification.fuzzing import family_of, fuzz
 
     tasks = [get_task(t) if isinstance(t, str) else t for t in tasks]
     report = fuzz(tasks)
@@ -392,7 +392,7 @@ def test_the_fuzzer_catches_every_cheat_on_a_sample_of_families():
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
 def test_the_fuzzer_catches_every_cheat_on_every_family():
-    from toolgym.envs.fuzzing import family_sample
+    from toolgym.envs.verification.fuzzing import family_sample
 
     tasks = family_sample("blender", per_family=2)
     assert len({t.family or t.id.split("/")[0] for t in tasks}) >= 15  # 9 generated, 6 written

@@ -10,10 +10,10 @@ import trimesh
 
 from toolgym.envs.blender.families import FAMILIES
 from toolgym.envs.blender.tools import registry
+from toolgym.envs.blender.verifier import KINDS, Goal, delta_e, term, verify_scene
 from toolgym.envs.domains import get_domain
-from toolgym.envs.suites import get_task, suites
-from toolgym.envs.tasks import Task
-from toolgym.verifiers.blender import KINDS, Goal, delta_e, term, verify_scene
+from toolgym.envs.tasks.model import Task
+from toolgym.envs.tasks.suites import get_task, suites
 
 HAND_WRITTEN = {
     "blender-modelling": "modelling",
@@ -71,7 +71,7 @@ def test_the_moves_family_is_short_numbered_and_its_splits_never_share_a_task():
     in the prompt in the call's order (within the 128 bytes the mixed benchmark's policy reads);
     drawn on a 0.1 m grid, so seeds can meet, and the splits keep apart by construction."""
     from toolgym.agents.policy import prompt_numbers
-    from toolgym.envs.suites import get_suite
+    from toolgym.envs.tasks.suites import get_suite
 
     suite = get_suite("blender-moves")
     assert len(suite.split("train")) == 120 and len(suite.split("test")) == 30

@@ -13,7 +13,7 @@ import pytest
 
 import toolgym  # noqa: F401 - registers the environment
 from toolgym.envs.cadquery.verification import verify_files, verify_script
-from toolgym.envs.suites import get_task
+from toolgym.envs.tasks.suites import get_task
 from toolgym.verifiers.parts import PartError
 
 IDENTICAL = 0.999

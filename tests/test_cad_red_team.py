@@ -32,7 +32,7 @@ from OCP.BRepTools import BRepTools
 import toolgym  # noqa: F401 - registers the environments
 from toolgym.envs.cadquery.artifacts import measure, part_from_shape
 from toolgym.envs.cadquery.verification import reference_part
-from toolgym.envs.suites import get_suite, get_task
+from toolgym.envs.tasks.suites import get_suite, get_task
 from toolgym.verifiers.cad import verify_part
 from toolgym.verifiers.features import Topology
 from toolgym.verifiers.report import VerifierReport
@@ -367,7 +367,7 @@ def test_the_near_miss_fails_but_scores_well(player):
 
 
 def test_the_cad_cheats_are_caught_on_a_sample_of_families():
-    from toolgym.envs.fuzzing import fuzz
+    from toolgym.envs.verification.fuzzing import fuzz
 
     report = fuzz(SAMPLE)
     assert_caught(report)
@@ -378,7 +378,7 @@ def test_the_cad_cheats_are_caught_on_a_sample_of_families():
 @pytest.mark.slow
 def test_the_cad_cheats_are_caught_on_every_family():
     from toolgym.envs.cadquery import cheats
-    from toolgym.envs.fuzzing import family_sample, fuzz
+    from toolgym.envs.verification.fuzzing import family_sample, fuzz
 
     tasks = family_sample("cadquery")
     report = fuzz(tasks)

@@ -16,7 +16,7 @@ from toolgym.agents.runner import run_episodes
 from toolgym.envs.cadquery.artifacts import export_brep, load_part, measure, session_part
 from toolgym.envs.cadquery.families import FAMILIES
 from toolgym.envs.sandbox import Session
-from toolgym.envs.suites import get_suite
+from toolgym.envs.tasks.suites import get_suite
 from toolgym.verifiers import geometry
 
 PLATE_TASK = "procedural/plate_holes/train-0"
@@ -320,7 +320,7 @@ def test_vector_envs_with_autoreset_and_episode_statistics(vector):
         context = vector.split("-")[1]
         envs = gym.vector.AsyncVectorEnv([make, make], shared_memory=False, context=context)
     try:
-        from toolgym.envs.suites import get_task
+        from toolgym.envs.tasks.suites import get_task
 
         oracle = get_task(PLATE_TASK).reference
         obs, _ = envs.reset(seed=0)

@@ -14,7 +14,7 @@ from PIL import Image
 
 import toolgym
 from toolgym.envs.sandbox import Session
-from toolgym.envs.suites import get_suite, get_task
+from toolgym.envs.tasks.suites import get_suite, get_task
 
 
 def toolgym_cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -88,10 +88,10 @@ def test_check_env_passes_with_depth():
 
 
 def test_a_trainer_reading_depth_needs_cadquery_and_measuring_needs_depth():
-    from toolgym.agents.grammar import Grammar
     from toolgym.agents.policy import Policy, PolicyConfig
     from toolgym.agents.train import TrainConfig
     from toolgym.envs.cadquery.tools import registry
+    from toolgym.envs.grammar import Grammar
 
     reading = PolicyConfig(depth=True, measure=True)
     assert TrainConfig(policy=reading).env_kwargs()["depth"] is True

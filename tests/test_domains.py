@@ -7,8 +7,8 @@ import pytest
 
 import toolgym
 from toolgym.envs.domains import DOMAIN_MODULES, domain_of_env, domains, get_domain
-from toolgym.envs.suites import get_suite, get_task, suites
-from toolgym.envs.tasks import DOMAINS
+from toolgym.envs.tasks.model import DOMAINS
+from toolgym.envs.tasks.suites import get_suite, get_task, suites
 
 
 def test_every_domain_is_registered_as_an_environment_and_knows_its_tasks():

@@ -12,7 +12,7 @@ import trimesh
 from gymnasium.utils.env_checker import check_env
 
 import toolgym  # noqa: F401 - registers the environment
-from toolgym.envs.suites import get_task
+from toolgym.envs.tasks.suites import get_task
 from toolgym.verifiers import geometry
 from toolgym.verifiers.report import describe_invalid
 
@@ -263,7 +263,7 @@ def test_async_vector_env_with_default_shared_memory():
 def test_shared_texts_read_the_buffer_on_access():
     from gymnasium.vector.utils import shared_memory
 
-    from toolgym.envs.spaces import UnicodeText
+    from toolgym.envs.episode.spaces import UnicodeText
 
     space = UnicodeText(8)
     memory = shared_memory.create_shared_memory(space, n=2)

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 import toolgym  # noqa: F401 - registers the environments
-from toolgym.agents.grammar import Grammar, text_choices
 from toolgym.agents.policy import PolicyConfig
 from toolgym.agents.ppo import PPOConfig
 from toolgym.agents.train import TrainConfig, Trainer, build_grammar, env_registry, suite_calls
 from toolgym.envs.domains import get_domain
-from toolgym.envs.suites import suites
-from toolgym.envs.wrappers import StandardSpaces
+from toolgym.envs.grammar import Grammar, text_choices
+from toolgym.envs.tasks.suites import suites
+from toolgym.envs.wrappers.standard import StandardSpaces
 
 SMALL = PolicyConfig(image_size=32, hidden=64, embed=16, prompt_bytes=64, feedback_bytes=32)
 EVERY_SUITE = sorted(suites())

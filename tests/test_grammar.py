@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-from toolgym.agents.grammar import PAD, STOP, Grammar, suite_ranges, suite_tools
 from toolgym.agents.policy import Policy, PolicyConfig, prompt_numbers
 from toolgym.envs.cadquery.tools import registry
-from toolgym.envs.suites import get_suite
+from toolgym.envs.grammar import PAD, STOP, Grammar, suite_ranges, suite_tools
+from toolgym.envs.tasks.suites import get_suite
 from toolgym.envs.tools import Param, ToolRegistry
 
 tiny = ToolRegistry("tiny")
@@ -221,7 +221,7 @@ def test_derived_tokens_compute_what_the_prompt_implies():
     """A box's centre height is half the height the prompt gives; a cylinder stacked on the
     previous call's top sits at that top plus half its own height: values no bin holds exactly,
     which the derived tokens say exactly."""
-    from toolgym.agents.grammar import CallContext, Derived
+    from toolgym.envs.grammar import CallContext, Derived
 
     derived = {"add_box.z": ["half:2"], "add_cylinder.z": ["prev_top_plus_half:3"]}
     grammar = Grammar(registry, max_bins=64, derived=derived, stop=True)
@@ -274,7 +274,7 @@ def test_a_derived_value_that_refers_to_nothing_is_an_invalid_call():
     grammar's stop call ends the episode with the part as it stands, scored at the exact tier."""
     import gymnasium as gym
 
-    from toolgym.agents.grammar import STOP_TOOL, CallContext, Derived, DerivedValueError
+    from toolgym.envs.grammar import STOP_TOOL, CallContext, Derived, DerivedValueError
 
     grammar = Grammar(registry, max_bins=64, derived={"add_box.z": ["prev_top_plus_half:0"]},
                       stop=True)  # fmt: skip
@@ -367,8 +367,8 @@ def test_the_blender_placement_test_tasks_are_expressible(suite):
     import gymnasium as gym
 
     import toolgym  # noqa: F401 - registers the environments
-    from toolgym.agents.grammar import CallContext
     from toolgym.agents.train import build_grammar
+    from toolgym.envs.grammar import CallContext
 
     grammar = build_grammar("toolgym/Blender-v0", suite, 256, False, stop=None)
     tasks = get_suite(suite).split("test")

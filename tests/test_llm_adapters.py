@@ -14,7 +14,7 @@ from toolgym.agents.llm import RUN_CODE
 from toolgym.agents.runner import run_episodes
 from toolgym.agents.sft import sft_records
 from toolgym.cli import app
-from toolgym.envs.suites import get_suite
+from toolgym.envs.tasks.suites import get_suite
 
 TOOL = {"suite": "primitives", "action_mode": "tool", "max_steps": 2}
 ENV = "toolgym/CadQuery-v0"

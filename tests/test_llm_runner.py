@@ -21,9 +21,9 @@ from toolgym.agents.endpoint import Reply, ScriptedEndpoint, tool_call
 from toolgym.agents.llm import PICTURE, RUN_CODE
 from toolgym.agents.openai_runner import run_chat_episodes
 from toolgym.cli import app
-from toolgym.envs.episode_log import read_run
-from toolgym.envs.replay import verify_episode
-from toolgym.renderers.replay_html import episode_page
+from toolgym.envs.recording.html import episode_page
+from toolgym.envs.recording.log import read_run
+from toolgym.envs.recording.replay import verify_episode
 
 ENV = "toolgym/CadQuery-v0"
 PRIMITIVES = {"suite": "primitives", "max_steps": 4}

@@ -15,7 +15,7 @@ from toolgym.agents.policy import PolicyConfig, to_torch
 from toolgym.agents.ppo import PPOConfig
 from toolgym.agents.sampler import WeaknessSampler
 from toolgym.agents.train import TrainConfig, Trainer, observe
-from toolgym.envs.mixed import MixedEnv, parse_mix
+from toolgym.envs.wrappers.mixed import MixedEnv, parse_mix
 
 MIX = "cadquery:primitives,blender:blender-placement,scene:scene-layout"
 # The mix the cross-tool benchmark trains on: Blender's procedural moves (one to three calls).

@@ -16,7 +16,7 @@ SOURCES = ("toolgym", "envs", "agents", "renderers", "verifiers", "assets")
 
 CHECK = """
 import json, gymnasium as gym, toolgym
-from toolgym.envs import suites
+from toolgym.envs.tasks.model import suites
 envs = {}
 for env_id in toolgym.ENVIRONMENTS:
     env = gym.make(env_id)
@@ -34,7 +34,7 @@ def test_the_wheel_ships_the_task_files_and_an_install_from_it_finds_them(tmp_pa
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in SOURCES:
         shutil.copytree(ROOT / name, source / name, ignore=ignore)
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy(ROOT / name, source / name)
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
@@ -46,6 +46,10 @@ def test_the_wheel_ships_the_task_files_and_an_install_from_it_finds_them(tmp_pa
     shipped = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "assets").rglob("*.toml"))
     assert shipped and all(f"toolgym/{p}" in names for p in shipped)
     assert "toolgym/assets/scene/catalogue.json" in names
+    # every package is found, not listed: each source module ships under toolgym/
+    modules = [p.relative_to(ROOT) for name in SOURCES for p in (ROOT / name).rglob("*.py")]
+    installed = [("" if m.parts[0] == "toolgym" else "toolgym/") + m.as_posix() for m in modules]
+    assert modules and [m for m in installed if m not in names] == []
 
     site = tmp_path / "site"  # the wheel unpacked is what pip installs into site-packages
     zipfile.ZipFile(wheel).extractall(site)

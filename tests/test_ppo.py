@@ -97,10 +97,10 @@ def test_the_approx_kl_early_stop_ends_the_update_after_one_step(target_kl, one_
     """With a tiny ``target_kl`` the first minibatch steps (its policy is the one that acted:
     KL 0) and the second finds the policy moved, so the update stops after exactly one
     optimizer step; with ``None`` every epoch runs every minibatch."""
-    from toolgym.agents.grammar import Grammar
     from toolgym.agents.policy import Policy, PolicyConfig
     from toolgym.agents.ppo import update
     from toolgym.envs.cadquery.tools import registry
+    from toolgym.envs.grammar import Grammar
 
     torch.manual_seed(0)
     policy = Policy(Grammar(registry, max_bins=8, tools=["add_box", "add_sphere"]),

@@ -22,9 +22,9 @@ from conftest import wait_until
 from toolgym.agents import ray_runners
 from toolgym.agents.ray_runners import ActorPool, RayAddressError, RayVectorEnv
 from toolgym.agents.vector import make_vector_env, play_queued
-from toolgym.envs.episode_log import read_run
-from toolgym.envs.replay import verify_episode
-from toolgym.envs.suites import get_suite, get_task
+from toolgym.envs.recording.log import read_run
+from toolgym.envs.recording.replay import verify_episode
+from toolgym.envs.tasks.suites import get_suite, get_task
 
 ENV = "toolgym/CadQuery-v0"
 ENV_KWARGS = {"suite": "primitives", "max_steps": 2, "view_size": 16, "final_tier": "cheap"}

@@ -138,7 +138,7 @@ def test_python_snippets_are_true(index):
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory) -> Path:
     """A folder with what the README's commands read: part.stl, target.step, my.py, solutions/."""
-    from toolgym.envs.suites import get_task
+    from toolgym.envs.tasks.suites import get_task
 
     folder = tmp_path_factory.mktemp("readme")
     cq.exporters.export(cq.Workplane().box(60, 40, 12), str(folder / "part.stl"))

@@ -16,8 +16,8 @@ from PIL import Image
 import toolgym
 from toolgym.agents.baselines import RandomAgent
 from toolgym.envs import RecordEpisodes, recorded
-from toolgym.envs.episode_log import read_episode, read_run
-from toolgym.envs.recording import RecordingWarning
+from toolgym.envs.recording.log import read_episode, read_run
+from toolgym.envs.recording.recorder import RecordingWarning
 
 TASK = "curated/plate-four-holes"
 BOX = "result = cq.Workplane().box(60, 40, 6)"

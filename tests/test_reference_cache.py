@@ -1,5 +1,5 @@
-"""References built once per machine: the on-disk cache (``toolgym.envs.cache``) is shared by
-processes, rebuilt when broken, hidden from the sandbox, and changes no observation or reward."""
+"""References built once per machine: the on-disk cache (``toolgym.envs.episode.cache``) is shared
+by processes, rebuilt when broken, hidden from the sandbox, and changes no observation or reward."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 import toolgym  # noqa: F401 - registers the environments
-from toolgym.envs import cache
 from toolgym.envs.cadquery import artifacts, verification
+from toolgym.envs.episode import cache
 from toolgym.envs.sandbox import Session
-from toolgym.envs.suites import get_suite, get_task
+from toolgym.envs.tasks.suites import get_suite, get_task
 
 TASK = get_suite("primitives").split("train")[0]
 
@@ -71,7 +71,7 @@ def refuse(*args, **kwargs):
     raise SystemExit("a sandbox session was started")
 client.Session.__init__ = refuse
 from toolgym.envs.cadquery import verification
-from toolgym.envs.suites import get_task
+from toolgym.envs.tasks.suites import get_task
 task = get_task({TASK.id!r})
 reference = verification.reference_part(task)
 step = verification.step_reference(task, reference)
@@ -175,7 +175,7 @@ def refuse(*args, **kwargs):
     raise SystemExit("a sandbox session was started")
 client.Session.__init__ = refuse
 from toolgym.envs.blender.verification import SceneReader
-from toolgym.envs.suites import get_task
+from toolgym.envs.tasks.suites import get_task
 json.dump(summary(SceneReader(32).target(get_task({BLENDER_TASK!r}))), sys.stdout)
 """
 
@@ -236,7 +236,7 @@ def refuse(*args, **kwargs):
     raise SystemExit("a sandbox session was started")
 client.Session.__init__ = refuse
 from toolgym.envs.scene.verification import reference_scene
-from toolgym.envs.suites import get_task
+from toolgym.envs.tasks.suites import get_task
 json.dump(reference_scene(get_task({SCENE_TASK!r})), sys.stdout)
 """
 

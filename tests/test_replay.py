@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from toolgym.envs.episode_log import read_run
-from toolgym.envs.replay import Divergence, verify_episode
-from toolgym.renderers.replay_html import write_report
-from toolgym.renderers.replay_video import run_frames
+from toolgym.envs.recording.html import write_report
+from toolgym.envs.recording.log import read_run
+from toolgym.envs.recording.replay import Divergence, verify_episode
+from toolgym.envs.recording.video import run_frames
 
 TOOLGYM = str(Path(sys.executable).parent / "toolgym")
 TASK = "curated/plate-four-holes"
@@ -109,8 +109,8 @@ def test_gif_and_mp4_frames_show_step_reward_and_score(run_dir, tmp_path):
 
 @pytest.mark.slow
 def test_a_one_step_episode_animates_from_its_start_with_labelled_panels(oracle_dir):
+    from toolgym.envs.recording.video import CAPTION_HEIGHT
     from toolgym.renderers.labels import CAPTION_HEIGHT as PANEL_CAPTION
-    from toolgym.renderers.replay_video import CAPTION_HEIGHT
 
     start, step = run_frames(read_run(oracle_dir))
     panels = [f[CAPTION_HEIGHT:] for f in (start, step)]

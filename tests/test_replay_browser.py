@@ -28,8 +28,8 @@ import pytest
 
 import toolgym  # noqa: F401 - registers the environments
 from toolgym.envs import RecordEpisodes
-from toolgym.envs.episode_log import read_run
-from toolgym.renderers.replay_html import write_report
+from toolgym.envs.recording.html import write_report
+from toolgym.envs.recording.log import read_run
 
 CHROMIUM = shutil.which("chromium")
 FLAGS = (

@@ -1,7 +1,7 @@
-"""The reward fuzzer's harness (``toolgym.envs.fuzzing``) and ``toolgym fuzz``: a cheat that
-scores as well as an honest near miss escapes, one below it is caught, one whose script fails is
-broken, and a near miss that passes cannot anchor a run. The domains' own cheats are fuzzed in
-``tests/test_*_red_team.py``."""
+"""The reward fuzzer's harness (``toolgym.envs.verification.fuzzing``) and ``toolgym fuzz``: a
+cheat that scores as well as an honest near miss escapes, one below it is caught, one whose script
+fails is broken, and a near miss that passes cannot anchor a run. The domains' own cheats are
+fuzzed in ``tests/test_*_red_team.py``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from toolgym.cli import app
-from toolgym.envs.fuzzing import (
+from toolgym.envs.tasks.suites import get_task
+from toolgym.envs.verification.fuzzing import (
     Cheat,
     FuzzReport,
     FuzzSetupError,
@@ -20,7 +21,6 @@ from toolgym.envs.fuzzing import (
     family_sample,
     fuzz_task,
 )
-from toolgym.envs.suites import get_task
 
 PLATE = "procedural/plate_holes/test-0"  # a 50 x 53 x 11.5 mm plate with four 6 mm holes
 MOVED = "\nresult = result.translate((1, 0, 0))\n"  # 1 mm off: fails, and scores about 0.75

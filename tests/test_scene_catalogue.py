@@ -13,7 +13,7 @@ from panda3d.core import NodePath
 
 from toolgym.envs.scene.catalogue import ASSETS, write_catalogue
 from toolgym.envs.scene.runtime import World
-from toolgym.verifiers.scene import Scene, check_facing, object_boxes, penetration
+from toolgym.envs.scene.verifier import Scene, check_facing, object_boxes, penetration
 
 CATALOGUE = Path(__file__).resolve().parents[1] / "assets" / "scene"
 

@@ -23,7 +23,7 @@ from toolgym.envs.scene.verification import (
     verify_candidate,
     verify_script,
 )
-from toolgym.envs.suites import get_task
+from toolgym.envs.tasks.suites import get_task
 
 TABLE = "world.spawn('table', (0, 0.5, 0.375))\n"
 CHAIRS = (

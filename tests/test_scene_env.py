@@ -25,8 +25,8 @@ from toolgym.envs.scene.verification import (
     sanitize,
     verify_script,
 )
-from toolgym.envs.suites import get_suite, get_task
-from toolgym.verifiers.scene import verify_scene
+from toolgym.envs.scene.verifier import verify_scene
+from toolgym.envs.tasks.suites import get_suite, get_task
 
 ROLL = "scene-curated/roll-east"
 DOOR = "scene-curated/door-zone-centre"
@@ -360,8 +360,8 @@ def test_layout_feedback_names_the_relation_that_fails():
     [
         "toolgym.envs.scene.families",  # levels, constraints and the held-out player paths
         "toolgym.envs.scene.verification",
-        "toolgym.verifiers.scene",
-        "toolgym.envs.suites",
+        "toolgym.envs.scene.verifier",
+        "toolgym.envs.tasks.suites",
     ],
 )
 def test_scene_sessions_cannot_import_the_answers(module):

@@ -10,8 +10,8 @@ import toolgym  # noqa: F401 - registers the environment
 from toolgym.envs.sandbox import Limits
 from toolgym.envs.scene.families import spec_for
 from toolgym.envs.scene.verification import sanitize_trace, verify_script
-from toolgym.envs.suites import get_task
-from toolgym.verifiers.scene import verify_scene
+from toolgym.envs.scene.verifier import verify_scene
+from toolgym.envs.tasks.suites import get_task
 
 DOOR = "scene-curated/door-zone-centre"
 COINS = "scene-curated/coins-three"

@@ -17,13 +17,13 @@ import numpy as np
 import pytest
 
 import toolgym  # noqa: F401 - registers the environments
+from toolgym.envs.scene import verifier as rules
 from toolgym.envs.scene.families import FAMILIES, spec_for
 from toolgym.envs.scene.verification import verify_script
-from toolgym.envs.suites import get_suite, get_task
-from toolgym.verifiers import scene as rules
+from toolgym.envs.tasks.suites import get_suite, get_task
 
 if TYPE_CHECKING:
-    from toolgym.envs.fuzzing import FuzzReport
+    from toolgym.envs.verification.fuzzing import FuzzReport
 
 DOMINOES = "scene-curated/dominoes-five"  # 5 dominoes from (0, 0) to (0, 1); the ball at (0, -1)
 DOOR = "scene-curated/door-zone-centre"  # a 1.5 m zone at (0, 0); door_1 at (0, 3), 2 m tall
@@ -652,7 +652,7 @@ SAMPLE = ("table_top", "dominoes", "door")  # a layout, a physics and a logic fa
 
 
 def _fuzzed(tasks: list) -> FuzzReport:
-    from toolgym.envs.fuzzing import fuzz
+    from toolgym.envs.verification.fuzzing import fuzz
 
     report = fuzz(tasks)
     assert not report.broken, report.markdown()
@@ -662,7 +662,7 @@ def _fuzzed(tasks: list) -> FuzzReport:
 
 @pytest.mark.timeout(600)
 def test_the_reward_fuzzer_catches_every_scene_cheat_on_a_sample_of_families():
-    from toolgym.envs.fuzzing import family_sample
+    from toolgym.envs.verification.fuzzing import family_sample
 
     tasks = [t for t in family_sample("scene") if t.family in SAMPLE]
     assert len(tasks) == len(SAMPLE)
@@ -675,8 +675,8 @@ def test_the_reward_fuzzer_catches_every_scene_cheat_on_a_sample_of_families():
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
 def test_the_reward_fuzzer_catches_every_scene_cheat_on_every_family():
-    from toolgym.envs.fuzzing import family_sample
     from toolgym.envs.scene.domain import FAMILIES_BY_SUITE
+    from toolgym.envs.verification.fuzzing import family_sample
 
     tasks = family_sample("scene", per_family=2) + family_sample("scene", split="train")
     report = _fuzzed(tasks)

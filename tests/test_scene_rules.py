@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolgym.verifiers.scene import (
+from toolgym.envs.scene.verifier import (
     ALIGN_DEG,
     COIN_DELAY_S,
     DOOR_DELAY_S,

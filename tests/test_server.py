@@ -1,4 +1,5 @@
-"""The env server (`envs/server.py`) and its client (`envs/remote.py`), on 127.0.0.1 only.
+"""The env server (`envs/serving/server.py`) and its client (`envs/serving/remote.py`), on
+127.0.0.1 only.
 
 Real envs in real sandboxes behind a real uvicorn: 8 sessions at once, malformed and oversized
 requests, a wrong token, idle expiry, the WebSocket, and the language-model runner on a remote
@@ -27,9 +28,9 @@ from toolgym.agents.chat import ChatClient
 from toolgym.agents.endpoint import ScriptedEndpoint
 from toolgym.agents.openai_runner import play_episode
 from toolgym.cli import app
-from toolgym.envs.remote import RemoteEnv, RemoteError
-from toolgym.envs.server import EnvServer
-from toolgym.envs.suites import get_suite
+from toolgym.envs.serving.remote import RemoteEnv, RemoteError
+from toolgym.envs.serving.server import EnvServer
+from toolgym.envs.tasks.suites import get_suite
 
 TOKEN = "test-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

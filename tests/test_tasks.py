@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolgym.envs.suites import get_suite, get_task, suites
-from toolgym.envs.tasks import TaskFileError, load_task_file
+from toolgym.envs.tasks.model import TaskFileError, load_task_file
+from toolgym.envs.tasks.suites import get_suite, get_task, suites
 
 GOOD = """
 [suite]

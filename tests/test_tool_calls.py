@@ -11,8 +11,8 @@ import toolgym  # noqa: F401 - registers the environments
 from toolgym.agents.baselines import OracleAgent
 from toolgym.envs.cadquery.families import FAMILIES
 from toolgym.envs.cadquery.tools import registry
-from toolgym.envs.suites import get_suite
-from toolgym.envs.tasks import TaskFileError, load_task_file
+from toolgym.envs.tasks.model import TaskFileError, load_task_file
+from toolgym.envs.tasks.suites import get_suite
 
 WITHOUT_CALLS = {"transition", "bent_tube"}  # a loft and a sweep: no tool builds them
 FAMILY_TASKS = [

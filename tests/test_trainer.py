@@ -212,7 +212,7 @@ def test_an_image_only_policy_learns_from_what_it_sees(inputs):
     from toolgym.agents.policy import Policy, batch_observations, to_torch
     from toolgym.agents.ppo import behaviour_cloning
     from toolgym.agents.train import calls_grammar
-    from toolgym.envs.suites import get_suite
+    from toolgym.envs.tasks.suites import get_suite
 
     torch.manual_seed(0)
     threads = torch.get_num_threads()
@@ -344,9 +344,9 @@ def test_a_cloned_policy_stops_after_its_last_call(tmp_path):
     first, and stop where the part is done."""
     import gymnasium as gym
 
-    from toolgym.agents.grammar import STOP_TOOL
     from toolgym.agents.policy import batch_observations, to_torch
-    from toolgym.envs.suites import get_suite
+    from toolgym.envs.grammar import STOP_TOOL
+    from toolgym.envs.tasks.suites import get_suite
 
     suite = tmp_path / "two-calls.toml"
     suite.write_text(TWO_CALLS)
@@ -399,11 +399,11 @@ def test_cloning_on_paraphrased_requests_picks_each_slots_number_by_its_words():
     mixed, numbers in words ("twenty-six mm"). Copying in order gets few calls right; cloned on
     60 requests, the pointer picks each slot's number by the words around it ("tall",
     "across", "x =") and converts cm to mm, on unseen requests."""
-    from toolgym.agents.grammar import CallContext
     from toolgym.agents.policy import Policy, batch_observations, to_torch
     from toolgym.agents.ppo import behaviour_cloning
     from toolgym.agents.train import calls_grammar, env_registry
     from toolgym.envs.cadquery.families import family
+    from toolgym.envs.grammar import CallContext
 
     paraphrase = _bench("learn_cadquery").paraphrase
 

@@ -21,7 +21,7 @@ from toolgym.envs.cadquery import artifacts, verifier_suites
 from toolgym.envs.cadquery.artifacts import measure, part_from_shape
 from toolgym.envs.cadquery.families import FAMILIES
 from toolgym.envs.sandbox import Session
-from toolgym.envs.suites import get_task
+from toolgym.envs.tasks.suites import get_task
 from toolgym.verifiers import geometry
 from toolgym.verifiers.cad import MAX_TRIANGLES, verify_part
 from toolgym.verifiers.parts import Part

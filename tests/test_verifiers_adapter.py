@@ -11,7 +11,7 @@ from scripted_models import OracleModel, prompt_of
 
 from toolgym.agents import verifiers_env
 from toolgym.agents.endpoint import Reply, ScriptedEndpoint, tool_call
-from toolgym.envs.suites import get_suite
+from toolgym.envs.tasks.suites import get_suite
 
 # verifiers pulls in several API clients (seconds to import): slow, and imported when it runs.
 pytestmark = pytest.mark.slow

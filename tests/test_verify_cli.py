@@ -133,7 +133,7 @@ def test_bad_files_exit_2_with_a_clear_message(part_files, candidate, message):
 
 @pytest.mark.slow
 def test_task_mode_scores_the_oracle_and_a_wrong_part(tmp_path):
-    from toolgym.envs.suites import get_task
+    from toolgym.envs.tasks.suites import get_task
 
     task = get_task("procedural/plate_holes/train-0")
     oracle, wrong = tmp_path / "oracle.py", tmp_path / "wrong.py"
@@ -334,7 +334,7 @@ def test_batch_refuses_an_out_that_is_not_a_results_file(tmp_path):
     [("blender-placement", "two-crates"), ("scene-curated", "roll-east")],
 )
 def test_batches_verify_other_tools_tasks_as_cad_ones(tmp_path, suite, solved):
-    from toolgym.envs.suites import get_suite, get_task
+    from toolgym.envs.tasks.suites import get_suite, get_task
 
     scripts = tmp_path / "scripts"
     scripts.mkdir()

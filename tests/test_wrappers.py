@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import toolgym  # noqa: F401 - registers the environments
-from toolgym.envs.wrappers import StandardSpaces
+from toolgym.envs.wrappers.standard import StandardSpaces
 
 
 def make(view_size: int = 16) -> StandardSpaces:
@@ -81,7 +81,7 @@ def test_native_text_observations_flatten_as_code_points():
     from gymnasium.spaces import utils
     from gymnasium.wrappers import FlattenObservation
 
-    from toolgym.envs.spaces import CODE_POINTS, UnicodeText
+    from toolgym.envs.episode.spaces import CODE_POINTS, UnicodeText
 
     space = UnicodeText(8)
     flat = utils.flatten(space, "40 × 3°")

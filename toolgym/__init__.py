@@ -2,7 +2,7 @@
 
 ``import toolgym`` registers the environments: ``gym.make("toolgym/CadQuery-v0", ...)``, and
 their numeric faces ``toolgym/CadQuery-Std-v0`` etc. (tool mode under
-``toolgym.envs.wrappers.StandardSpaces``). A client that only takes an id writes
+``toolgym.envs.wrappers.standard.StandardSpaces``). A client that only takes an id writes
 ``"toolgym:toolgym/CadQuery-Std-v0"``: Gymnasium imports ``toolgym`` first.
 """
 
@@ -29,7 +29,7 @@ for _env_id, _entry_point in ENVIRONMENTS.items():
 for _env_id, _inner in STANDARD_ENVIRONMENTS.items():
     if _env_id not in registry:
         register(
-            id=_env_id, entry_point="toolgym.envs.wrappers:standard_env",
+            id=_env_id, entry_point="toolgym.envs.wrappers.standard:standard_env",
             kwargs={"env_id": _inner}, disable_env_checker=False,
         )  # fmt: skip
 

@@ -1,4 +1,5 @@
-"""Generic Blender cheats for the reward fuzzer (``toolgym.envs.fuzzing``), and the near miss.
+"""Generic Blender cheats for the reward fuzzer (``toolgym.envs.verification.fuzzing``), and the
+near miss.
 
 Each cheat turns any Blender task's reference into a script that undoes what the task asks
 while keeping what a careless verifier reads: geometry a final render does not draw (a modifier
@@ -26,8 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from toolgym.envs.fuzzing import Cheat
-from toolgym.envs.tasks import Task
+from toolgym.envs.tasks.model import Task
+from toolgym.envs.verification.fuzzing import Cheat
 
 GEOMETRY = ("modelling", "procedural")
 MESH_KINDS = ("modelling", "procedural", "placement", "shape_keys")

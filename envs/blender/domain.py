@@ -20,8 +20,8 @@ import functools
 from toolgym.envs.blender import cheats, verification
 from toolgym.envs.blender.families import FAMILIES
 from toolgym.envs.domains import Domain
-from toolgym.envs.suites import generated_suite, generated_task
-from toolgym.envs.tasks import Suite, Task
+from toolgym.envs.tasks.model import Suite, Task
+from toolgym.envs.tasks.suites import generated_suite, generated_task
 from toolgym.envs.tools import ToolRegistry
 
 PROCEDURAL = "blender-procedural"

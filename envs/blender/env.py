@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from toolgym.envs.base import ToolEnv, check_int
 from toolgym.envs.blender.tools import registry
 from toolgym.envs.blender.verification import (
     DEFAULT_SAMPLES,
@@ -19,9 +18,10 @@ from toolgym.envs.blender.verification import (
     kind_of,
     scene_glb,
 )
-from toolgym.envs.tasks import Task
+from toolgym.envs.blender.verifier import verify_scene
+from toolgym.envs.episode.loop import ToolEnv, check_int
+from toolgym.envs.tasks.model import Task
 from toolgym.renderers.mesh_views import DEFAULT_VIEWS
-from toolgym.verifiers.blender import verify_scene
 from toolgym.verifiers.report import VerifierReport
 
 EXPORT_FORMATS = ("blend", "glb", "png")
@@ -61,7 +61,7 @@ class BlenderEnv(ToolEnv):
     ``delete_object``, ``set_location``, ``set_rotation``, ``set_scale``, ``add_modifier``,
     ``set_modifier``, ``apply_modifier``, ``boolean``, ``set_material``, ``set_shape_key``,
     ``add_light``, ``set_light``, ``duplicate_object``, ``rename_object``, ``set_parent``,
-    ``join_objects``). The space is :class:`~toolgym.envs.spaces.UnicodeText`.
+    ``join_objects``). The space is :class:`~toolgym.envs.episode.spaces.UnicodeText`.
 
     ## Observation space
 
@@ -87,7 +87,7 @@ class BlenderEnv(ToolEnv):
 
     ## Rewards
 
-    The change in the verifier's score (in [0, 1], see ``toolgym.verifiers.blender``) since the
+    The change in the verifier's score (in [0, 1], see ``toolgym.envs.blender.verifier``) since the
     last step: mesh IoU and surface F-score (modelling, procedural), per-object world-geometry
     error and extra meshes (placement), the node graph's surface (Lab ΔE, parameters) plus the
     renders (material), vertex error (shape keys), light parameters plus renders (lighting).

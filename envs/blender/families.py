@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from toolgym.envs.tasks import Task, Verification
+from toolgym.envs.tasks.model import Task, Verification
 
 Call = tuple[str, dict[str, Any]]
 SPLIT_STREAMS = {"train": 0, "test": 1}

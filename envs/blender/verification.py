@@ -7,7 +7,7 @@ renders from fixed views when asked. After each read that session goes back to i
 snapshot, so a crafted file cannot leave anything behind for the next one. A goal is built the
 same way from the task's start and reference programs, so a right scene reads exactly as the goal.
 A goal is built once per process and once per machine: the on-disk cache
-(``toolgym.envs.cache``) keeps its state (as the trusted process sent it: msgpack, never a
+(``toolgym.envs.episode.cache``) keeps its state (as the trusted process sent it: msgpack, never a
 pickle), views, framing, renders and ``.blend``.
 """
 
@@ -23,13 +23,13 @@ from typing import Any
 import numpy as np
 import trimesh
 
-from toolgym.envs import cache
 from toolgym.envs.blender import scene as scene_data
+from toolgym.envs.blender.verifier import Goal, shown_objects, verify_scene
+from toolgym.envs.episode import cache
 from toolgym.envs.sandbox import Limits, SandboxError, Session, protocol
-from toolgym.envs.tasks import Task
-from toolgym.envs.verification import Outcome, ReferenceBuildError
+from toolgym.envs.tasks.model import Task
+from toolgym.envs.verification.batch import Outcome, ReferenceBuildError
 from toolgym.renderers.mesh_views import DEFAULT_VIEWS, Framing, MeshRenderer, tile
-from toolgym.verifiers.blender import Goal, shown_objects, verify_scene
 
 RENDER_KINDS = ("material", "lighting")  # shown and scored by Blender's own (Cycles) renders
 # The trusted process loads files an agent wrote: generous for a real scene, finite for a

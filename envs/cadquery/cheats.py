@@ -1,5 +1,5 @@
-"""Generic CAD cheats for the reward fuzzer (``toolgym.envs.fuzzing``), and the honest near miss
-every one of them must score below.
+"""Generic CAD cheats for the reward fuzzer (``toolgym.envs.verification.fuzzing``), and the honest
+near miss every one of them must score below.
 
 Each cheat is the task's reference script followed by a few lines that work on ``result``:
 they undo what the task asks (its holes, its single body, its solidity, its handedness) while
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from toolgym.envs.fuzzing import Cheat
-from toolgym.envs.tasks import Task
+from toolgym.envs.tasks.model import Task
+from toolgym.envs.verification.fuzzing import Cheat
 from toolgym.verifiers import features, geometry
 from toolgym.verifiers.parts import Part
 

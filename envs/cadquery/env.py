@@ -8,7 +8,6 @@ import numpy as np
 import trimesh
 from gymnasium import spaces
 
-from toolgym.envs.base import ToolEnv, check_number
 from toolgym.envs.cadquery.artifacts import Measurer, brep_note, export_brep, session_part
 from toolgym.envs.cadquery.framing import task_framing
 from toolgym.envs.cadquery.tools import registry
@@ -18,8 +17,9 @@ from toolgym.envs.cadquery.verification import (
     step_reference,
     verify_for_task,
 )
+from toolgym.envs.episode.loop import ToolEnv, check_number
 from toolgym.envs.sandbox import CallResult
-from toolgym.envs.tasks import Task
+from toolgym.envs.tasks.model import Task
 from toolgym.renderers.mesh_views import DEFAULT_VIEWS, Framing, MeshRenderer, tile
 from toolgym.verifiers.parts import Part
 from toolgym.verifiers.report import VerifierReport
@@ -56,7 +56,8 @@ class CadQueryEnv(ToolEnv):
     :meth:`tool_schemas` (function-calling JSON schemas) and :meth:`tool_grammar`. The call
     ``{"name": "stop"}`` ends the episode with the part as it stands (``terminated``, no penalty).
 
-    The space is :class:`~toolgym.envs.spaces.UnicodeText` of ``max_action_chars`` characters.
+    The space is :class:`~toolgym.envs.episode.spaces.UnicodeText` of ``max_action_chars``
+    characters.
 
     ## Observation space
 
@@ -132,8 +133,8 @@ class CadQueryEnv(ToolEnv):
     sandbox call returned, flat and with the same keys every step: ``ran`` (False when the
     action never reached the sandbox), ``ok``, ``error_kind``, ``error_message``, ``limit`` (the
     :class:`Limits` field breached), ``stdout``, ``stderr``, ``traceback``, bytes dropped,
-    ``recovery`` (see ``toolgym.envs.base.sandbox_info``); with ``timings_in_info``, ``timings``
-    (seconds: exec, tessellate, verify, render), ``sandbox_wall_s``, and the call's
+    ``recovery`` (see ``toolgym.envs.episode.loop.sandbox_info``); with ``timings_in_info``,
+    ``timings`` (seconds: exec, tessellate, verify, render), ``sandbox_wall_s``, and the call's
     ``duration_s`` and ``wall_s`` in ``sandbox``. ``toolgym.envs.RecordEpisodes`` records it all.
 
     ## Example

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from toolgym.envs.cadquery.family_calls import FAMILY_CALLS
-from toolgym.envs.tasks import Scalar, Task, Verification
+from toolgym.envs.tasks.model import Scalar, Task, Verification
 
 Params = dict[str, Scalar]
 

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from toolgym.envs.tasks import Scalar
+from toolgym.envs.tasks.model import Scalar
 
 Params = dict[str, Scalar]
 Call = dict[str, Any]

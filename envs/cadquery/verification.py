@@ -1,7 +1,7 @@
 """Verifying CadQuery scripts and part files: the CAD domain's half of ``envs.verification``.
 
 The reference part is built once per task in a session and measured finely in a fresh one (and
-kept in the on-disk cache, ``toolgym.envs.cache``, for every process after the first); a
+kept in the on-disk cache, ``toolgym.envs.episode.cache``, for every process after the first); a
 script's solid is exported as BREP and measured in another fresh session, so the verifier's process
 never parses B-Rep data (see ``toolgym.envs.cadquery.artifacts``).
 """
@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import trimesh
 
-from toolgym.envs import cache
 from toolgym.envs.cadquery.artifacts import (
     EXACT_TOLERANCE_SHARE,
     STEP_TOLERANCE_SHARE,
@@ -26,9 +25,10 @@ from toolgym.envs.cadquery.artifacts import (
     measure_file,
     tessellation_tolerance,
 )
+from toolgym.envs.episode import cache
 from toolgym.envs.sandbox import Limits, Session
-from toolgym.envs.tasks import Task
-from toolgym.envs.verification import Outcome, ReferenceBuildError
+from toolgym.envs.tasks.model import Task
+from toolgym.envs.verification.batch import Outcome, ReferenceBuildError
 from toolgym.verifiers.cad import verify_part
 from toolgym.verifiers.parts import ANGULAR_TOLERANCE, TESSELLATION_TOLERANCE, Part
 from toolgym.verifiers.report import VerifierReport
@@ -48,8 +48,8 @@ _REFERENCE_SOURCES = (
 def reference_part(task: Task) -> Part:
     """The task's target part: its reference run in a session and the solid it exported
     measured, finely, in a fresh one. Built once per process, and once per machine through the
-    on-disk cache (``toolgym.envs.cache``), keyed by the reference program and the settings that
-    decide the part."""
+    on-disk cache (``toolgym.envs.episode.cache``), keyed by the reference program and the settings
+    that decide the part."""
     with _references_lock:
         if task.id in _references:
             return _references[task.id]

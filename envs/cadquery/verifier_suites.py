@@ -34,7 +34,7 @@ from toolgym.envs.cadquery.verification import (
     verify_for_task,
     verify_script,
 )
-from toolgym.envs.tasks import Task, Verification
+from toolgym.envs.tasks.model import Task, Verification
 from toolgym.verifiers.parts import Part
 from toolgym.verifiers.report import VerifierReport
 

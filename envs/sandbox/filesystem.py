@@ -82,16 +82,27 @@ DEVICE_LINKS = {
 FORBIDDEN_MODULES = (
     "toolgym.agents",
     "toolgym.cli",
-    "toolgym.envs.base",
     "toolgym.envs.domains",
-    "toolgym.envs.suites",
+    "toolgym.envs.episode",
+    "toolgym.envs.grammar",
+    "toolgym.envs.recording",
+    "toolgym.envs.serving",
     "toolgym.envs.tasks",
     "toolgym.envs.verification",
+    "toolgym.envs.wrappers",
     "toolgym.verifiers",
 )
 #: The same, in every domain's folder ``toolgym.envs.<tool>``: its environment, task families,
-#: domain plug-in and verification, which hold or build the answers.
-FORBIDDEN_DOMAIN_MODULES = ("env", "families", "domain", "verification")
+#: domain plug-in, verification, verifier, views and cheats, which hold or build the answers.
+FORBIDDEN_DOMAIN_MODULES = (
+    "env",
+    "families",
+    "domain",
+    "verification",
+    "verifier",
+    "views",
+    "cheats",
+)
 
 
 class _MountAttr(ctypes.Structure):

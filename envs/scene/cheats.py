@@ -1,5 +1,5 @@
-"""Generic game-scene cheats for the reward fuzzer (``toolgym.envs.fuzzing``), and the honest
-near miss every one of them must score below.
+"""Generic game-scene cheats for the reward fuzzer (``toolgym.envs.verification.fuzzing``), and the
+honest near miss every one of them must score below.
 
 Each cheat is a script an agent could send: usually the task's reference, then lines that move
 or alter what it built through the scene API (``world``), so that it looks like the task done to
@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from toolgym.envs.fuzzing import Cheat
+from toolgym.envs.scene import verifier as rules
 from toolgym.envs.scene.catalogue import ASSETS
 from toolgym.envs.scene.families import Spec, spec_for
-from toolgym.envs.tasks import Task
-from toolgym.verifiers import scene as rules
+from toolgym.envs.tasks.model import Task
+from toolgym.envs.verification.fuzzing import Cheat
 
 PAST_M = 0.002  # how far past a length threshold a cheat goes
 PAST_DEG = 1.0  # ... and past an angle threshold

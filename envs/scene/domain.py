@@ -16,8 +16,8 @@ import functools
 from toolgym.envs.domains import Domain
 from toolgym.envs.scene import cheats, verification
 from toolgym.envs.scene.families import FAMILIES, KINDS
-from toolgym.envs.suites import generated_suite, generated_task
-from toolgym.envs.tasks import Suite, Task
+from toolgym.envs.tasks.model import Suite, Task
+from toolgym.envs.tasks.suites import generated_suite, generated_task
 from toolgym.envs.tools import ToolRegistry
 
 SEEDS = {"train": 4, "test": 2}

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from toolgym.envs.base import ToolEnv
+from toolgym.envs.episode.loop import ToolEnv
 from toolgym.envs.scene.families import task_spec
 from toolgym.envs.scene.tools import registry
 from toolgym.envs.scene.verification import (
@@ -20,7 +20,7 @@ from toolgym.envs.scene.verification import (
     scene_glb,
     verify_candidate,
 )
-from toolgym.envs.tasks import Task
+from toolgym.envs.tasks.model import Task
 from toolgym.envs.tools import ToolCallError
 from toolgym.verifiers.report import VerifierReport
 
@@ -67,7 +67,8 @@ class GameSceneEnv(ToolEnv):
     ``add_trigger``, ``on_trigger``, ``add_waypoint_mover``, ``add_spawner``, ``simulate``,
     ``clear``. See :meth:`tool_schemas` and :meth:`tool_grammar`.
 
-    The space is :class:`~toolgym.envs.spaces.UnicodeText` of ``max_action_chars`` characters.
+    The space is :class:`~toolgym.envs.episode.spaces.UnicodeText` of ``max_action_chars``
+    characters.
 
     ## Observation space
 
@@ -169,7 +170,7 @@ class GameSceneEnv(ToolEnv):
             max_action_chars=max_action_chars, limits=limits, render_mode=render_mode,
             timings_in_info=timings_in_info, final_tier=final_tier,
         )  # fmt: skip
-        from toolgym.renderers.scene_views import SceneRenderer
+        from toolgym.envs.scene.views import SceneRenderer
 
         self.renderer = SceneRenderer(view_size)
         self.simulator = TrustedSimulator()

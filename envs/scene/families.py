@@ -697,7 +697,7 @@ class Family:
     name: str
 
     def task(self, seed: int, split: str = "train", suite: str = "scene-procedural") -> Any:
-        from toolgym.envs.tasks import Task, Verification
+        from toolgym.envs.tasks.model import Task, Verification
 
         rng = random.Random(seed + (TEST_SEED_OFFSET if split == "test" else 0))
         parameters = {"template": self.name} | _draw(self.name, rng)

@@ -33,16 +33,16 @@ from typing import Any
 
 import numpy as np
 
-from toolgym.envs import cache
+from toolgym.envs.episode import cache
 from toolgym.envs.sandbox import Limits, SandboxError, Session, protocol
 from toolgym.envs.scene.catalogue import ASSETS, BODIES
 from toolgym.envs.scene.families import Spec, spec_for, task_spec
 from toolgym.envs.scene.logic import PLAYER
 from toolgym.envs.scene.runtime import MAX_COORD_M, MAX_OBJECTS, MAX_SPEED, MAX_TRIGGERS, NAME
-from toolgym.envs.tasks import Task
-from toolgym.envs.verification import Outcome, ReferenceBuildError
+from toolgym.envs.scene.verifier import Scene, check_initial, verify_scene
+from toolgym.envs.tasks.model import Task
+from toolgym.envs.verification.batch import Outcome, ReferenceBuildError
 from toolgym.verifiers.report import VerifierReport
-from toolgym.verifiers.scene import Scene, check_initial, verify_scene
 
 PERTURB = {"pos_m": 0.001, "hpr_deg": 0.5}  # the exact tier's placement noise
 EXACT_RUNS = 3  # perturbed runs besides the unperturbed one
@@ -541,8 +541,9 @@ _references_lock = threading.Lock()
 def reference_scene(task: Task) -> dict[str, Any]:
     """The task's target scene: its reference script run on its level in a session, merged as
     a candidate's would be. Built once per process, and once per machine through the on-disk
-    cache (``toolgym.envs.cache``: the scene packed as the sandbox protocol packs it, msgpack),
-    keyed by the reference, the task's parameters (its level) and the code that builds it."""
+    cache (``toolgym.envs.episode.cache``: the scene packed as the sandbox protocol packs it,
+    msgpack), keyed by the reference, the task's parameters (its level) and the code that builds
+    it."""
     with _references_lock:
         if task.id in _references:
             return _references[task.id]
@@ -642,7 +643,7 @@ def scene_glb(scene: dict[str, Any]) -> bytes:
     import trimesh
 
     from toolgym.envs.scene.catalogue import Z_UP_TO_Y_UP, asset_mesh
-    from toolgym.verifiers.scene import room_walls, rotation_hpr
+    from toolgym.envs.scene.verifier import room_walls, rotation_hpr
 
     out = trimesh.Scene()
     for o in scene["objects"]:
@@ -673,7 +674,7 @@ def export_reference(task: Task, fmt: str) -> bytes:
 
 @functools.cache
 def _renderer(view_size: int) -> Any:
-    from toolgym.renderers.scene_views import SceneRenderer
+    from toolgym.envs.scene.views import SceneRenderer
 
     return SceneRenderer(view_size)
 

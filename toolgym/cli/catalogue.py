@@ -13,7 +13,7 @@ from rich.table import Table
 from toolgym.cli.common import app, check_writable_file, console, env_domain, fail, or_fail
 
 if TYPE_CHECKING:
-    from toolgym.envs.tasks import Task
+    from toolgym.envs.tasks.model import Task
 
 
 @app.command()
@@ -26,7 +26,7 @@ def tasks(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """List the task suites, or the tasks of one suite (of every suite, with a filter)."""
-    from toolgym.envs.suites import get_suite, suites
+    from toolgym.envs.tasks.suites import get_suite, suites
 
     if split is not None and split not in ("train", "test"):
         fail(f"--split must be train or test, got {split!r}")
@@ -102,7 +102,7 @@ def show(
 ) -> None:  # fmt: skip
     """Show a task: its prompt and details; write its target's views and the target itself."""
     from toolgym.envs.domains import get_domain
-    from toolgym.envs.suites import get_task
+    from toolgym.envs.tasks.suites import get_task
 
     found = or_fail(get_task, task)
     domain = get_domain(found.domain)

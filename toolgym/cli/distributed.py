@@ -48,7 +48,7 @@ def episode_runner(address: str | None) -> Callable[..., Any]:
 def batch_verifier(address: str | None) -> Callable[..., Any]:
     """``verify_batch``: local threads, or (with an address) Ray actors, connected first."""
     if address is None:
-        from toolgym.envs.verification import verify_batch
+        from toolgym.envs.verification.batch import verify_batch
 
         return verify_batch
     connect(address)

@@ -22,7 +22,7 @@ from toolgym.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from toolgym.envs.fuzzing import FuzzReport
+    from toolgym.envs.verification.fuzzing import FuzzReport
 
 SPLITS = ("train", "test")
 
@@ -56,9 +56,9 @@ def fuzz(
     episodes scored per step and at the exact tier, beside an honest near miss of each task.
     Exit 0 when every cheat is caught, 1 when one escapes or a cheat's script is broken, 2 on
     bad input."""
-    from toolgym.envs import fuzzing
     from toolgym.envs.domains import DOMAIN_MODULES, get_domain
-    from toolgym.envs.suites import get_task
+    from toolgym.envs.tasks.suites import get_task
+    from toolgym.envs.verification.batch import fuzzing
 
     if split not in SPLITS:
         fail(f"--split must be train or test, not {split!r}")

@@ -35,7 +35,7 @@ def replay(
 ) -> None:
     """Replay recorded episodes: one self-contained HTML page (an index for several episodes),
     an animation, or a re-execution that checks they reproduce."""
-    from toolgym.envs.episode_log import read_run
+    from toolgym.envs.recording.log import read_run
 
     if run_dir.is_file():
         fail(f"{run_dir} is a file; give the folder written by --record (or one episode's folder)")
@@ -55,7 +55,7 @@ def replay(
     if gif is not None or mp4 is not None:
         _write_animation(episodes, gif, mp4)
     if out is not None or (gif is None and mp4 is None):
-        from toolgym.renderers.replay_html import write_report
+        from toolgym.envs.recording.html import write_report
 
         target = out or run_dir / "report.html"
         check_writable_file(target)
@@ -69,7 +69,7 @@ def replay(
 
 
 def _write_animation(episodes: list[Any], gif: Path | None, mp4: Path | None) -> None:
-    from toolgym.renderers.replay_video import run_frames, write_gif, write_mp4
+    from toolgym.envs.recording.video import run_frames, write_gif, write_mp4
 
     frames = run_frames(episodes)
     if not frames:
@@ -88,7 +88,7 @@ def _write_animation(episodes: list[Any], gif: Path | None, mp4: Path | None) ->
 def _verify_replay(episodes: list[Any]) -> None:
     from gymnasium.error import Error as GymError
 
-    from toolgym.envs.replay import verify_episode
+    from toolgym.envs.recording.replay import verify_episode
 
     diverged = False
     for episode in episodes:

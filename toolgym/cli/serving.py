@@ -1,4 +1,4 @@
-"""``toolgym serve``: every env over HTTP and WebSocket (``envs/server.py``)."""
+"""``toolgym serve``: every env over HTTP and WebSocket (``envs/serving/server.py``)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def serve(
     """Serve reset/step/state of every toolgym env over HTTP and WebSocket (OpenEnv's shape)."""
     import uvicorn
 
-    from toolgym.envs.server import create_app
+    from toolgym.envs.serving.server import create_app
 
     token = None
     if token_env:

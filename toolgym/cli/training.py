@@ -94,7 +94,7 @@ def train(
     from toolgym.agents.train import TrainConfig, Trainer
 
     if mix is not None:
-        from toolgym.envs.mixed import mix_text, parse_mix
+        from toolgym.envs.wrappers.mixed import mix_text, parse_mix
 
         mix = mix_text(or_fail(parse_mix, mix))
     else:
@@ -202,6 +202,6 @@ def _portable_suite(name: str) -> str:
 
 
 def _suite(name: str) -> Any:
-    from toolgym.envs.suites import get_suite
+    from toolgym.envs.tasks.suites import get_suite
 
     return get_suite(name)

@@ -28,8 +28,8 @@ from toolgym.cli.distributed import RayAddress, batch_verifier
 
 if TYPE_CHECKING:
     from toolgym.envs.sandbox import Limits
-    from toolgym.envs.tasks import Task
-    from toolgym.envs.verification import Outcome
+    from toolgym.envs.tasks.model import Task
+    from toolgym.envs.verification.batch import Outcome
 
 MAX_JOBS = 64  # parallel sessions in a batch; each holds a tool's process (~150 MB for CadQuery)
 
@@ -94,7 +94,7 @@ def verify(
 
 def _verify_files(candidate: Path, reference: Path, tier: str, alignment: str) -> None:
     from toolgym.envs.cadquery.verification import verify_files
-    from toolgym.envs.verification import Outcome
+    from toolgym.envs.verification.batch import Outcome
     from toolgym.verifiers.parts import PartError
 
     for path in (candidate, reference):
@@ -113,7 +113,7 @@ def _verify_files(candidate: Path, reference: Path, tier: str, alignment: str) -
 
 
 def _verify_task(task_id: str, script: Path, limits: Limits | None, suite: str | None) -> None:
-    from toolgym.envs.verification import verify_script
+    from toolgym.envs.verification.batch import verify_script
 
     task = _task_of(task_id, suite)
     if script.is_dir():
@@ -130,7 +130,7 @@ def _verify_task(task_id: str, script: Path, limits: Limits | None, suite: str |
 
 def _task_of(task_id: str, suite_name: str | None) -> Task:
     """The task ``task_id``: from ``suite_name`` (a name or a .toml file) when given."""
-    from toolgym.envs.suites import get_suite, get_task
+    from toolgym.envs.tasks.suites import get_suite, get_task
 
     if suite_name is None:
         try:
@@ -179,8 +179,8 @@ def _verify_batch(
 ) -> None:
     from rich.progress import Progress
 
-    from toolgym.envs.suites import get_suite
-    from toolgym.envs.verification import (
+    from toolgym.envs.tasks.suites import get_suite
+    from toolgym.envs.verification.batch import (
         done_tasks,
         read_results,
         results_file_problem,

@@ -46,7 +46,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import toolgym
-from toolgym.envs.env_sessions import (
+from toolgym.envs.serving.sessions import (
     OpenRequest,
     Protocol,
     ResetRequest,

@@ -1,4 +1,4 @@
-"""A toolgym env served by ``toolgym serve`` (``envs/server.py``), as a local Gymnasium env.
+"""A toolgym env served by ``toolgym serve`` (``envs/serving/server.py``), as a local Gymnasium env.
 
 ``RemoteEnv(url, env_id, **env_kwargs)`` opens a session on the server and has the same spaces,
 ``reset``, ``step``, ``close``, ``tool_schemas()`` and ``finish()`` as the env it stands for
@@ -17,8 +17,8 @@ import gymnasium as gym
 import httpx
 from gymnasium import spaces
 
-from toolgym.envs.env_sessions import DEFAULT_ENV, decode_observation
-from toolgym.envs.spaces import UnicodeText
+from toolgym.envs.episode.spaces import UnicodeText
+from toolgym.envs.serving.sessions import DEFAULT_ENV, decode_observation
 
 
 class RemoteError(RuntimeError):

@@ -16,7 +16,7 @@ sandbox, per-step verifier (the trainer's ``final_tier="cheap"`` reward) and exa
 and each tier scores it below the near miss. A cheat whose script fails to run is **broken**:
 the cheat, not the verifier, is wrong, and the report says so (it is not counted as caught).
 
-    >>> from toolgym.envs.fuzzing import fuzz
+    >>> from toolgym.envs.verification.fuzzing import fuzz
     >>> report = fuzz(["primitives/primitive/test-0"])  # doctest: +SKIP
     >>> print(report.markdown())  # doctest: +SKIP
 """
@@ -30,8 +30,8 @@ from typing import Any
 import gymnasium as gym
 
 from toolgym.envs.domains import get_domain
-from toolgym.envs.suites import get_task
-from toolgym.envs.tasks import Task
+from toolgym.envs.tasks.model import Task
+from toolgym.envs.tasks.suites import get_task
 from toolgym.verifiers.report import VerifierReport
 
 REFERENCE_FLOOR = 0.99  # a reference that scores less cannot anchor a fuzz run (harness error)
@@ -265,7 +265,7 @@ def fuzz(
 def family_sample(domain: str, per_family: int = 1, split: str = "test") -> list[Task]:
     """The first ``per_family`` ``split`` tasks of every family of ``domain`` (procedural
     families by name, hand-written suites by suite), in a fixed order."""
-    from toolgym.envs.suites import suites
+    from toolgym.envs.tasks.suites import suites
 
     picked: dict[str, list[Task]] = {}
     for suite in suites().values():

@@ -1,8 +1,8 @@
 """Episode recording: every step's prompt, action, sandbox result, reward, report and pictures.
 
-:class:`RecordEpisodes` wraps any toolgym environment (a :class:`~toolgym.envs.base.ToolEnv`,
-through ``gym.make`` wrappers or not, inside a vector environment or not) and writes one folder
-per episode into a run folder::
+:class:`RecordEpisodes` wraps any toolgym environment (a
+:class:`~toolgym.envs.episode.loop.ToolEnv`, through ``gym.make`` wrappers or not, inside a vector
+environment or not) and writes one folder per episode into a run folder::
 
     RUN/0000-curated_plate-four-holes-p4242/
         meta.json          env id and arguments, seed, toolgym, tool and Python versions, git commit
@@ -146,8 +146,8 @@ class RecordEpisodes(gym.Wrapper):
         self._annotations.update(fields)
 
     def finish(self) -> tuple[float, dict[str, Any]]:
-        """End the episode now (:meth:`~toolgym.envs.base.ToolEnv.finish`) and record it as a
-        last line with ``"finish": true``, no action, the settling reward and ``final_report``.
+        """End the episode now (:meth:`~toolgym.envs.episode.loop.ToolEnv.finish`) and record it as
+        a last line with ``"finish": true``, no action, the settling reward and ``final_report``.
         Returns what the env's ``finish`` returns."""
         reward, info = self.env.unwrapped.finish()
         if self.episode_dir is not None:

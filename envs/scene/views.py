@@ -77,7 +77,7 @@ class SceneRenderer:
         return self._assets[name]
 
     def _build(self, scene: Mapping[str, Any], bounds: Sequence[float]) -> NodePath:
-        from toolgym.verifiers.scene import room_walls
+        from toolgym.envs.scene.verifier import room_walls
 
         top = NodePath("scene")
         # Drawn in scene-graph order, not sorted by state (whose order depends on the process's

@@ -21,7 +21,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, PythonLexer
 
-from toolgym.envs.episode_log import RecordedEpisode
+from toolgym.envs.recording.log import RecordedEpisode
 
 # The page may load nothing: images are data: URIs, style and script inline.
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"

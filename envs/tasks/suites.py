@@ -1,6 +1,6 @@
 """Named task suites of every domain: hand-written ones in ``assets/`` and generated ones.
 
-- Hand-written suites are TOML files, ``assets/<domain>/*.toml`` (see ``toolgym.envs.tasks``).
+- Hand-written suites are TOML files, ``assets/<domain>/*.toml`` (see ``toolgym.envs.tasks.model``).
 - Generated suites come from each domain's procedural families (``Domain.suites``), e.g. CAD's
   ``primitives`` and ``procedural``.
 
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from toolgym.envs.domains import domains
-from toolgym.envs.tasks import Suite, Task, load_task_file
+from toolgym.envs.tasks.model import Suite, Task, load_task_file
 
 
 def assets_folder() -> Path:

@@ -18,7 +18,7 @@ from typing import Any
 
 from toolgym.envs.domains import get_domain
 from toolgym.envs.sandbox import Limits
-from toolgym.envs.tasks import Task
+from toolgym.envs.tasks.model import Task
 from toolgym.verifiers.report import VerifierReport
 
 

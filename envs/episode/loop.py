@@ -25,10 +25,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from toolgym.envs.episode.spaces import UnicodeText
 from toolgym.envs.sandbox import CallResult, Limits, SandboxError, Session, SnapshotLost
-from toolgym.envs.spaces import UnicodeText
-from toolgym.envs.suites import get_suite, get_task
-from toolgym.envs.tasks import Task
+from toolgym.envs.tasks.model import Task
+from toolgym.envs.tasks.suites import get_suite, get_task
 from toolgym.envs.tools import ToolCallError, ToolRegistry
 from toolgym.verifiers.report import TIERS, VerifierReport, describe_invalid
 

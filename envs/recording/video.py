@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from toolgym.envs.episode_log import RecordedEpisode
+from toolgym.envs.recording.log import RecordedEpisode
 from toolgym.renderers.labels import agent_and_target
 
 CAPTION_HEIGHT = 28

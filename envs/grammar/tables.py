@@ -15,7 +15,7 @@ Two options let the grammar say what a prompt does not spell (the trainer sets b
 suite's references):
 
 - ``stop=True``: one more operation, ``stop`` (no slots): the call ``{"name": "stop"}`` that
-  ends the episode (see ``toolgym.envs.base``).
+  ends the episode (see ``toolgym.envs.episode.loop``).
 - ``derived``: a real-valued parameter's slot also holds *derived* tokens (:class:`Derived`)
   after its bins: a prompt number halved, doubled, negated; the sum or difference of two, half
   of one minus another; positions relative to the previous applied call (its top, its top plus
@@ -55,7 +55,7 @@ import numpy as np
 from toolgym.envs.tools import ToolCallError, ToolRegistry
 
 PAD, STOP = 0, 1
-STOP_TOOL = "stop"  # the operation that ends an episode (``toolgym.envs.base.STOP_CALL``)
+STOP_TOOL = "stop"  # the operation that ends an episode (``toolgym.envs.episode.loop.STOP_CALL``)
 DEFAULT_MAX_BINS = 256
 DEFAULT_MARGIN = 0.1  # a suite range is widened by this share of its span on each side
 DEFAULT_MAX_POINTS = 8
@@ -297,7 +297,7 @@ class Grammar:
         derived: per parameter (``"tool.param"``), the derived values (:class:`Derived`'s text
             form) its slot holds after its bins, e.g. from :func:`suite_derived`.
         stop: one more operation, ``stop`` (no slots): the call ``{"name": "stop"}`` that ends
-            the episode (see ``toolgym.envs.base``).
+            the episode (see ``toolgym.envs.episode.loop``).
     """
 
     def __init__(

@@ -1,5 +1,5 @@
-"""The env server's sessions and protocol, without the web framework (``envs/server.py`` serves
-them; ``envs/remote.py`` reads what they send).
+"""The env server's sessions and protocol, without the web framework (``envs/serving/server.py``
+serves them; ``envs/serving/remote.py`` reads what they send).
 
 :class:`Sessions` holds one env per session id under a cap, closes idle ones and remembers why an
 id is gone; :class:`Protocol` is the reset/step/finish/state operations on them, shared by HTTP and
@@ -27,7 +27,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 import toolgym
-from toolgym.envs.recording import _dumps
+from toolgym.envs.recording.recorder import _dumps
 
 DEFAULT_ENV = "toolgym/CadQuery-v0"
 # Constructor arguments a client may not set: the sandbox's limits are the server's to choose.
@@ -236,7 +236,7 @@ def _plain(value: Any) -> Any:
 
 
 def spaces_of(env: gym.Env) -> dict[str, Any]:
-    """What a client needs to rebuild the env's spaces (``envs/remote.py``)."""
+    """What a client needs to rebuild the env's spaces (``envs/serving/remote.py``)."""
     observation = env.observation_space
     return {
         "image": list(observation["image"].shape),

@@ -19,7 +19,7 @@ import numpy as np
 from gymnasium import spaces
 
 from toolgym.envs.domains import DOMAIN_MODULES, get_domain
-from toolgym.envs.suites import get_suite, suites
+from toolgym.envs.tasks.suites import get_suite, suites
 
 Mix = tuple[tuple[str, str], ...]  # (tool, suite) pairs
 

@@ -1,0 +1,1 @@
+"""The task model (tasks, suites, task files) and the named suites of every domain."""
