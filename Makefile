@@ -12,7 +12,7 @@ SYSTEM_LIBS := libEGL.so.1:libegl1 libGL.so.1:libgl1 libOpenGL.so.0:libopengl0 \
 	libXfixes.so.3:libxfixes3 libXi.so.6:libxi6 libXrender.so.1:libxrender1 libXt.so.6:libxt6 \
 	libSM.so.6:libsm6 libICE.so.6:libice6 libxkbcommon.so.0:libxkbcommon0
 
-.PHONY: setup demo test test-slow lint bench bench-learn doctor system-libs clean
+.PHONY: setup demo test test-slow lint layout bench bench-learn doctor system-libs clean
 
 setup: system-libs $(STAMP)
 
@@ -51,6 +51,10 @@ test-slow: setup
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+# The README's drawing of the layers, from the imports (tests/test_layers.py checks it is current).
+layout: setup
+	$(PY) tests/test_layers.py
 
 bench: setup
 	$(PY) bench/sandbox.py

@@ -14,12 +14,17 @@ from typing import Any
 
 import numpy as np
 
+from toolgym.envs.domains import get_domain
 from toolgym.envs.tools import ToolRegistry
 
-# How a code-mode script calls a tool, per domain: CAD tools take and return the part, scene
-# tools take the session's ``world``, Blender's are bound to ``bpy`` already.
-# (what the call's result is assigned to, its first argument)
-CODE_CALL = {"cadquery": ("result = ", "globals().get('result')"), "scene": ("", "world")}
+
+def _code_call(domain: str) -> tuple[str, str | None]:
+    """How a script calls a tool in ``domain`` (``Domain.code_call``): what the result is
+    assigned to, and the first argument; a registry of no one tool's (a mix) calls plainly."""
+    try:
+        return get_domain(domain).code_call or ("", None)
+    except KeyError:
+        return "", None
 
 
 class RandomAgent:
@@ -46,7 +51,7 @@ class RandomAgent:
                 arguments[param] = self._number(spec)
         if self.action_mode == "tool":
             return json.dumps({"name": name, "arguments": arguments})
-        assign, first = CODE_CALL.get(self.registry.domain, ("", None))
+        assign, first = _code_call(self.registry.domain)
         args = [first] if first else []
         args += [f"{k}={v!r}" for k, v in arguments.items()]
         return f"{assign}tools.{name}({', '.join(args)})\n"
@@ -106,7 +111,7 @@ class CopyInOrderAgent:
         }  # fmt: skip
 
     def act(self, observation: dict[str, Any], task: Any = None) -> str:
-        from toolgym.agents.policy import prompt_numbers
+        from toolgym.agents.observations import prompt_numbers
 
         numbers, at = prompt_numbers([str(observation.get("prompt", ""))], 4096, 64)
         found = [float(n) for n, i in zip(numbers[0], at[0], strict=True) if i >= 0]

@@ -22,13 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from toolgym.envs.domains import get_domain
+from toolgym.envs.registration import domain_names
+
 RUN_CODE = "run_code"
-# What a script sees in each domain's sandbox (the env's README section says more).
-CODE_SCOPE = {
-    "cadquery": "`cq` (CadQuery) and `tools` are in scope; bind the part to `result`",
-    "blender": "`bpy` and `tools` are in scope; the scene persists between calls",
-    "scene": "`world` (the scene runtime), `core` and `bullet` (Panda3D) are in scope",
-}
 VIEWS = "four views of it, tiled: iso, front, right, top"
 PICTURE = "<picture>"  # what stands for a data URL in recordings and logs
 
@@ -47,7 +44,8 @@ def tools_for(env: Any) -> list[dict[str, Any]]:
     unwrapped = env.unwrapped
     if unwrapped.action_mode == "tool":
         return unwrapped.tool_schemas()
-    scope = CODE_SCOPE.get(unwrapped.backend, "")
+    # what a script finds in scope in this tool's session (``Domain.code_scope``)
+    scope = get_domain(unwrapped.backend).code_scope if unwrapped.backend in domain_names() else ""
     return [
         {
             "type": "function",

@@ -26,7 +26,6 @@ from typing import Any
 
 import gymnasium as gym
 
-import toolgym  # noqa: F401 - registers the environments
 from toolgym.agents.chat import ChatClient, ChatError
 from toolgym.agents.llm import (
     action_of,

@@ -12,7 +12,6 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-import toolgym  # noqa: F401 - registers the environments
 from toolgym.agents.baselines import AGENTS, OracleAgent, RandomAgent
 
 

@@ -32,7 +32,6 @@ from typing import Any
 
 import gymnasium as gym
 
-import toolgym  # noqa: F401 - registers the environments
 from toolgym.agents.llm import (
     ToolCall,
     action_of,

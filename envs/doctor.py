@@ -1,8 +1,8 @@
 """``toolgym doctor``: can this machine run toolgym? Tools, isolation layers and rendering.
 
-Each check starts the real thing: a zygote per tool (a clean interpreter importing it), a session
-(reporting the isolation layers it got and the allow-list of files it sees), and a Workbench
-render inside a Blender session.
+Each check starts the real thing: a zygote per registered tool (a clean interpreter importing
+it), a session (reporting the isolation layers it got and the allow-list of files it sees), and
+each tool's own check (``Domain.doctor_check``: a Workbench render in a Blender session, say).
 """
 
 from __future__ import annotations
@@ -13,10 +13,9 @@ import os
 import time
 from collections.abc import Callable
 
-import numpy as np
-
+from toolgym.envs.domains import domains
+from toolgym.envs.registration import cards, get_card
 from toolgym.envs.sandbox import Limits, Session, get_zygote
-from toolgym.envs.sandbox.backend import load_backend
 from toolgym.envs.sandbox.limits import MiB
 
 ALL_LAYERS = ("netns", "pidns", "mountns", "uid", "rlimits", "env")
@@ -32,7 +31,7 @@ class Check:
 
 def _versions(backend: str) -> str:
     parts = []
-    for dist in load_backend(backend).distributions:
+    for dist in get_card(backend).distributions:
         try:
             parts.append(f"{dist} {importlib.metadata.version(dist)}")
         except importlib.metadata.PackageNotFoundError:
@@ -60,7 +59,7 @@ def check_tool(backend: str) -> Check:
 def check_isolation() -> list[Check]:
     """The isolation layers a session gets here, and the files it can see (the allow-list)."""
     try:
-        with Session("cadquery", snapshot_on_start=False) as session:
+        with Session(cards()[0].name, snapshot_on_start=False) as session:
             layers, warnings = session.layers, session.warnings
             allowed, limits = session.allowed_paths, session.limits
     except Exception as exc:
@@ -91,44 +90,19 @@ def _describe_allow_list(allowed: list[str], limits: Limits) -> str:
     )
 
 
-def check_workbench() -> Check:
+def check_domain(title: str, check: Callable[[], tuple[bool, str]]) -> Check:
+    """A tool's own check (``Domain.doctor_check``), its failure caught as a failed check."""
+
     def run() -> Check:
-        with Session("blender", snapshot_on_start=False) as session:
-            built = session.run("bpy.ops.mesh.primitive_cube_add(size=2)")
-            if not built.ok:
-                return Check("Workbench render", False, built.feedback())
-            started = time.perf_counter()
-            result = session.request("render", {"width": 64, "height": 64})
-            elapsed = time.perf_counter() - started
-        if not result.ok:
-            return Check("Workbench render", False, result.feedback())
-        image = np.asarray(result.value)
-        covered = float((image[..., 3] > 0).mean())
-        ok = image.shape == (64, 64, 4) and 0.02 < covered < 0.98
-        return Check("Workbench render", ok, f"64x64 in {elapsed:.2f} s, cube covers {covered:.0%}")
+        ok, detail = check()
+        return Check(title, ok, detail)
 
-    return _guard("Workbench render", run)
-
-
-def check_offscreen() -> Check:
-    def run() -> Check:
-        with Session("scene", snapshot_on_start=False) as session:
-            session.run("core.NodePath(core.CardMaker('c').generate()).reparent_to(scene)")
-            result = session.request("render", {"width": 32, "height": 32})
-        if not result.ok:
-            return Check("Panda3D offscreen render", False, result.feedback())
-        image = np.asarray(result.value)
-        return Check(
-            "Panda3D offscreen render",
-            image.std() > 0,
-            f"{image.shape[1]}x{image.shape[0]} software",
-        )
-
-    return _guard("Panda3D offscreen render", run)
+    return _guard(title, run)
 
 
 def run_checks() -> list[Check]:
     """Every check, in order; required checks decide the verdict."""
-    checks = [check_tool(b) for b in ("cadquery", "blender", "scene")]
-    checks += [*check_isolation(), check_workbench(), check_offscreen()]
+    checks = [check_tool(card.name) for card in cards()]
+    checks += check_isolation()
+    checks += [check_domain(*d.doctor_check) for d in domains() if d.doctor_check is not None]
     return checks

@@ -1,9 +1,10 @@
 """Tool domains: what each tool's folder ``envs/<tool>/`` plugs into the shared parts of the suite.
 
-A domain is one folder: backend, tools, task families, environment, and ``domain.py``, which
-defines ``DOMAIN``, a :class:`Domain`. The suites, the CLI (``tasks``, ``show``, ``run``,
-``verify``) and the agents reach a tool only through it, so a new tool needs no change outside its
-folder but a line in :data:`DOMAIN_MODULES` and one in ``toolgym.ENVIRONMENTS``.
+A domain is one folder: its card (``__init__.py``, see ``toolgym.envs.registration``), backend,
+tools, task families, environment, verifier, and ``domain.py``, which defines ``DOMAIN``, a
+:class:`Domain`. The suites, the CLI (``tasks``, ``show``, ``run``, ``verify``, ``doctor``), the
+recorder and the agents reach a tool only through it, so a new tool is its folder and one
+registration line, ``register_domain("<package>")``.
 
 Domains are imported when first asked for, so ``import toolgym`` imports no tool.
 """
@@ -18,19 +19,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from toolgym.envs.registration import DomainCard, cards, get_card
+
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from toolgym.envs.sandbox import Limits
     from toolgym.envs.tasks.model import Suite, Task
     from toolgym.envs.tools import ToolRegistry
     from toolgym.envs.verification.batch import Outcome
     from toolgym.envs.verification.fuzzing import Cheat
-
-#: Domain name (``Task.domain``, and the sandbox backend's name) to the module defining ``DOMAIN``.
-DOMAIN_MODULES = {
-    "cadquery": "toolgym.envs.cadquery.domain",
-    "blender": "toolgym.envs.blender.domain",
-    "scene": "toolgym.envs.scene.domain",
-}
+    from toolgym.verifiers.report import VerifierReport
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,8 +37,8 @@ class Domain:
     """What one tool plugs in.
 
     Attributes:
-        name: the domain's name: ``Task.domain`` of its tasks and its sandbox backend.
-        env_id: its Gymnasium id, e.g. ``"toolgym/CadQuery-v0"``.
+        card: what registered it: its name (``Task.domain`` of its tasks, its sandbox backend),
+            Gymnasium id and distributions (:attr:`name` and :attr:`env_id` read it).
         default_suite: the suite an environment uses when given none.
         suites: its generated (procedural) suites by name. Hand-written suites are TOML files
             under ``assets/<domain>/``, found by ``toolgym.envs.tasks.suites``.
@@ -58,10 +57,19 @@ class Domain:
             applies to this domain's tasks; none by default.
         near_miss: ``(task)``: the task's reference with one honest error (it fails, but not by
             much), which every cheat must score below; ``None`` when the domain has none.
+        code_scope: what a script finds in scope in a session, in words (the code-mode tool's
+            description that language-model doors show).
+        code_call: how a code-mode script calls one of the registry's tools: what the call's
+            result is assigned to, and its first argument (``("result = ", "part")``); ``None``:
+            ``tools.name(**arguments)`` as it stands.
+        verify_files: ``(candidate, reference, tier, alignment)``: score a part file against
+            another (``toolgym verify --candidate A --reference B``); ``None`` when the domain
+            scores no files.
+        doctor_check: ``(title, check)``: a check ``toolgym doctor`` runs beyond importing the
+            tool (a render in a session, say); ``check()`` returns ``(ok, detail)``.
     """
 
-    name: str
-    env_id: str
+    card: DomainCard
     default_suite: str
     suites: Callable[[], dict[str, Suite]]
     task: Callable[[str], Task | None]
@@ -73,19 +81,38 @@ class Domain:
     families: tuple[str, ...] = ()
     cheats: Callable[[], tuple[Cheat, ...]] = tuple
     near_miss: Callable[[Task], str | None] | None = None
+    code_scope: str = ""
+    code_call: tuple[str, str] | None = None
+    verify_files: Callable[[Path, Path, str, str], VerifierReport] | None = None
+    doctor_check: tuple[str, Callable[[], tuple[bool, str]]] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.card.name
+
+    @property
+    def env_id(self) -> str:
+        return self.card.env_id
+
+
+def get_domain(name: str) -> Domain:
+    """The domain called ``name``. Raises ``KeyError`` naming the registered ones."""
+    card = get_card(name)
+    domain = _load(card.target(card.domain))
+    if not isinstance(domain, Domain) or domain.name != name:
+        raise TypeError(f"{card.target(card.domain)} is not the Domain of {name!r}")
+    return domain
 
 
 @functools.cache
-def get_domain(name: str) -> Domain:
-    """The domain called ``name``. Raises ``KeyError`` naming the known ones."""
-    if name not in DOMAIN_MODULES:
-        raise KeyError(f"unknown domain {name!r}; known: {', '.join(DOMAIN_MODULES)}")
-    return importlib.import_module(DOMAIN_MODULES[name]).DOMAIN
+def _load(target: str) -> object:
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
 
 
 def domains() -> list[Domain]:
-    """Every domain, in :data:`DOMAIN_MODULES` order."""
-    return [get_domain(name) for name in DOMAIN_MODULES]
+    """Every registered domain, in registration order."""
+    return [get_domain(card.name) for card in cards()]
 
 
 def domain_of_env(env_id: str) -> Domain:

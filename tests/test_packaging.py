@@ -16,7 +16,7 @@ SOURCES = ("toolgym", "envs", "agents", "renderers", "verifiers", "assets")
 
 CHECK = """
 import json, gymnasium as gym, toolgym
-from toolgym.envs.tasks.model import suites
+from toolgym.envs.tasks import suites
 envs = {}
 for env_id in toolgym.ENVIRONMENTS:
     env = gym.make(env_id)

@@ -27,7 +27,6 @@ RENDER_TIMEOUT_S = 60.0
 
 class BlenderBackend(Backend):
     name = "blender"
-    distributions = ("bpy",)
 
     def warm_up(self) -> None:
         import bpy

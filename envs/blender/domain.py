@@ -16,10 +16,14 @@ per kind: ``blender-modelling``, ``blender-placement``, ``blender-material``,
 from __future__ import annotations
 
 import functools
+import time
 
-from toolgym.envs.blender import cheats, verification
+import numpy as np
+
+from toolgym.envs.blender import CARD, cheats, verification
 from toolgym.envs.blender.families import FAMILIES
 from toolgym.envs.domains import Domain
+from toolgym.envs.sandbox import Session
 from toolgym.envs.tasks.model import Suite, Task
 from toolgym.envs.tasks.suites import generated_suite, generated_task
 from toolgym.envs.tools import ToolRegistry
@@ -52,9 +56,26 @@ def registry() -> ToolRegistry:
     return registry
 
 
+def workbench_render() -> tuple[bool, str]:
+    """``toolgym doctor``'s check: a cube rendered with Workbench in a session covers part of
+    the picture."""
+    with Session("blender", snapshot_on_start=False) as session:
+        built = session.run("bpy.ops.mesh.primitive_cube_add(size=2)")
+        if not built.ok:
+            return False, built.feedback()
+        started = time.perf_counter()
+        result = session.request("render", {"width": 64, "height": 64})
+        elapsed = time.perf_counter() - started
+    if not result.ok:
+        return False, result.feedback()
+    image = np.asarray(result.value)
+    covered = float((image[..., 3] > 0).mean())
+    ok = image.shape == (64, 64, 4) and 0.02 < covered < 0.98
+    return ok, f"64x64 in {elapsed:.2f} s, cube covers {covered:.0%}"
+
+
 DOMAIN = Domain(
-    name="blender",
-    env_id="toolgym/Blender-v0",
+    card=CARD,
     default_suite=PROCEDURAL,
     suites=suites,
     task=task,
@@ -65,4 +86,6 @@ DOMAIN = Domain(
     target_image=verification.target_image,
     cheats=cheats.cheats,
     near_miss=cheats.near_miss,
+    code_scope="`bpy` and `tools` are in scope; the scene persists between calls",
+    doctor_check=("Workbench render", workbench_render),
 )

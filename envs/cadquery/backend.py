@@ -22,7 +22,6 @@ EXPORT_FORMATS = {"step": "STEP", "stl": "STL", "brep": "BREP"}
 
 class CadQueryBackend(Backend):
     name = "cadquery"
-    distributions = ("cadquery", "cadquery-ocp")
 
     def warm_up(self) -> None:
         import cadquery

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 
-from toolgym.envs.cadquery import cheats, verification
+from toolgym.envs.cadquery import CARD, cheats, verification
 from toolgym.envs.cadquery.families import FAMILIES
 from toolgym.envs.domains import Domain
 from toolgym.envs.tasks.model import Suite, Task
@@ -54,8 +54,7 @@ def registry() -> ToolRegistry:
 
 
 DOMAIN = Domain(
-    name="cadquery",
-    env_id="toolgym/CadQuery-v0",
+    card=CARD,
     default_suite="curated",
     suites=suites,
     task=task,
@@ -67,4 +66,10 @@ DOMAIN = Domain(
     families=tuple(FAMILIES),
     cheats=cheats.cheats,
     near_miss=cheats.near_miss,
+    code_scope="`cq` (CadQuery) and `tools` are in scope; bind the part to `result`",
+    # CAD tools take and return the part
+    code_call=("result = ", "globals().get('result')"),
+    verify_files=lambda candidate, reference, tier, alignment: verification.verify_files(
+        candidate, reference, tier=tier, alignment=alignment
+    ),
 )

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from toolgym import __version__
+from toolgym._version import __version__
 
 DEFAULT_MAX_MB = 512
 SUFFIX = ".npz"

@@ -42,11 +42,10 @@ import numpy as np
 from PIL import Image
 
 from toolgym._version import __version__
+from toolgym.envs.registration import get_card
 
 FORMAT = "toolgym-episode/1"
 ARTIFACT_MODES = ("final", "every", "none")
-# The distribution that provides each backend's tool, for meta.json.
-TOOL_DISTRIBUTIONS = {"cadquery": "cadquery", "blender": "bpy", "scene": "panda3d"}
 MiB = 1024 * 1024
 
 
@@ -234,7 +233,7 @@ class RecordEpisodes(gym.Wrapper):
         unwrapped = self.env.unwrapped
         spec = self.env.spec
         backend = getattr(unwrapped, "backend", "") or ""
-        distribution = TOOL_DISTRIBUTIONS.get(backend, backend)
+        distribution = _tool_distribution(backend)
         return {
             "format": FORMAT,
             "env_id": spec.id if spec is not None else None,
@@ -545,6 +544,14 @@ def _distribution_version(name: str) -> str | None:
         return importlib.metadata.version(name)
     except (importlib.metadata.PackageNotFoundError, ValueError):
         return None
+
+
+def _tool_distribution(backend: str) -> str:
+    """The distribution that provides a tool (its card's first), for meta.json."""
+    try:
+        return get_card(backend).distributions[0]
+    except (KeyError, IndexError):  # a mix of tools, or a tool that names none
+        return backend
 
 
 @functools.cache

@@ -41,8 +41,6 @@ def verify_episode(episode: RecordedEpisode) -> Divergence | None:
     """Re-execute ``episode``; the first divergence, or ``None`` when every step reproduces.
 
     Raises ``ValueError`` when the recording lacks what a re-execution needs (the env id)."""
-    import toolgym  # noqa: F401 - registers the environments
-
     env_id, kwargs = episode.meta.get("env_id"), episode.meta.get("env_kwargs")
     if not env_id or not isinstance(kwargs, dict):
         raise ValueError(

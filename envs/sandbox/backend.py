@@ -2,7 +2,8 @@
 
 A backend adapts one tool (CadQuery, Blender, Panda3D) to the sandbox. It runs inside sandbox
 processes only: ``warm_up`` in the zygote, everything else in session workers. Tool-specific code
-lives in the backend's own package (``toolgym.envs.<tool>.backend``); the sandbox stays generic.
+lives in the tool's folder (``toolgym.envs.<tool>.backend``), which registers it by name
+(``toolgym.envs.registration``); the sandbox stays generic.
 """
 
 from __future__ import annotations
@@ -16,19 +17,24 @@ from typing import Any
 Namespace = dict[str, Any]
 Request = Callable[[Namespace, dict[str, Any]], Any]
 
-BACKENDS: dict[str, str] = {
-    "cadquery": "toolgym.envs.cadquery.backend:CadQueryBackend",
-    "blender": "toolgym.envs.blender.backend:BlenderBackend",
-    "scene": "toolgym.envs.scene.backend:SceneBackend",
-}
+#: Backend name to its class, ``module:Class``: filled by :func:`register_backend`.
+BACKENDS: dict[str, str] = {}
+
+
+def register_backend(name: str, target: str) -> None:
+    """Make the backend class ``target`` (``module:Class``) known as ``name``."""
+    BACKENDS[name] = target
+
+
+def unregister_backend(name: str) -> None:
+    """Forget the backend ``name`` (its zygote, if one runs, stays until shutdown)."""
+    BACKENDS.pop(name, None)
 
 
 class Backend:
     """Base class: a tool as seen from inside the sandbox."""
 
     name: str = "base"
-    #: Distribution names whose versions ``toolgym doctor`` reports.
-    distributions: tuple[str, ...] = ()
 
     def warm_up(self) -> None:
         """Import the tool once, in the zygote. Must not start threads, render or run booleans."""
@@ -66,13 +72,20 @@ class Backend:
         return {}
 
 
-def load_backend(name: str) -> Backend:
-    """Instantiate the backend registered under ``name``."""
+def backend_target(name: str) -> str:
+    """The class (``module:Class``) registered as ``name``. Raises ``ValueError`` naming the
+    registered ones."""
     try:
-        target = BACKENDS[name]
+        return BACKENDS[name]
     except KeyError:
-        raise ValueError(
-            f"unknown backend {name!r}; known: {', '.join(sorted(BACKENDS))}"
-        ) from None
+        known = ", ".join(sorted(BACKENDS)) or "none"
+        raise ValueError(f"unknown backend {name!r}; known: {known}") from None
+
+
+def load_backend(target: str) -> Backend:
+    """Instantiate a backend: a registered name, or its class as ``module:Class`` (what a zygote
+    is started with, so that a tool registered outside ``toolgym`` loads there too)."""
+    if ":" not in target:
+        target = backend_target(target)
     module_name, _, class_name = target.partition(":")
     return getattr(importlib.import_module(module_name), class_name)()

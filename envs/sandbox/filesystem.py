@@ -92,8 +92,9 @@ FORBIDDEN_MODULES = (
     "toolgym.envs.wrappers",
     "toolgym.verifiers",
 )
-#: The same, in every domain's folder ``toolgym.envs.<tool>``: its environment, task families,
-#: domain plug-in, verification, verifier, views and cheats, which hold or build the answers.
+#: The same, in every tool's folder (``toolgym.envs.<tool>``, or a package registered from
+#: outside): its environment, task families, domain plug-in, verification, verifier, views and
+#: cheats, which hold or build the answers.
 FORBIDDEN_DOMAIN_MODULES = (
     "env",
     "families",
@@ -141,11 +142,12 @@ def forbidden_modules() -> list[str]:
 def _forbidden(name: str) -> bool:
     if any(name == f or name.startswith(f + ".") for f in FORBIDDEN_MODULES):
         return True
+    # A tool's folder is a package declaring CARD (toolgym.envs.registration), wherever it lives.
     parts = name.split(".")
-    return (
-        parts[:2] == ["toolgym", "envs"]
-        and len(parts) >= 4
-        and parts[3] in FORBIDDEN_DOMAIN_MODULES
+    return any(
+        parts[i] in FORBIDDEN_DOMAIN_MODULES
+        and hasattr(sys.modules.get(".".join(parts[:i])), "CARD")
+        for i in range(1, len(parts))
     )
 
 

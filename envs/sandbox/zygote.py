@@ -1,6 +1,7 @@
 """The zygote: a clean interpreter that imports one tool once and forks sessions from that state.
 
-Started by the parent as ``python -m toolgym.envs.sandbox.zygote BACKEND FD OWNERS`` with a
+Started by the parent as ``python -m toolgym.envs.sandbox.zygote BACKEND FD OWNERS`` (``BACKEND``
+the backend's class, ``module:Class``) with a
 scrubbed environment. It never runs agent code, never renders and never runs OpenCASCADE booleans,
 so its forks are safe. For each ``spawn`` request it forks the session's init (PID 1 of fresh
 namespaces), which then starts the first worker.
@@ -164,12 +165,12 @@ def _owner_dies(watched: list[int], within_s: float) -> bool:
 
 
 def main(argv: list[str]) -> None:
-    backend_name, fd = argv[0], int(argv[1])
+    backend_class, fd = argv[0], int(argv[1])
     owners = [int(pid) for pid in argv[2].split(",") if pid] if len(argv) > 2 else []
     warnings.simplefilter("ignore", DeprecationWarning)  # fork() in a process with idle threads
     watched = _watch(owners)
     sock = socket.socket(fileno=fd)
-    backend = load_backend(backend_name)
+    backend = load_backend(backend_class)
     backend.warm_up()
     filesystem.allow_list()  # computed once here (and checked), inherited by every session
     _prime(backend)

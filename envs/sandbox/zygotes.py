@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgym.envs.sandbox import protocol
-from toolgym.envs.sandbox.backend import BACKENDS
+from toolgym.envs.sandbox.backend import backend_target
 from toolgym.envs.sandbox.isolation import SAFE_ENV, home_dirs
 from toolgym.envs.sandbox.limits import Limits
 from toolgym.envs.sandbox.results import SandboxError
@@ -58,6 +58,7 @@ class Zygote:
 
     def __init__(self, backend: str) -> None:
         self.backend = backend
+        self.target = backend_target(backend)  # the class, wherever the tool was registered
         self.starts = 0
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
@@ -74,7 +75,7 @@ class Zygote:
                     "-P",  # neither the working directory nor the script's is on its path
                     "-m",
                     "toolgym.envs.sandbox.zygote",
-                    self.backend,
+                    self.target,
                     str(theirs.fileno()),
                     ",".join(str(pid) for pid in owners()),
                 ],
@@ -164,25 +165,29 @@ class Zygote:
             proc.kill()
 
 
+# By backend class, not name: a name registered again for another class gets its own zygote.
 _zygotes: dict[str, Zygote] = {}
 _zygotes_lock = threading.Lock()
 
 
 def get_zygote(backend: str) -> Zygote:
-    """The process-wide zygote for ``backend``, started on first use."""
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; known: {', '.join(sorted(BACKENDS))}")
+    """The process-wide zygote for ``backend``, started on first use. Raises ``ValueError``
+    for a name no tool registered."""
+    target = backend_target(backend)
     with _zygotes_lock:
-        zygote = _zygotes.get(backend)
+        zygote = _zygotes.get(target)
         if zygote is None:
-            zygote = _zygotes[backend] = Zygote(backend)
+            zygote = _zygotes[target] = Zygote(backend)
         return zygote
 
 
 def live_zygote_pid(backend: str) -> int | None:
     """The pid of this process's zygote for ``backend`` if it runs; ``None`` if there is none or
     it died (it is then reaped, and the next session starts a fresh one)."""
-    zygote = _zygotes.get(backend)
+    try:
+        zygote = _zygotes.get(backend_target(backend))
+    except ValueError:  # no longer registered
+        return None
     return zygote.pid if zygote is not None and zygote.alive() else None
 
 

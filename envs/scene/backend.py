@@ -25,7 +25,6 @@ from toolgym.envs.sandbox.backend import Backend, Namespace, Request
 
 class SceneBackend(Backend):
     name = "scene"
-    distributions = ("panda3d", "panda3d-gltf")
 
     def warm_up(self) -> None:
         import panda3d.bullet

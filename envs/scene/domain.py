@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from toolgym.envs.domains import Domain
-from toolgym.envs.scene import cheats, verification
+from toolgym.envs.sandbox import Session
+from toolgym.envs.scene import CARD, cheats, verification
 from toolgym.envs.scene.families import FAMILIES, KINDS
 from toolgym.envs.tasks.model import Suite, Task
 from toolgym.envs.tasks.suites import generated_suite, generated_task
@@ -54,9 +57,20 @@ def registry() -> ToolRegistry:
     return registry
 
 
+def offscreen_render() -> tuple[bool, str]:
+    """``toolgym doctor``'s check: a card rendered by the software pipe in a session is not
+    blank."""
+    with Session("scene", snapshot_on_start=False) as session:
+        session.run("core.NodePath(core.CardMaker('c').generate()).reparent_to(scene)")
+        result = session.request("render", {"width": 32, "height": 32})
+    if not result.ok:
+        return False, result.feedback()
+    image = np.asarray(result.value)
+    return bool(image.std() > 0), f"{image.shape[1]}x{image.shape[0]} software"
+
+
 DOMAIN = Domain(
-    name="scene",
-    env_id="toolgym/GameScene-v0",
+    card=CARD,
     default_suite="scene-curated",
     suites=suites,
     task=task,
@@ -67,4 +81,7 @@ DOMAIN = Domain(
     target_image=verification.target_image,
     cheats=cheats.cheats,
     near_miss=cheats.near_miss,
+    code_scope="`world` (the scene runtime), `core` and `bullet` (Panda3D) are in scope",
+    code_call=("", "world"),  # scene tools take the session's world
+    doctor_check=("Panda3D offscreen render", offscreen_render),
 )

@@ -45,7 +45,8 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-import toolgym
+from toolgym._version import __version__
+from toolgym.envs.registration import cards
 from toolgym.envs.serving.sessions import (
     OpenRequest,
     Protocol,
@@ -79,7 +80,7 @@ def create_app(
         yield
         await run_in_threadpool(sessions.shutdown)
 
-    app = FastAPI(title="toolgym env server", version=toolgym.__version__, lifespan=lifespan)
+    app = FastAPI(title="toolgym env server", version=__version__, lifespan=lifespan)
     app.state.sessions = sessions
 
     def authorised(headers: Any) -> bool:
@@ -131,7 +132,7 @@ def create_app(
 
     @app.get("/envs")
     def envs() -> dict[str, Any]:
-        return {"envs": list(toolgym.ENVIRONMENTS)}
+        return {"envs": [card.env_id for card in cards()]}
 
     @app.post("/sessions")
     def open_session(body: OpenRequest) -> dict[str, Any]:

@@ -26,8 +26,8 @@ import gymnasium as gym
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-import toolgym
 from toolgym.envs.recording.recorder import _dumps
+from toolgym.envs.registration import cards
 
 DEFAULT_ENV = "toolgym/CadQuery-v0"
 # Constructor arguments a client may not set: the sandbox's limits are the server's to choose.
@@ -183,8 +183,8 @@ class Sessions:
 
 
 def _check_env(env_id: Any, env_kwargs: dict[str, Any]) -> dict[str, Any]:
-    if env_id not in toolgym.ENVIRONMENTS:
-        known = ", ".join(toolgym.ENVIRONMENTS)
+    if env_id not in (served := [card.env_id for card in cards()]):
+        known = ", ".join(served)
         raise ServerError(400, f"unknown env {env_id!r}; known: {known}", "unknown_env")
     entry = gym.spec(env_id).entry_point
     module, _, name = str(entry).partition(":")

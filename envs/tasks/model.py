@@ -41,7 +41,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-DOMAINS = ("cadquery", "blender", "scene")
+from toolgym.envs.registration import domain_names
+
 SPLITS = ("train", "test")
 DIFFICULTIES = range(1, 6)  # 1: one primitive ... 5: multi-feature assemblies of operations
 ALIGNMENTS = ("none", "normalized")
@@ -282,7 +283,7 @@ def load_task_file(path: str | Path) -> Suite:
     header = _Fields(data.get("suite"), f"{path} [suite]")
     header.check_unknown({"name", "domain", "description"})
     suite = header.get("name", str)
-    domain = header.get("domain", str, choices=DOMAINS)
+    domain = header.get("domain", str, choices=domain_names())
     unknown = sorted(set(data) - {"suite", "task"})
     if unknown:
         raise TaskFileError(f"{path}: unknown top-level table(s) {unknown}; known: suite, task")

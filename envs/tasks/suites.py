@@ -18,7 +18,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Protocol
 
-from toolgym.envs.domains import domains
+from toolgym.envs.domains import domains, get_domain
+from toolgym.envs.registration import DomainCard, cards
 from toolgym.envs.tasks.model import Suite, Task, load_task_file
 
 
@@ -26,7 +27,7 @@ def assets_folder() -> Path:
     """The task files: ``toolgym/assets`` of an installed package (package data, found through
     ``importlib.resources``), else the checkout's ``assets/`` (an editable install)."""
     installed = Path(str(importlib.resources.files("toolgym"))) / "assets"
-    return installed if installed.is_dir() else Path(__file__).resolve().parents[1] / "assets"
+    return installed if installed.is_dir() else Path(__file__).resolve().parents[2] / "assets"
 
 
 ASSETS = assets_folder()
@@ -74,9 +75,14 @@ def generated_task(
     return family.task(int(match["seed"]), match["split"], suite=match["suite"])
 
 
-@functools.cache
 def suites() -> dict[str, Suite]:
-    """Every suite of every domain by name (files are read once per process)."""
+    """Every suite of every registered domain by name (files are read once per process; the
+    suites are gathered again only when the registered tools change)."""
+    return _suites(tuple(cards()))
+
+
+@functools.cache
+def _suites(registered: tuple[DomainCard, ...]) -> dict[str, Suite]:
     found: dict[str, Suite] = {}
     where: dict[str, str] = {}
 
@@ -89,7 +95,8 @@ def suites() -> dict[str, Suite]:
 
     for path in sorted(ASSETS.glob("*/*.toml")):
         add(load_task_file(path), str(path))
-    for domain in domains():
+    for card in registered:
+        domain = get_domain(card.name)
         for suite in domain.suites().values():
             add(suite, f"the {domain.name} domain's generated suites")
     return found

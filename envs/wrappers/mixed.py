@@ -18,7 +18,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from toolgym.envs.domains import DOMAIN_MODULES, get_domain
+from toolgym.envs.domains import get_domain
+from toolgym.envs.registration import domain_names
 from toolgym.envs.tasks.suites import get_suite, suites
 
 Mix = tuple[tuple[str, str], ...]  # (tool, suite) pairs
@@ -28,7 +29,7 @@ def parse_mix(mix: str | Sequence[tuple[str, str]]) -> Mix:
     """``"tool:suite,tool:suite"`` (or pairs) as ``((tool, suite), ...)``. Raises ``ValueError``
     in one line naming the known tools, or the tool's suites, for an empty mix, an unknown tool,
     a suite of another tool, or a tool named twice."""
-    tools = ", ".join(DOMAIN_MODULES)
+    tools = ", ".join(domain_names())
     if isinstance(mix, str):
         items = [item.strip() for item in mix.split(",") if item.strip()]
         pairs = [tuple(part.strip() for part in item.partition(":")[::2]) for item in items]
@@ -38,7 +39,7 @@ def parse_mix(mix: str | Sequence[tuple[str, str]]) -> Mix:
         raise ValueError(f"the mix is empty; give tool:suite pairs; known tools: {tools}")
     seen = set()
     for tool, suite in pairs:
-        if tool not in DOMAIN_MODULES:
+        if tool not in domain_names():
             raise ValueError(f"unknown tool {tool!r} in the mix; known tools: {tools}")
         own = sorted(name for name, s in suites().items() if s.domain == tool)
         if suite not in own:

@@ -56,9 +56,10 @@ def fuzz(
     episodes scored per step and at the exact tier, beside an honest near miss of each task.
     Exit 0 when every cheat is caught, 1 when one escapes or a cheat's script is broken, 2 on
     bad input."""
-    from toolgym.envs.domains import DOMAIN_MODULES, get_domain
+    from toolgym.envs.domains import get_domain
+    from toolgym.envs.registration import domain_names
     from toolgym.envs.tasks.suites import get_task
-    from toolgym.envs.verification.batch import fuzzing
+    from toolgym.envs.verification import fuzzing
 
     if split not in SPLITS:
         fail(f"--split must be train or test, not {split!r}")
@@ -68,9 +69,9 @@ def fuzz(
         fail("give --task or --domain, not both")
     tasks = [or_fail(get_task, name) for name in task or ()]
     if not tasks:
-        for name in domain or DOMAIN_MODULES:
-            if name not in DOMAIN_MODULES:
-                fail(f"unknown domain {name!r}; known: {', '.join(DOMAIN_MODULES)}")
+        for name in domain or domain_names():
+            if name not in domain_names():
+                fail(f"unknown domain {name!r}; known: {', '.join(domain_names())}")
             tasks += fuzzing.family_sample(name, per_family, split)
     cheats = {one.domain: {c.name: c for c in get_domain(one.domain).cheats()} for one in tasks}
     unknown = sorted(set(cheat or ()) - {name for known in cheats.values() for name in known})

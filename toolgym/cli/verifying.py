@@ -93,16 +93,19 @@ def verify(
 
 
 def _verify_files(candidate: Path, reference: Path, tier: str, alignment: str) -> None:
-    from toolgym.envs.cadquery.verification import verify_files
+    from toolgym.envs.domains import domains
     from toolgym.envs.verification.batch import Outcome
     from toolgym.verifiers.parts import PartError
 
     for path in (candidate, reference):
         if path.is_dir():
             fail(f"{path} is a folder; --candidate and --reference take part files")
+    scorers = [d.verify_files for d in domains() if d.verify_files is not None]
+    if not scorers:
+        fail("no registered tool scores part files")
     started = time.perf_counter()
     try:
-        report = verify_files(candidate, reference, tier=tier, alignment=alignment)
+        report = scorers[0](candidate, reference, tier, alignment)
     except (PartError, ValueError) as exc:
         fail(str(exc))
     outcome = Outcome(
