@@ -21,14 +21,14 @@ writes one tool call as grammar tokens.
   attends over the text before its logits. Tokens the grammar forbids after the prefix get the
   logit :data:`MASKED`. Log-probabilities and masked entropies are summed over the call's tokens.
 - Copying numbers (a pointer-generator, See et al. 2017): the numbers written in the prompt are
-  read out (:func:`number_spans`), each keyed by the text features where it starts and where it
-  ends (the words before and after it: "x =", "tall", "cm") and by its rank. At a numeric
-  slot the token distribution is a mixture: with probability ``1 - g``, the generator's softmax
-  over the slot's bins; with ``g``, a pointer over the prompt's numbers, each snapped to the
-  slot's nearest bin. The gate ``g`` is learnt (it starts at
-  ``PolicyConfig.copy_gate_bias``). A request's numbers are mostly its call's numbers, so the policy
-  learns *which* number goes where instead of reading digits into 256 bins; the generator still
-  writes the numbers the text does not hold (a half height, an offset). The pointer is
+  read out (``toolgym.agents.observations.number_spans``), each keyed by the text features where
+  it starts and where it ends (the words before and after it: "x =", "tall", "cm") and by its
+  rank. At a numeric slot the token distribution is a mixture: with probability ``1 - g``, the
+  generator's softmax over the slot's bins; with ``g``, a pointer over the prompt's numbers, each
+  snapped to the slot's nearest bin. The gate ``g`` is learnt (it starts at
+  ``PolicyConfig.copy_gate_bias``). A request's numbers are mostly its call's numbers, so the
+  policy learns *which* number goes where instead of reading digits into 256 bins; the generator
+  still writes the numbers the text does not hold (a half height, an offset). The pointer is
   location-aware (as Chorowski et al. 2015's attention is): each number's offset from the one
   copied last in this call is a learnt feature of its score, so "the next number" is one shared
   thing to learn, not one per slot. It starts with a prior for copying in order
@@ -37,9 +37,10 @@ writes one tool call as grammar tokens.
   in 100 with the prior: enough right calls for PPO from scratch to learn from.
 - Measuring (``measure``): the pointer also copies numbers measured off the depth views (each
   view's extent along its axis and its centre's coordinate, for the part and the target; see
-  :func:`depth_measures`), keyed by which measure each is. Pixels show an edge to a pixel (3.45
-  mm in the primitives' frame at 64 px); the depth's maxima give a box's faces exactly, so an
-  image-only prompt's sizes and places can be written to the 0.5 mm the exact tier pays for.
+  ``toolgym.agents.depth.depth_measures``), keyed by which measure each is. Pixels show an edge
+  to a pixel (3.45 mm in the primitives' frame at 64 px); the depth's maxima give a box's faces
+  exactly, so an image-only prompt's sizes and places can be written to the 0.5 mm the exact
+  tier pays for.
 
 The defaults are sized to train on a 2-core CPU.
 """
@@ -47,58 +48,22 @@ The defaults are sized to train on a 2-core CPU.
 from __future__ import annotations
 
 import dataclasses
-import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping
 
 import numpy as np
 import torch
 from torch import nn
 from torch.nn import functional as F
 
-from toolgym.envs.episode.spaces import text_bytes
+from toolgym.agents.depth import DEPTH_CHANNELS, MEASURES, READINGS, depth_inputs, depth_measures
 from toolgym.envs.grammar import Grammar
 
 MASKED = -1e9  # the logit of a token the grammar forbids
-DEPTH_CHANNELS = 6  # per image (current, target): both surfaces (mm / 100) and where the part is
-MEASURES = 24  # per image (2) and view (4): an extent and a centre of either sign
-READINGS = 32  # per view (4): the largest of each of 4 surface channels, 2 flags, 2 fills
 # The readings' linear read into the logits learns at this many times the optimiser's rate: a
 # fill of 1 against pi / 4 wants logit weights of tens, a logistic regression's rate (at 1x,
 # cloning left the tool at chance for 300 steps).
 LOGIT_GAIN = 100.0
 COPY_REACH = 4  # the pointer's offsets from the number copied last, told apart up to this far
-# A number as written: an optional minus, digits, an optional decimal part; not inside a word
-# or a longer number ("M6" and "v2.1.3" hold none).
-NUMBER = rb"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]\d)"
-# Or in words, up to ninety-nine ("twenty-seven", "four"); a length followed by "cm" is read in
-# mm (the registries' unit), so "2.5 cm" and "25 mm" read alike.
-ONES = (
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-    "nineteen",
-)  # fmt: skip
-TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-WORD = (
-    rb"\b(?:(?:" + b"|".join(w.encode() for w in TENS) + rb")(?:-(?:"
-    + b"|".join(w.encode() for w in ONES[1:10]) + rb"))?|"
-    + b"|".join(w.encode() for w in sorted(ONES, key=len, reverse=True)) + rb")\b"
-)  # fmt: skip
-# A number in words counts only as a length ("twenty mm"): "the four edges", "all twelve" name
-# edges, and reading them as numbers would move the pointer off the sizes.
-LENGTH_UNIT = rb"(?=\s*(?:mm|cm|millimet|centimet))"
-NUMBERS = re.compile(
-    rb"(?P<digits>" + NUMBER + rb")|(?P<word>" + WORD + rb")" + LENGTH_UNIT, re.IGNORECASE
-)
-CENTIMETRES = re.compile(rb"\s*cm\b", re.IGNORECASE)
-
-
-def _word_value(word: bytes) -> float:
-    """ "twenty-seven" -> 27.0 (a word :data:`WORD` matched)."""
-    tens, _, ones = word.decode().lower().partition("-")
-    if tens in TENS:
-        return float(20 + 10 * TENS.index(tens) + (ONES.index(ones) if ones else 0))
-    return float(ONES.index(tens))
 
 
 @dataclasses.dataclass
@@ -145,118 +110,10 @@ class PolicyConfig:
     depth: bool = False
     # The pointer copies numbers measured off the depth views as well as the prompt's (needs
     # ``depth``): per image (current part, target) and view, the part's extent along the view's
-    # axis and its centre's coordinate, either sign (see :func:`depth_measures`). As the
+    # axis and its centre's coordinate, either sign (see ``toolgym.agents.depth``). As the
     # prompt's numbers are read by a fixed parser, these are read by fixed max-pooling; what
     # is learnt is which one goes into which slot (each keyed by which measure it is).
     measure: bool = False
-
-
-def batch_observations(observations: Mapping[str, Any], config: PolicyConfig) -> dict[str, Any]:
-    """A batch of environment observations (vector-env layout) as the policy's numpy inputs:
-    ``images`` uint8 ``(B, 6, H, W)`` (current, then target), ``text`` int64 bytes
-    ``(B, prompt_bytes + feedback_bytes)``, ``step`` int64 ``(B,)``, the prompt's numbers
-    (see :func:`prompt_numbers`), and with ``config.depth`` ``depths`` float32 ``(B, 4, H, W)``
-    (the observations' ``depth`` then ``target_depth`` channels, mm, ``-inf`` off the part)."""
-    images = np.concatenate([observations["image"], observations["target"]], axis=-1)
-    prompts = list(observations["prompt"])
-    prompt = text_bytes(prompts, config.prompt_bytes)
-    feedback = text_bytes(list(observations["feedback"]), config.feedback_bytes, keep="tail")
-    numbers, number_from, number_at = number_spans(prompts, config.prompt_bytes,
-                                                   config.max_numbers)  # fmt: skip
-    depth = {}
-    if config.depth:  # (B, 4, H, W): the current part's two surfaces, then the target's
-        both = np.concatenate([observations["depth"], observations["target_depth"]], axis=-1)
-        depth["depths"] = np.ascontiguousarray(both.transpose(0, 3, 1, 2), dtype=np.float32)
-    return {
-        **depth,
-        "images": np.ascontiguousarray(images.transpose(0, 3, 1, 2)),
-        "text": np.concatenate([prompt, feedback], axis=1),
-        "step": np.minimum(np.asarray(observations["step"], np.int64), config.max_step - 1),
-        "numbers": numbers,
-        "number_from": number_from,
-        "number_at": number_at,
-    }
-
-
-def prompt_numbers(
-    prompts: Sequence[str], prompt_bytes: int, max_numbers: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """The first ``max_numbers`` numbers written in each prompt's first ``prompt_bytes`` UTF-8
-    bytes (the bytes the text encoder sees): ``numbers`` float32 ``(B, max_numbers)`` and
-    ``number_at`` int64 ``(B, max_numbers)``, the byte index of each number's last character in
-    the text, -1 where there is none. Numbers are written in digits or in words (up to
-    ninety-nine); one followed by ``cm`` is read in mm (times 10), others as written."""
-    numbers, _, number_at = number_spans(prompts, prompt_bytes, max_numbers)
-    return numbers, number_at
-
-
-def number_spans(
-    prompts: Sequence[str], prompt_bytes: int, max_numbers: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`prompt_numbers` with where each number starts: ``(numbers, number_from,
-    number_at)``, ``number_from`` the byte index of its first character (-1 where none). The
-    pointer keys a number by the text at both ends: a number in words is long ("twenty-six"),
-    and the word before it ("x = ") can be out of reach of its last letter's features."""
-    numbers = np.zeros((len(prompts), max_numbers), np.float32)
-    number_from = np.full((len(prompts), max_numbers), -1, np.int64)
-    number_at = np.full((len(prompts), max_numbers), -1, np.int64)
-    for i, prompt in enumerate(prompts):
-        data = prompt.encode("utf-8", "replace")[:prompt_bytes]
-        for k, match in enumerate(NUMBERS.finditer(data)):
-            if k == max_numbers:
-                break
-            digits = match.group("digits")
-            value = float(digits) if digits else _word_value(match.group("word"))
-            if CENTIMETRES.match(data, match.end()):
-                value *= 10.0
-            numbers[i, k], number_at[i, k] = value, match.end() - 1
-            number_from[i, k] = match.start()
-    return numbers, number_from, number_at
-
-
-def depth_inputs(depths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """From ``depths`` ``(B, 4, H, W)`` (mm, ``-inf`` off the part; a 2 x 2 tile of views):
-    the CNN's extra channels ``(B, 6, H, W)`` (the four surfaces in mm / 100, 0 off the part,
-    and the current part's and the target's silhouettes) and the readings ``(B, READINGS)``: per
-    view, the largest value of each surface channel (mm / 100, 0 where the view shows no part),
-    whether the current part and the target show in it, and each silhouette's fill (see
-    :func:`silhouette_fill`)."""
-    hit = torch.isfinite(depths)
-    values = torch.where(hit, depths / 100.0, torch.zeros_like(depths))
-    maps = torch.cat([values, hit[:, 0:1].float(), hit[:, 2:3].float()], dim=1)
-    peaks = F.adaptive_max_pool2d(depths, 2).flatten(1)  # (B, 16): a view per tile quadrant
-    peaks = torch.where(torch.isfinite(peaks), peaks / 100.0, torch.zeros_like(peaks))
-    shown = F.adaptive_max_pool2d(hit[:, 0::2].float(), 2).flatten(1)  # (B, 8)
-    return maps, torch.cat([peaks, shown, silhouette_fill(hit[:, 0::2])], dim=1)
-
-
-def depth_measures(depths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Numbers measured off ``depths`` ``(B, 4, H, W)`` (see :func:`depth_inputs`), for the
-    pointer: ``(values (B, MEASURES) mm, present (B, MEASURES))``. Per image (the current part,
-    the target) and view, with ``near`` and ``far`` the largest values of its two surface
-    channels: the extent along the view's axis (``near + far``) and the centre's coordinate
-    along it, ``(near - far) / 2`` and its negative (the front view looks along -y). Present
-    where the image shows a part in the view."""
-    peaks = F.adaptive_max_pool2d(depths, 2).flatten(2)  # (B, 4 channels, 4 views)
-    near, far = peaks[:, 0::2], peaks[:, 1::2]  # (B, 2 images, 4 views)
-    shown = torch.isfinite(near) & torch.isfinite(far)
-    near, far = (torch.where(shown, x, torch.zeros_like(x)) for x in (near, far))
-    centre = (near - far) / 2
-    values = torch.stack([near + far, centre, -centre], dim=-1).flatten(1)  # (B, 24)
-    return values, shown.unsqueeze(-1).expand(-1, -1, -1, 3).flatten(1)
-
-
-def silhouette_fill(hit: torch.Tensor) -> torch.Tensor:
-    """``(B, 2 * 4)``: per image of ``hit`` ``(B, 2, H, W)`` (a 2 x 2 tile of views) and view,
-    the share of the rows-by-columns box a silhouette spans that it covers: 1 for a box seen
-    square on, pi / 4 for a disc (a cylinder from above, a sphere from anywhere); 0 for no part.
-    What tells the tools apart, as one number per view."""
-    batch, images, height, width = hit.shape
-    views = hit.float().view(batch, images, 2, height // 2, 2, width // 2).transpose(3, 4)
-    views = views.reshape(batch, images * 4, height // 2, width // 2)
-    rows = views.amax(dim=3).sum(dim=2)  # rows the silhouette spans
-    columns = views.amax(dim=2).sum(dim=2)
-    return views.sum(dim=(2, 3)) / (rows * columns).clamp(min=1.0)
 
 
 def to_torch(batch: Mapping[str, np.ndarray], device: torch.device) -> dict[str, torch.Tensor]:

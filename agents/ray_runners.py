@@ -39,6 +39,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
+from toolgym.agents.task_env import make_env
+
 LOCAL = "local"  # the address meaning: start a Ray on this machine
 CONNECT_TIMEOUT_S = 3.0
 # What one CadQuery environment holds (its actor's share, its zygote, a live session and its
@@ -134,11 +136,10 @@ class EnvRunner:
         self, env_id: str, task_ids: Sequence[str], env_kwargs: dict[str, Any], num_envs: int,
         record: bool = False,
     ) -> None:  # fmt: skip
-        from toolgym.agents.vector import _make
         from toolgym.envs.recording.recorder import RecordEpisodes
 
         self.recordings = _temporary_folder() if record else None
-        self.envs = [_make(env_id, list(task_ids), env_kwargs) for _ in range(num_envs)]
+        self.envs = [make_env(env_id, list(task_ids), env_kwargs) for _ in range(num_envs)]
         if self.recordings is not None:
             self.envs = [RecordEpisodes(env, self.recordings) for env in self.envs]
         self.episode_envs: dict[str, gym.Env] = {}
@@ -375,9 +376,7 @@ class RayVectorEnv(gym.vector.VectorEnv):
         record: str | os.PathLike[str] | None = None,
         **env_kwargs: Any,
     ) -> None:
-        from toolgym.agents.vector import _make
-
-        probe = _make(env_id, list(task_ids), env_kwargs)  # spaces only: no session starts
+        probe = make_env(env_id, list(task_ids), env_kwargs)  # spaces only: no session starts
         self.single_observation_space = probe.observation_space
         self.single_action_space = probe.action_space
         probe.close()

@@ -27,8 +27,9 @@ import gymnasium as gym
 import numpy as np
 
 import toolgym  # noqa: F401 - registers the environments
-from toolgym.agents.policy import PolicyConfig, prompt_numbers
-from toolgym.agents.train import calls_grammar, reference_derived
+from toolgym.agents.build import calls_grammar, reference_derived
+from toolgym.agents.observations import prompt_numbers
+from toolgym.agents.policy import PolicyConfig
 from toolgym.envs.cadquery.families import family as get_family
 from toolgym.envs.grammar import STOP_TOOL, CallContext, Grammar
 
@@ -97,7 +98,7 @@ def played_score(env: gym.Env, task_id: str, calls: list[str], end: str) -> floa
 def suite_ceiling(suite: str, max_bins: int) -> dict[str, Any]:
     """The ceiling over a suite's test split, in the grammar ``toolgym train --mix`` builds for
     the suite's tool (``toolgym.agents.mixed.mixed_grammar``)."""
-    from toolgym.agents.train import build_grammar
+    from toolgym.agents.build import build_grammar
     from toolgym.envs.domains import get_domain
     from toolgym.envs.tasks.suites import get_suite
 

@@ -182,7 +182,7 @@ def run_untrained(config: TrainConfig, eval_episodes: int | None) -> dict[str, A
 def run_copy_rule(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
     """``CopyInOrderAgent`` over the grammar's tools: nothing learnt."""
     from toolgym.agents.baselines import CopyInOrderAgent
-    from toolgym.agents.train import build_grammar, env_registry
+    from toolgym.agents.build import build_grammar, env_registry
     from toolgym.agents.vector import make_vector_env, play_queued
     from toolgym.envs.grammar import STOP_TOOL
 
@@ -277,7 +277,8 @@ def paraphrased_suite(train: int, test: int, folder: Path) -> str:
 def run_random(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
     """Uniformly random calls of the trainer's grammar (every token drawn among the allowed
     ones: derived values and stop too, where the grammar has them)."""
-    from toolgym.agents.train import observe, run_grammar
+    from toolgym.agents.build import run_grammar
+    from toolgym.agents.observations import observe
     from toolgym.agents.vector import make_vector_env, play_queued
     from toolgym.envs.grammar import STOP_TOOL, EpisodeContexts
 
@@ -341,8 +342,8 @@ def run_sb3(
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     import toolgym  # noqa: F401
+    from toolgym.agents.build import build_grammar, run_grammar
     from toolgym.agents.peer_spaces import TrainerSpaces
-    from toolgym.agents.train import build_grammar, run_grammar
     from toolgym.envs.tasks.suites import get_suite
     from toolgym.envs.wrappers.standard import StandardSpaces
 

@@ -70,7 +70,7 @@ def test_the_moves_family_is_short_numbered_and_its_splits_never_share_a_task():
     """blender-moves: one to three objects, one set_location each, the call's numbers written
     in the prompt in the call's order (within the 128 bytes the mixed benchmark's policy reads);
     drawn on a 0.1 m grid, so seeds can meet, and the splits keep apart by construction."""
-    from toolgym.agents.policy import prompt_numbers
+    from toolgym.agents.observations import prompt_numbers
     from toolgym.envs.tasks.suites import get_suite
 
     suite = get_suite("blender-moves")

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 import toolgym  # noqa: F401 - registers the environments
+from toolgym.agents.build import build_grammar, env_registry, suite_calls
 from toolgym.agents.policy import PolicyConfig
 from toolgym.agents.ppo import PPOConfig
-from toolgym.agents.train import TrainConfig, Trainer, build_grammar, env_registry, suite_calls
+from toolgym.agents.train import TrainConfig, Trainer
 from toolgym.envs.domains import get_domain
 from toolgym.envs.grammar import Grammar, text_choices
 from toolgym.envs.tasks.suites import suites

@@ -120,7 +120,7 @@ def test_a_file_that_is_not_a_checkpoint_says_so(tmp_path: Path) -> None:
     import torch
 
     torch.save({"weights": torch.zeros(3)}, other)  # a torch file, not the trainer's
-    from toolgym.agents.evaluate import read_checkpoint
+    from toolgym.agents.checkpoints import read_checkpoint
 
     for path in (empty, garbage, other):
         with pytest.raises(ValueError, match=f"{path}: not a toolgym checkpoint"):
@@ -234,7 +234,7 @@ def test_a_checkpoint_evaluates_from_any_folder(tmp_path: Path) -> None:
 
 
 def test_plot_draws_a_runs_progress(tmp_path: Path) -> None:
-    from toolgym.agents.train import CSV_FIELDS
+    from toolgym.agents.logs import CSV_FIELDS
 
     run = tmp_path / "run"
     run.mkdir()

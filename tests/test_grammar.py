@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from toolgym.agents.policy import Policy, PolicyConfig, prompt_numbers
+from toolgym.agents.observations import prompt_numbers
+from toolgym.agents.policy import Policy, PolicyConfig
 from toolgym.envs.cadquery.tools import registry
 from toolgym.envs.grammar import PAD, STOP, Grammar, suite_ranges, suite_tools
 from toolgym.envs.tasks.suites import get_suite
@@ -252,7 +253,7 @@ def test_derived_tokens_only_where_the_references_need_them():
     """The trainer's grammar derives only what a suite's references use: the enclosure's box
     sits at half its height; the primitives copy every number (a copy token per slot, for
     numbers past the bins), so their vocabulary barely grows."""
-    from toolgym.agents.train import calls_grammar, reference_derived
+    from toolgym.agents.build import calls_grammar, reference_derived
     from toolgym.envs.cadquery.families import family
 
     tasks = [family("enclosure").task(seed, "train") for seed in range(30)]
@@ -330,7 +331,7 @@ def test_the_grammar_ceiling_of_a_multi_call_family_is_exact():
 
 
 def test_prompt_numbers_read_digits_words_and_cm_but_not_counts_of_edges():
-    from toolgym.agents.policy import prompt_numbers
+    from toolgym.agents.observations import prompt_numbers
 
     text = "A block twenty-seven mm tall, 2.5 cm wide, 4 mm deep; round the four edges, all twelve"
     numbers, number_at = prompt_numbers([text], 160, 4)
@@ -341,7 +342,7 @@ def test_prompt_numbers_read_digits_words_and_cm_but_not_counts_of_edges():
 def test_axes_share_a_range_and_angles_are_symmetric():
     """A suite's ranges reach past its sample: x, y and z of one turn or scale share one range,
     an angle's is symmetric about 0 (the values are the training calls', nothing else's)."""
-    from toolgym.agents.train import env_registry
+    from toolgym.agents.build import env_registry
 
     blender = env_registry("toolgym/Blender-v0", "blender-placement")
     calls = [
@@ -367,7 +368,7 @@ def test_the_blender_placement_test_tasks_are_expressible(suite):
     import gymnasium as gym
 
     import toolgym  # noqa: F401 - registers the environments
-    from toolgym.agents.train import build_grammar
+    from toolgym.agents.build import build_grammar
     from toolgym.envs.grammar import CallContext
 
     grammar = build_grammar("toolgym/Blender-v0", suite, 256, False, stop=None)
@@ -402,7 +403,8 @@ def test_the_blender_placement_test_tasks_are_expressible(suite):
 def test_number_spans_give_where_each_number_starts_and_ends():
     """The pointer keys a number by the text at both ends: a number in words is long, and the
     words before it ("x =") are far from its last letter."""
-    from toolgym.agents.policy import PolicyConfig, batch_observations, number_spans
+    from toolgym.agents.observations import batch_observations, number_spans
+    from toolgym.agents.policy import PolicyConfig
 
     text = "Centred at x = twenty-six mm, y = -1.5 cm: a ball 12 mm across."
     numbers, start, end = number_spans([text, ""], 128, 4)
@@ -446,7 +448,7 @@ def test_soft_binned_targets_spread_over_the_slots_neighbouring_bins_only():
 
 
 def test_depth_readings_are_each_views_extents_and_its_part_flags():
-    from toolgym.agents.policy import READINGS, depth_inputs
+    from toolgym.agents.depth import READINGS, depth_inputs
 
     depths = torch.full((1, 4, 8, 8), -float("inf"))
     depths[0, 2, 4:, :4] = torch.tensor([[10.0, 12.5, 11.0, 0.0]])  # the target, third view
@@ -465,7 +467,7 @@ def test_depth_readings_are_each_views_extents_and_its_part_flags():
     fills = readings[0, 24:].view(2, 4)  # the share of its rows x columns a silhouette covers
     assert fills.tolist() == [[0, 1, 0, 0], [0, 0, 1, 0]]  # squares: full
 
-    from toolgym.agents.policy import silhouette_fill
+    from toolgym.agents.depth import silhouette_fill
 
     ys, xs = torch.meshgrid(torch.arange(40.0), torch.arange(40.0), indexing="ij")
     disc = ((ys - 9.5) ** 2 + (xs - 9.5) ** 2 < 81).view(1, 1, 40, 40)  # radius 9 px, view 1

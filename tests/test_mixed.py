@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 import torch
 
+from toolgym.agents.observations import observe
 from toolgym.agents.policy import PolicyConfig, to_torch
 from toolgym.agents.ppo import PPOConfig
 from toolgym.agents.sampler import WeaknessSampler
-from toolgym.agents.train import TrainConfig, Trainer, observe
+from toolgym.agents.train import TrainConfig, Trainer
 from toolgym.envs.wrappers.mixed import MixedEnv, parse_mix
 
 MIX = "cadquery:primitives,blender:blender-placement,scene:scene-layout"

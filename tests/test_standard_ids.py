@@ -144,7 +144,7 @@ def test_the_peer_copies_a_number_measured_off_the_depth_as_the_trainer_can():
     its extent there is the 38 mm diameter to the depth's sampling (pixel centres 12 mm apart
     miss the sphere's pole by up to 8 mm: 37.5 on the grid)."""
     from conftest import trainer_spaces
-    from toolgym.agents.policy import MEASURES, READINGS
+    from toolgym.agents.depth import MEASURES, READINGS
 
     env = trainer_spaces(view_size=20, max_steps=2, depth=True)
     try:

@@ -121,9 +121,10 @@ def test_cloning_reads_the_words_that_choose_a_later_calls_arguments():
     the right second call for most unseen ones: 0.85 of them, against 0.40 on the same budget
     without the text features' LayerNorm (on the benchmark's 100 played tasks, the edges then
     stayed at chance for 400 cloning steps)."""
-    from toolgym.agents.policy import Policy, batch_observations, to_torch
+    from toolgym.agents.build import calls_grammar, env_registry
+    from toolgym.agents.observations import batch_observations
+    from toolgym.agents.policy import Policy, to_torch
     from toolgym.agents.ppo import behaviour_cloning
-    from toolgym.agents.train import calls_grammar, env_registry
 
     torch.manual_seed(0)
     train_obs, train_calls = family_calls("finished_block", "train", range(60))
@@ -209,9 +210,10 @@ def test_an_image_only_policy_learns_from_what_it_sees(inputs):
     target less the current view, CoordConv channels, max-pooled features)."""
     import gymnasium as gym
 
-    from toolgym.agents.policy import Policy, batch_observations, to_torch
+    from toolgym.agents.build import calls_grammar
+    from toolgym.agents.observations import batch_observations
+    from toolgym.agents.policy import Policy, to_torch
     from toolgym.agents.ppo import behaviour_cloning
-    from toolgym.agents.train import calls_grammar
     from toolgym.envs.tasks.suites import get_suite
 
     torch.manual_seed(0)
@@ -264,9 +266,10 @@ def test_a_policy_reading_depth_writes_a_boxs_numbers_to_the_half_millimetre():
     cannot."""
     import gymnasium as gym
 
-    from toolgym.agents.policy import Policy, batch_observations, to_torch
+    from toolgym.agents.build import calls_grammar
+    from toolgym.agents.observations import batch_observations
+    from toolgym.agents.policy import Policy, to_torch
     from toolgym.agents.ppo import behaviour_cloning
-    from toolgym.agents.train import calls_grammar
     from toolgym.envs.cadquery.families import family
 
     def boxes(split: str, count: int) -> list:
@@ -344,7 +347,8 @@ def test_a_cloned_policy_stops_after_its_last_call(tmp_path):
     first, and stop where the part is done."""
     import gymnasium as gym
 
-    from toolgym.agents.policy import batch_observations, to_torch
+    from toolgym.agents.observations import batch_observations
+    from toolgym.agents.policy import to_torch
     from toolgym.envs.grammar import STOP_TOOL
     from toolgym.envs.tasks.suites import get_suite
 
@@ -399,9 +403,10 @@ def test_cloning_on_paraphrased_requests_picks_each_slots_number_by_its_words():
     mixed, numbers in words ("twenty-six mm"). Copying in order gets few calls right; cloned on
     60 requests, the pointer picks each slot's number by the words around it ("tall",
     "across", "x =") and converts cm to mm, on unseen requests."""
-    from toolgym.agents.policy import Policy, batch_observations, to_torch
+    from toolgym.agents.build import calls_grammar, env_registry
+    from toolgym.agents.observations import batch_observations
+    from toolgym.agents.policy import Policy, to_torch
     from toolgym.agents.ppo import behaviour_cloning
-    from toolgym.agents.train import calls_grammar, env_registry
     from toolgym.envs.cadquery.families import family
     from toolgym.envs.grammar import CallContext
 

@@ -100,7 +100,7 @@ def test_trainer_spaces_give_the_trainers_inputs_copies_derived_values_and_stop(
     indices are the grammar's tokens and copies of the prompt's numbers; the masks; derived
     values computed in the episode's context; stop."""
     from conftest import trainer_spaces
-    from toolgym.agents.policy import batch_observations
+    from toolgym.agents.observations import batch_observations
 
     env = trainer_spaces()
     grammar, nvec = env.grammar, env.action_space.nvec

@@ -1,19 +1,20 @@
-"""The discrete action grammar of tool calls: the tables a registry's ranges make, the values
-derived from a step's context, and the vocabulary a suite's reference calls span."""
+"""The discrete action grammar of tool calls: the tables a registry's ranges make (``tables``), the
+values derived from a step's context (``derived``), and the vocabulary a suite's reference calls
+span (``vocabulary``)."""
 
-from toolgym.envs.grammar.tables import (
+from toolgym.envs.grammar.derived import (
     CATALOGUE,
-    DEFAULT_MAX_BINS,
-    PAD,
-    STOP,
-    STOP_TOOL,
     CallContext,
     Derived,
     DerivedValueError,
     EpisodeContexts,
-    Grammar,
-    Slot,
     derivation,
+)
+from toolgym.envs.grammar.tables import DEFAULT_MAX_BINS, PAD, STOP, STOP_TOOL, Grammar, Slot
+from toolgym.envs.grammar.vocabulary import (
+    ParsedCall,
+    SuiteVocabulary,
+    parse_calls,
     suite_derived,
     suite_ranges,
     suite_tools,
@@ -32,8 +33,11 @@ __all__ = [
     "DerivedValueError",
     "EpisodeContexts",
     "Grammar",
+    "ParsedCall",
     "Slot",
+    "SuiteVocabulary",
     "derivation",
+    "parse_calls",
     "suite_derived",
     "suite_ranges",
     "suite_tools",

@@ -16,14 +16,12 @@ suite's references):
 
 - ``stop=True``: one more operation, ``stop`` (no slots): the call ``{"name": "stop"}`` that
   ends the episode (see ``toolgym.envs.episode.loop``).
-- ``derived``: a real-valued parameter's slot also holds *derived* tokens (:class:`Derived`)
-  after its bins: a prompt number halved, doubled, negated; the sum or difference of two, half
-  of one minus another; positions relative to the previous applied call (its top, its top plus
-  half a number, its value of the same parameter). :meth:`Grammar.decode` computes them in a
-  :class:`CallContext` (the prompt's numbers, the previous call), exactly, not snapped to a
-  bin; one that refers to nothing (no previous call, a number the prompt lacks) decodes to a
-  call the environment rejects with a one-line message. A slot holds only the derived values
-  its suite's references use (:func:`suite_derived`), so copying suites keep their vocabulary.
+- ``derived``: a real-valued parameter's slot also holds *derived* tokens after its bins (a
+  prompt number halved, the previous call's top...; see ``toolgym.envs.grammar.derived``).
+  :meth:`Grammar.decode` computes them in a ``CallContext``, exactly; one that refers to
+  nothing decodes to a call the environment rejects with a one-line message. A slot holds only
+  the derived values its suite's references use (``vocabulary.suite_derived``), so copying
+  suites keep their vocabulary.
 
 Which token may come next depends only on the tokens before it (the operation, and a points
 parameter's count), so :meth:`Grammar.allowed` gives an autoregressive decoder its masks, and the
@@ -31,12 +29,12 @@ tables :attr:`Grammar.slot_lo` etc. let it build them for a batch without Python
 :attr:`Grammar.bin_values` lets it snap a number it read to a numeric slot's token.
 
 Bins come from the registry's ranges (capped at ``max_bins`` per parameter, on a multiple of the
-parameter's ``step``), or from a suite's own ranges (:func:`suite_ranges`): what its reference
-tool calls use, which is far narrower than what the registry allows.
+parameter's ``step``), or from a suite's own ranges (``vocabulary.suite_ranges``): what its
+reference tool calls use, which is far narrower than what the registry allows.
 
 A text parameter's tokens are its choices. Where the registry gives none (Blender's object,
-modifier and material names: any string), they come from a suite (:func:`text_choices`: the
-names its tasks' tool calls use); a grammar over a text parameter with no choices from either
+modifier and material names: any string), they come from a suite (``vocabulary.text_choices``:
+the names its tasks' tool calls use); a grammar over a text parameter with no choices from either
 raises ``ValueError`` naming it.
 
 Numbers are in the registry's units (mm, degrees).
@@ -47,193 +45,19 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from toolgym.envs.grammar.derived import CallContext, Derived, DerivedValueError, derivation
 from toolgym.envs.tools import ToolCallError, ToolRegistry
 
 PAD, STOP = 0, 1
 STOP_TOOL = "stop"  # the operation that ends an episode (``toolgym.envs.episode.loop.STOP_CALL``)
 DEFAULT_MAX_BINS = 256
-DEFAULT_MARGIN = 0.1  # a suite range is widened by this share of its span on each side
 DEFAULT_MAX_POINTS = 8
 DIGITS = 6  # decoded numbers are rounded to this many decimals (no 0.30000000000000004)
-DERIVED_NUMBERS = 16  # derived values refer to the prompt's first numbers (the pointer's reach)
-# A derived value joins a slot when this share of the reference episodes that fill the slot
-# read a value so (and at least two do): fewer are coincidences (half of one number minus
-# another that happens to equal a third).
-DERIVED_MIN_SHARE = 0.05
-# How a value is derived, the likelier reading first (the first that matches is the one used):
-# from one prompt number "a", two ("a", "b"), or the previous applied call.
-UNARY = ("copy", "neg", "half", "neg_half", "double", "prev_top_plus_half")
-BINARY = ("half_minus", "neg_half_minus", "sum", "difference")
-NULLARY = ("prev_top", "prev_same")
-PREVIOUS = ("prev_top_plus_half", "prev_top", "prev_same")
-
-
-class DerivedValueError(ValueError):
-    """A derived value that refers to nothing (no previous call, a number the prompt lacks)."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Derived:
-    """A value computed from the prompt's numbers ``a`` and ``b`` (0-based, in reading order;
-    -1: unused) and the previous applied call; see :data:`UNARY`, :data:`BINARY`,
-    :data:`NULLARY`. Its text form (``"half:2"``, ``"half_minus:0:3"``, ``"prev_top"``) is
-    what a grammar's ``derived`` argument lists."""
-
-    op: str
-    a: int = -1
-    b: int = -1
-
-    @classmethod
-    def parse(cls, text: str) -> Derived:
-        op, *numbers = text.split(":")
-        arity = 1 if op in UNARY else 2 if op in BINARY else 0 if op in NULLARY else -1
-        if arity != len(numbers):
-            raise ValueError(f"{text!r}: not a derived value (e.g. 'half:2', 'sum:0:1')")
-        return cls(op, *(int(n) for n in numbers))
-
-    def __str__(self) -> str:
-        return ":".join([self.op, *(str(i) for i in (self.a, self.b) if i >= 0)])
-
-    def describe(self) -> str:
-        a, b = f"number {self.a + 1}", f"number {self.b + 1}"
-        return {
-            "copy": a, "neg": f"minus {a}", "half": f"half of {a}",
-            "neg_half": f"minus half of {a}", "double": f"twice {a}",
-            "prev_top_plus_half": f"the previous call's top + half of {a}",
-            "sum": f"{a} + {b}", "difference": f"{a} - {b}", "half_minus": f"half of {a} - {b}",
-            "neg_half_minus": f"{b} - half of {a}", "prev_top": "the previous call's top",
-            "prev_same": "the previous call's value of this parameter",
-        }[self.op]  # fmt: skip
-
-    def value(self, context: CallContext, param: str) -> float:
-        """The number this stands for in ``context``; ``DerivedValueError`` says why there is
-        none."""
-        numbers = context.numbers
-        used = [i for i in (self.a, self.b) if i >= 0]
-        if any(i >= len(numbers) for i in used):
-            raise DerivedValueError(f"{self.describe()}: the prompt has {len(numbers)} number(s)")
-        n = [float(numbers[i]) for i in used]
-        if self.op in PREVIOUS:
-            if context.previous is None:
-                raise DerivedValueError(f"{self.describe()}: there is no previous call")
-            arguments = context.previous.get("arguments", {})
-            if self.op == "prev_same":
-                if not isinstance(arguments.get(param), int | float):
-                    raise DerivedValueError(f"{self.describe()}: the previous call has no {param}")
-                return float(arguments[param])
-            top = _top(arguments)
-            if top is None:
-                raise DerivedValueError(f"{self.describe()}: the previous call built no Z extent")
-            return top if self.op == "prev_top" else top + n[0] / 2
-        return {
-            "copy": lambda: n[0], "neg": lambda: -n[0], "half": lambda: n[0] / 2,
-            "neg_half": lambda: -n[0] / 2, "double": lambda: 2 * n[0],
-            "sum": lambda: n[0] + n[1], "difference": lambda: n[0] - n[1],
-            "half_minus": lambda: n[0] / 2 - n[1], "neg_half_minus": lambda: n[1] - n[0] / 2,
-        }[self.op]()  # fmt: skip
-
-
-def _top(arguments: Mapping[str, Any]) -> float | None:
-    """The top (highest Z) of what a call built, where its arguments say: a centre ``z`` and a
-    ``height`` along Z (boxes, cylinders) or a ``diameter`` (spheres)."""
-    z = arguments.get("z")
-    if not isinstance(z, int | float) or arguments.get("axis", "Z") != "Z":
-        return None
-    extent = arguments.get("height", arguments.get("diameter"))
-    return float(z) + float(extent) / 2 if isinstance(extent, int | float) else None
-
-
-def derived_catalogue(numbers: int = DERIVED_NUMBERS) -> tuple[Derived, ...]:
-    """Every derived value, in the order a value is read as one (copying first)."""
-    pairs = [(a, b) for a in range(numbers) for b in range(numbers) if a != b]
-    return (
-        *(Derived(op, a) for op in UNARY for a in range(numbers)),
-        *(Derived(op, a, b) for op in BINARY for a, b in pairs if op != "sum" or a < b),
-        *(Derived(op) for op in NULLARY),
-    )
-
-
-CATALOGUE = derived_catalogue()
-
-
-@dataclasses.dataclass(frozen=True)
-class CallContext:
-    """What derived values are computed from: the prompt's numbers in reading order (as
-    ``toolgym.agents.policy.prompt_numbers`` reads them) and the episode's previous applied call
-    (``None`` at its start)."""
-
-    numbers: tuple[float, ...] = ()
-    previous: Mapping[str, Any] | None = None
-
-
-def derivation(value: float, context: CallContext, param: str,
-               candidates: Sequence[Derived] = CATALOGUE) -> Derived | None:  # fmt: skip
-    """The first of ``candidates`` worth exactly ``value`` in ``context``, else ``None``."""
-    for derived in candidates:
-        try:
-            if abs(derived.value(context, param) - value) < 1e-6:
-                return derived
-        except DerivedValueError:
-            continue
-    return None
-
-
-def _failed(feedback: str) -> bool:
-    """Whether an env's feedback says its last step failed (its last line is the error)."""
-    return feedback.rsplit("\n", 1)[-1].startswith("error:")
-
-
-def _parsed(call: str) -> dict[str, Any] | None:
-    try:
-        value = json.loads(call)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-class EpisodeContexts:
-    """Each env's :class:`CallContext` in a vector env, followed from what the envs show: the
-    prompt's numbers, and the last call the env applied (none at a new episode; a step whose
-    feedback ends in an error applied nothing, so the call before it stays the previous one).
-
-    Each step: :meth:`decode` (or :meth:`contexts`, then :meth:`sent`)."""
-
-    def __init__(self, count: int) -> None:
-        self.applied: list[dict[str, Any] | None] = [None] * count
-        self.pending: list[dict[str, Any] | None] = [None] * count
-
-    def contexts(self, observations: Mapping[str, Any], numbers: np.ndarray,
-                 number_at: np.ndarray) -> list[CallContext]:  # fmt: skip
-        """Per env, the context of its next call (``numbers``, ``number_at``: as
-        ``toolgym.agents.policy.prompt_numbers`` reads the prompts)."""
-        out = []
-        for i in range(len(self.applied)):
-            if int(observations["step"][i]) == 0:
-                self.applied[i] = None
-            elif self.pending[i] is not None and not _failed(str(observations["feedback"][i])):
-                self.applied[i] = self.pending[i]
-            self.pending[i] = None
-            found = tuple(float(n) for n, at in zip(numbers[i], number_at[i], strict=True)
-                          if at >= 0)  # fmt: skip
-            out.append(CallContext(found, self.applied[i]))
-        return out
-
-    def sent(self, calls: Sequence[str]) -> None:
-        """The calls just sent (JSON text), one per env."""
-        self.pending = [_parsed(call) for call in calls]
-
-    def decode(self, grammar: Grammar, tokens: np.ndarray, observations: Mapping[str, Any],
-               numbers: np.ndarray, number_at: np.ndarray) -> list[str]:  # fmt: skip
-        """The JSON calls ``tokens`` (one row per env) spell, each in its env's context."""
-        contexts = self.contexts(observations, numbers, number_at)
-        calls = [grammar.decode_json(row, c) for row, c in zip(tokens, contexts, strict=True)]
-        self.sent(calls)
-        return calls
 
 
 @dataclasses.dataclass(frozen=True)
@@ -258,6 +82,11 @@ class Slot:
     @property
     def stop(self) -> int:
         return self.start + len(self.values) + len(self.derived)
+
+    @property
+    def numeric(self) -> bool:
+        """A number's slot (a value or a coordinate, not a choice or a count)."""
+        return self.kind != "count" and not isinstance(self.values[0], str)
 
 
 Ranges = Mapping[
@@ -289,13 +118,13 @@ class Grammar:
     Args:
         registry: the domain's tools.
         ranges: optional per-parameter ranges (``"tool.param"`` keys), e.g. from
-            :func:`suite_ranges`; others come from the registry.
+            ``vocabulary.suite_ranges``; others come from the registry.
         max_bins: most bins per numeric slot.
         max_points: most points of a ``points`` parameter.
         tools: the operations (by default every tool of the registry); e.g. only those a
             suite's references use, which the trainer does by default.
         derived: per parameter (``"tool.param"``), the derived values (:class:`Derived`'s text
-            form) its slot holds after its bins, e.g. from :func:`suite_derived`.
+            form) its slot holds after its bins, e.g. from ``vocabulary.suite_derived``.
         stop: one more operation, ``stop`` (no slots): the call ``{"name": "stop"}`` that ends
             the episode (see ``toolgym.envs.episode.loop``).
     """
@@ -379,7 +208,7 @@ class Grammar:
         self.value_of_token: list[Any] = [None] * self.vocab_size
         # The numbers a numeric slot's tokens stand for (NaN past them, and for other slots): a
         # number read from the task's text snaps to a token of the slot with these.
-        numeric = [s for slots in self.slots.values() for s in slots if _is_numeric(s)]
+        numeric = [s for slots in self.slots.values() for s in slots if s.numeric]
         width = max((len(s.values) for s in numeric), default=1)
         self.bin_values = np.full((n, length, width), np.nan)
         for o, tool in enumerate(self.ops):
@@ -395,7 +224,7 @@ class Grammar:
                     self.point_of[o, t], self.count_at[o, t] = slot.point, count_position
                 for i, value in enumerate((*slot.values, *slot.derived)):
                     self.value_of_token[slot.start + i] = value
-                if _is_numeric(slot):
+                if slot.numeric:
                     self.bin_values[o, t, : len(slot.values)] = slot.values
             end = len(self.slots[tool]) + 1
             self.slot_lo[o, end], self.slot_hi[o, end] = STOP, STOP + 1
@@ -486,7 +315,7 @@ class Grammar:
         if self.stop and _call_name(call) == STOP_TOOL:
             tokens = [self.op_start + self.ops.index(STOP_TOOL), STOP]
             return tokens + [PAD] * (self.length - len(tokens))
-        name, arguments = self._arguments(call)
+        name, arguments = self.arguments(call)
         if name not in self.ops:
             raise ToolCallError(f"{name}: not one of this grammar's tools ({', '.join(self.ops)})")
         tokens = [self.op_start + self.ops.index(name)]
@@ -514,7 +343,7 @@ class Grammar:
         tokens.append(STOP)
         return tokens + [PAD] * (self.length - len(tokens))
 
-    def _arguments(self, call: Any) -> tuple[str, dict[str, Any]]:
+    def arguments(self, call: Any) -> tuple[str, dict[str, Any]]:
         """The tool's name and every argument, each checked alone, defaults filled in."""
         try:
             tool, arguments = self.registry.parse_call(call)
@@ -538,9 +367,15 @@ class Grammar:
         """What rebuilds this grammar with :meth:`from_description` (for checkpoints; derived
         values and stop only where there are, so earlier checkpoints' grammars still match)."""
         options = {"derived": self.derived} if self.derived else {}
-        return {"ranges": _plain(self.ranges), "max_bins": self.max_bins,
-                "max_points": self.max_points, "tools": self.tools, **options,
-                **({"stop": True} if self.stop else {})}  # fmt: skip
+        if self.stop:
+            options["stop"] = True
+        return {
+            "ranges": _plain(self.ranges),
+            "max_bins": self.max_bins,
+            "max_points": self.max_points,
+            "tools": self.tools,
+            **options,
+        }
 
     @classmethod
     def from_description(cls, registry: ToolRegistry, description: Mapping[str, Any]) -> Grammar:
@@ -574,50 +409,6 @@ def _derived_reading(slot: Slot, value: float, context: CallContext) -> Derived 
     return derivation(value, context, slot.param, slot.derived)
 
 
-def suite_derived(
-    grammar: Grammar, episodes: Iterable[tuple[Sequence[float], Sequence[Any]]],
-    min_share: float = DERIVED_MIN_SHARE,
-) -> dict[str, list[str]]:  # fmt: skip
-    """The derived values worth a token in each parameter's slot, from reference episodes
-    (each: the prompt's numbers in reading order, and its tool calls): a value's first reading
-    (:data:`CATALOGUE`'s order; none for a 0), kept where ``min_share`` of the episodes that
-    fill the slot read a value so. Only what the references need: a suite whose calls copy
-    their numbers gains a copy token per slot and number position it copies from (for numbers
-    past the bins), little next to its bins."""
-    uses: dict[str, dict[Derived, set[int]]] = {}
-    filled: dict[str, set[int]] = {}
-    for episode, (numbers, calls) in enumerate(episodes):
-        previous = None
-        for call in calls:
-            name, arguments = grammar._arguments(call)
-            context = CallContext(tuple(float(n) for n in numbers), previous)
-            for slot in grammar.slots.get(name, ()):
-                value = arguments.get(slot.param)
-                if slot.kind != "value" or not _is_numeric(slot) or not isinstance(
-                    value, int | float
-                ):  # fmt: skip
-                    continue
-                key = f"{name}.{slot.param}"
-                filled.setdefault(key, set()).add(episode)
-                first = derivation(float(value), context, slot.param) if value != 0 else None
-                if first is None:
-                    continue
-                uses.setdefault(key, {}).setdefault(first, set()).add(episode)
-            previous = {"name": name, "arguments": arguments}
-    order = {d: i for i, d in enumerate(CATALOGUE)}
-    kept = {
-        key: [d for d, seen in found.items() if len(seen) >= max(2, min_share * len(filled[key]))]
-        for key, found in uses.items()
-    }
-    return {key: [str(d) for d in sorted(ds, key=order.__getitem__)]
-            for key, ds in kept.items() if ds}  # fmt: skip
-
-
-def _is_numeric(slot: Slot) -> bool:
-    """A number's slot (a value or a coordinate, not a choice or a count)."""
-    return slot.kind != "count" and not isinstance(slot.values[0], str)
-
-
 def _nearest(values: tuple[Any, ...], value: float) -> int:
     return int(np.argmin(np.abs(np.asarray(values, float) - float(value))))
 
@@ -632,149 +423,3 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     return value
-
-
-def suite_tools(registry: ToolRegistry, calls: Iterable[Any]) -> list[str]:
-    """The tools the given calls use, in the registry's order."""
-    used = {registry.parse_call(call)[0].name for call in calls}
-    return [name for name in registry.tools if name in used]
-
-
-def suite_ranges(
-    registry: ToolRegistry, calls: Iterable[Any], margin: float = DEFAULT_MARGIN
-) -> dict[str, Any]:
-    """Per-parameter ranges that the given reference tool calls use (defaults filled in).
-
-    Numbers: ``(low, high)``, or ``(low, high, step)`` when the calls use values off the
-    parameter's own step (then half or a quarter of it, the coarsest that holds them, or a
-    quarter); choices: the ones used, in the registry's order; points: ``{"count": (fewest,
-    most), "a": (low, high[, step]), "b": (...)}`` over all their points.
-    Number ranges are widened by ``margin`` of their span on each side (onto the parameter's
-    step, inside its bounds): the calls are a sample, and other tasks of the suite reach a
-    little further. They also reach what the sample says nothing against (:func:`_pooled`):
-    the axes ``x``, ``y``, ``z`` of one tool's turn or scale share one range (a suite that
-    turns things about X may turn them about Y), and an angle's range is symmetric about 0 (a
-    tilt one way may be a tilt the other); positions keep their own range per axis. So a task
-    outside the sample, a test task, stays expressible, without its values being looked at.
-    """
-    seen: dict[str, list[Any]] = {}
-    for call in calls:
-        tool, arguments = registry.parse_call(call)
-        for name, value in arguments.items():
-            seen.setdefault(f"{tool.name}.{name}", []).append(value)
-    seen = _pooled(registry, seen)
-    ranges: dict[str, Any] = {}
-    for key, values in seen.items():
-        tool, name = key.split(".", 1)
-        spec = registry.grammar()[tool]["params"][name]
-        if spec["kind"] == "string":
-            choices = spec["choices"] or list(dict.fromkeys(values))  # free text: as first used
-            ranges[key] = [c for c in choices if c in values]
-        elif spec["kind"] == "points":
-            points = [pt for value in values for pt in value]
-            ranges[key] = {
-                "count": (min(map(len, values)), max(map(len, values))),
-                "a": _widen([p[0] for p in points], spec, margin),
-                "b": _widen([p[1] for p in points], spec, margin),
-            }
-        else:
-            ranges[key] = _widen(values, spec, margin)
-    return ranges
-
-
-AXES = ("x", "y", "z")
-# Axis parameters pooled across axes: turns (degrees) and scale factors (no unit), the same kind
-# of thing about any axis. Positions and lengths are not: a suite's floor is at z = 0.
-POOLED_UNITS = ("deg", None)
-
-
-def _pooled(registry: ToolRegistry, seen: dict[str, list[Any]]) -> dict[str, list[Any]]:
-    """``seen`` with the number values of one tool's axis parameters (``x``, ``y``, ``z`` of
-    one kind, unit and bounds) pooled where they are turns or factors (:data:`POOLED_UNITS`),
-    and angles (unit ``deg``) mirrored about 0."""
-    spec = registry.grammar()
-    pooled = dict(seen)
-    for tool, info in spec.items():
-        groups: dict[tuple[Any, ...], list[str]] = {}
-        for name in AXES:
-            p = info["params"].get(name)
-            if p is not None and p["kind"] in ("number", "integer"):
-                groups.setdefault((p["kind"], p["unit"], p["min"], p["max"], p["step"]), [])
-                groups[(p["kind"], p["unit"], p["min"], p["max"], p["step"])].append(name)
-        for (_, unit, *_), names in groups.items():
-            if unit not in POOLED_UNITS:
-                continue  # a position's range says where the suite's parts lie: kept per axis
-            keys = [f"{tool}.{name}" for name in names if f"{tool}.{name}" in seen]
-            values = [v for key in keys for v in seen[key]]
-            if unit == "deg":
-                values += [-v for v in values]
-            for key in keys:
-                pooled[key] = values
-    return pooled
-
-
-def text_choices(registry: ToolRegistry, calls: Iterable[Any]) -> dict[str, list[str]]:
-    """Choices for the text parameters the registry leaves open (``choices=None``: object,
-    modifier, material names), from the values the given tool calls use, as first used.
-
-    A parameter the calls never fill takes the values of the parameters of the same name (a
-    ``name`` is an object's name whatever the tool); one with none is left out, and a grammar
-    over its tool raises (see :func:`usable_tools`).
-    """
-    spec = registry.grammar()
-    open_params = {
-        f"{tool}.{name}": name
-        for tool, info in spec.items()
-        for name, p in info["params"].items()
-        if p["kind"] == "string" and not p["choices"]
-    }
-    seen: dict[str, list[str]] = {}
-    by_name: dict[str, list[str]] = {}
-    for call in calls:
-        tool, arguments = registry.parse_call(call)
-        for name, value in arguments.items():
-            key = f"{tool.name}.{name}"
-            if key in open_params and isinstance(value, str):
-                seen.setdefault(key, []).append(value)
-                by_name.setdefault(name, []).append(value)
-    choices = {}
-    for key, name in open_params.items():
-        values = seen.get(key) or by_name.get(name)
-        if values:
-            choices[key] = list(dict.fromkeys(values))
-    return choices
-
-
-def usable_tools(registry: ToolRegistry, ranges: Ranges) -> list[str]:
-    """The registry's tools whose every text parameter has choices (its own, or in ``ranges``)."""
-    return [
-        tool
-        for tool, info in registry.grammar().items()
-        if all(
-            p["kind"] != "string" or p["choices"] or ranges.get(f"{tool}.{name}")
-            for name, p in info["params"].items()
-        )
-    ]
-
-
-def _widen(values: list[float], spec: Mapping[str, Any], margin: float) -> tuple[float, ...]:
-    """``values``' range widened by ``margin`` of its span, inside the parameter's bounds, with
-    both ends on multiples of its step (so the grid holds the round values tasks use)."""
-    low, high = min(values), max(values)
-    extra, step = margin * (high - low), spec["step"] or 1e-9
-    extra_low = max(low - extra, spec["min"]) if spec["min"] is not None else low - extra
-    extra_high = high + extra if spec["max"] is None else min(high + extra, spec["max"])
-    low = min(low, math.ceil(extra_low / step - 1e-9) * step)
-    high = max(high, math.floor(extra_high / step + 1e-9) * step)
-    if spec["step"] is None or spec["kind"] == "integer":
-        return round(low, DIGITS), round(high, DIGITS)
-    finer = next(
-        (s for s in (step, step / 2, step / 4) if all(_on_grid(v, s) for v in values)), step / 4
-    )
-    if finer == step:
-        return round(low, DIGITS), round(high, DIGITS)
-    return round(low, DIGITS), round(high, DIGITS), finer
-
-
-def _on_grid(value: float, step: float) -> bool:
-    return abs(value / step - round(value / step)) < 1e-6
