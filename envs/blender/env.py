@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 import numpy as np
@@ -19,14 +20,27 @@ from toolgym.envs.blender.verification import (
     scene_glb,
 )
 from toolgym.envs.blender.verifier import verify_scene
-from toolgym.envs.episode.loop import ToolEnv, check_int
+from toolgym.envs.episode.loop import ToolEnv
+from toolgym.envs.episode.options import EnvOptions, check_int
 from toolgym.envs.tasks.model import Task
 from toolgym.renderers.mesh_views import DEFAULT_VIEWS
 from toolgym.verifiers.report import VerifierReport
 
 EXPORT_FORMATS = ("blend", "glb", "png")
-PROMPT_FORMS = ("described", "image")
 SAMPLES_RANGE = (1, 1024)
+
+
+@dataclass(frozen=True)
+class BlenderOptions(EnvOptions):
+    """Blender's arguments: every tool's (:class:`EnvOptions`) and its own (see
+    :class:`BlenderEnv`)."""
+
+    suite: str = "blender-procedural"
+    _: KW_ONLY
+    render_samples: int = DEFAULT_SAMPLES
+
+    def check_own(self) -> None:
+        check_int("render_samples", self.render_samples, *SAMPLES_RANGE, "samples per pixel")
 
 
 class BlenderEnv(ToolEnv):
@@ -103,10 +117,9 @@ class BlenderEnv(ToolEnv):
 
     ## Arguments
 
-    - ``suite`` (``"blender-procedural"``), ``split``, ``task``, ``action_mode``, ``max_steps``
-      (8), ``view_size`` (64), ``show_target``, ``error_penalty`` (0.1), ``max_action_chars``,
-      ``limits``, ``render_mode``, ``timings_in_info``, ``final_tier``: as in ``CadQueryEnv``.
-    - ``prompt_form`` (``"described"`` or ``"image"``).
+    Every tool's (:class:`~toolgym.envs.episode.options.EnvOptions` lists them, with defaults and
+    ranges; ``suite`` here ``"blender-procedural"``), and Blender's own (:class:`BlenderOptions`):
+
     - ``render_samples`` (16; 1 to 1,024): Cycles samples per pixel for material and lighting.
 
     ## Info
@@ -129,41 +142,18 @@ class BlenderEnv(ToolEnv):
     backend = "blender"
     registry = registry
 
-    def __init__(
-        self,
-        suite: str = "blender-procedural",
-        split: str = "train",
-        task: str | None = None,
-        action_mode: str = "code",
-        max_steps: int = 8,
-        view_size: int = 64,
-        show_target: bool = True,
-        prompt_form: str = "described",
-        render_samples: int = DEFAULT_SAMPLES,
-        error_penalty: float = 0.1,
-        max_action_chars: int = 20_000,
-        limits: Any = None,
-        render_mode: str | None = None,
-        timings_in_info: bool = False,
-        final_tier: str | None = None,
-    ) -> None:
-        if prompt_form not in PROMPT_FORMS:
-            raise ValueError(f"prompt_form must be one of {PROMPT_FORMS}, got {prompt_form!r}")
-        check_int("render_samples", render_samples, *SAMPLES_RANGE, "samples per pixel")
-        self.prompt_form, self.render_samples = prompt_form, render_samples
+    Options = BlenderOptions
+    options: BlenderOptions
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)  # checks the arguments
+        self.render_samples = self.options.render_samples
         self._targets: dict[str, Target] = {}
         self._starts: dict[str, np.ndarray] = {}
-        super().__init__(
-            suite=suite, split=split, task=task, action_mode=action_mode, max_steps=max_steps,
-            view_size=view_size, show_target=show_target, error_penalty=error_penalty,
-            max_action_chars=max_action_chars, limits=limits, render_mode=render_mode,
-            timings_in_info=timings_in_info, final_tier=final_tier,
-        )  # fmt: skip
         for t in self.tasks:
             if t.domain != "blender":
                 raise ValueError(f"task {t.id!r} is a {t.domain} task, not a Blender one")
-        self.view_size = view_size
-        self.reader = SceneReader(view_size, render_samples)  # the trusted process
+        self.reader = SceneReader(self.view_size, self.render_samples)  # the trusted process
 
     @property
     def kind(self) -> str:
@@ -221,11 +211,8 @@ class BlenderEnv(ToolEnv):
     def _succeeded(self, report: VerifierReport) -> bool:
         return report.passed
 
-    def _observation(self, feedback: str) -> dict[str, Any]:
-        obs = super()._observation(feedback)
-        if self.prompt_form == "image":
-            obs["prompt"] = self._target.prompt
-        return obs
+    def _image_prompt(self) -> str:
+        return self._target.prompt
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         self.reader.timings = {}

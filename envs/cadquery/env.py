@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,8 @@ from toolgym.envs.cadquery.verification import (
     step_reference,
     verify_for_task,
 )
-from toolgym.envs.episode.loop import ToolEnv, check_number
+from toolgym.envs.episode.loop import ToolEnv
+from toolgym.envs.episode.options import EnvOptions, check_number
 from toolgym.envs.sandbox import CallResult
 from toolgym.envs.tasks.model import Task
 from toolgym.renderers.mesh_views import DEFAULT_VIEWS, Framing, MeshRenderer, tile
@@ -25,7 +27,6 @@ from toolgym.verifiers.parts import Part
 from toolgym.verifiers.report import VerifierReport
 
 EXPORT_FORMATS = ("step", "stl", "glb")
-PROMPT_FORMS = ("described", "image")
 
 
 def image_prompt(task: Task) -> str:
@@ -33,6 +34,21 @@ def image_prompt(task: Task) -> str:
     say the rest)."""
     kind = f" It is a {task.family.replace('_', ' ')}." if task.family else ""
     return f"Build the part shown in the target views: match its shape, size and placement.{kind}"
+
+
+@dataclass(frozen=True)
+class CadQueryOptions(EnvOptions):
+    """CadQuery's arguments: every tool's (:class:`EnvOptions`) and its own (see
+    :class:`CadQueryEnv`)."""
+
+    suite: str = "curated"
+    _: KW_ONLY
+    success_iou: float | None = None
+    depth: bool = False
+
+    def check_own(self) -> None:
+        if self.success_iou is not None:
+            check_number("success_iou", self.success_iou, 0.01, 1.0)
 
 
 class CadQueryEnv(ToolEnv):
@@ -108,23 +124,19 @@ class CadQueryEnv(ToolEnv):
 
     ## Arguments
 
-    - ``suite`` (``"curated"``), ``split`` (``"train"`` or ``"test"``), ``task`` (one task id).
-    - ``action_mode`` (``"code"``), ``max_steps`` (8; 1 to 1,000), ``view_size`` (64 px per
-      view; 8 to 512).
-    - ``prompt_form`` (``"described"`` or ``"image"``); ``depth`` (False): add the ``depth``
-      and ``target_depth`` observations (one more ray cast per view and step).
-    - ``show_target`` (True), ``success_iou`` (None: the task's threshold; else 0.01 to 1),
-      ``error_penalty`` (0.1; 0 to 1).
-    - ``max_action_chars`` (20,000; 1 to 1,000,000), ``limits`` (sandbox :class:`Limits`),
-      ``render_mode``. An argument out of range raises ``ValueError`` saying which and why.
-    - ``timings_in_info`` (False): add wall-clock timings to ``info``. Off by default because they
-      are the one part of ``info`` that a seed does not fix (Gymnasium's ``check_env`` compares
-      infos of two runs with the same seed).
-    - ``final_tier`` (None: the task's, ``"exact"``): the tier that settles the return at the
-      episode's end. ``"cheap"`` keeps the last per-step score and skips the exact
-      measurement and the B-Rep cross-check: for training on a budget. Both tiers score the
-      same solid (the BREP the last good step exported, measured by a session that runs no
-      agent code), the exact tier more finely. Score reported results at the exact tier.
+    Every tool's (:class:`~toolgym.envs.episode.options.EnvOptions` lists them, with defaults and
+    ranges): ``suite`` (here ``"curated"``), ``split``, ``task``, ``action_mode``, ``max_steps``,
+    ``view_size``, ``show_target``, ``error_penalty``, ``max_action_chars``, ``limits``,
+    ``render_mode``, ``timings_in_info``, ``final_tier``, ``prompt_form``; and CadQuery's own
+    (:class:`CadQueryOptions`):
+
+    - ``success_iou`` (None: the task's threshold; else 0.01 to 1).
+    - ``depth`` (False): add the ``depth`` and ``target_depth`` observations (one more ray cast
+      per view and step).
+
+    ``final_tier``: both tiers score the same solid (the BREP the last good step exported,
+    measured by a session that runs no agent code), the exact tier more finely and with a B-Rep
+    cross-check. An argument out of range raises ``ValueError`` saying which and why.
 
     ## Info
 
@@ -150,31 +162,12 @@ class CadQueryEnv(ToolEnv):
     registry = registry
     export_formats = EXPORT_FORMATS  # what :meth:`export` writes; the first is its default
 
-    def __init__(
-        self,
-        suite: str = "curated",
-        split: str = "train",
-        task: str | None = None,
-        action_mode: str = "code",
-        max_steps: int = 8,
-        view_size: int = 64,
-        show_target: bool = True,
-        success_iou: float | None = None,
-        error_penalty: float = 0.1,
-        max_action_chars: int = 20_000,
-        limits: Any = None,
-        render_mode: str | None = None,
-        timings_in_info: bool = False,
-        final_tier: str | None = None,
-        prompt_form: str = "described",
-        depth: bool = False,
-    ) -> None:
-        if prompt_form not in PROMPT_FORMS:
-            raise ValueError(f"prompt_form must be one of {PROMPT_FORMS}, got {prompt_form!r}")
-        self.prompt_form = prompt_form
-        if success_iou is not None:
-            check_number("success_iou", success_iou, 0.01, 1.0)
-        self.success_iou = success_iou
+    Options = CadQueryOptions
+    options: CadQueryOptions
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)  # checks the arguments
+        self.success_iou, self.depth = self.options.success_iou, bool(self.options.depth)
         # Per task: the reference, the reference meshed as a step's part, the frame, the target
         # image, and (``depth``) the target's reach tile.
         self._targets: dict[str, tuple[Part, Part, Framing, np.ndarray, np.ndarray | None]] = {}
@@ -183,17 +176,11 @@ class CadQueryEnv(ToolEnv):
         # Measures every step's part, and the final one, from the BREP the agent's session
         # exported, in a session that runs no agent code (started on the first measurement).
         self._measurer = Measurer()
-        super().__init__(
-            suite=suite, split=split, task=task, action_mode=action_mode, max_steps=max_steps,
-            view_size=view_size, show_target=show_target, error_penalty=error_penalty,
-            max_action_chars=max_action_chars, limits=limits, render_mode=render_mode,
-            timings_in_info=timings_in_info, final_tier=final_tier,
-        )  # fmt: skip
-        self.renderer = MeshRenderer(view_size)  # after the arguments are checked
-        self.depth = bool(depth)
+        self.renderer = MeshRenderer(self.view_size)
         self._reach: np.ndarray | None = None  # the current part's reach tile (``depth``)
         if self.depth:
-            reach = spaces.Box(-np.inf, np.inf, (*self._image_shape(view_size)[:2], 2), np.float32)
+            shape = (*self._image_shape(self.view_size)[:2], 2)
+            reach = spaces.Box(-np.inf, np.inf, shape, np.float32)
             self.observation_space = spaces.Dict(
                 {**self.observation_space.spaces, "depth": reach, "target_depth": reach}
             )
@@ -213,18 +200,18 @@ class CadQueryEnv(ToolEnv):
             image = tile(self.renderer.render(coarse.mesh, framing, depth=False).rgb)
             reach = tile(self.renderer.reach(coarse.mesh, framing)) if self.depth else None
             self._targets[task.id] = (reference, coarse, framing, image, reach)
-        self._reference, self._step_reference, self._framing, image, reach = (
-            self._targets[task.id]
-        )  # fmt: skip
+        targets = self._targets[task.id]
+        self._reference, self._step_reference, self._framing, image, reach = targets
         if reach is not None:
             self._target_reach = reach if self.show_target else np.full_like(reach, -np.inf)
         return image
 
+    def _image_prompt(self) -> str:
+        assert self.task is not None
+        return image_prompt(self.task)
+
     def _observation(self, feedback: str) -> dict[str, Any]:
         obs = super()._observation(feedback)
-        if self.prompt_form == "image":
-            assert self.task is not None
-            obs["prompt"] = image_prompt(self.task)
         if self.depth:
             assert self._reach is not None
             obs["depth"], obs["target_depth"] = self._reach.copy(), self._target_reach.copy()

@@ -17,111 +17,76 @@ registry, the reference part, the candidate part and how both are verified and r
 
 from __future__ import annotations
 
+import inspect
 import json
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from toolgym.envs.episode.options import RENDER_MODES, EnvOptions
 from toolgym.envs.episode.spaces import UnicodeText
 from toolgym.envs.sandbox import CallResult, Limits, SandboxError, Session, SnapshotLost
 from toolgym.envs.tasks.model import Task
 from toolgym.envs.tasks.suites import get_suite, get_task
 from toolgym.envs.tools import ToolCallError, ToolRegistry
-from toolgym.verifiers.report import TIERS, VerifierReport, describe_invalid
+from toolgym.verifiers.report import VerifierReport, describe_invalid
 
-ACTION_MODES = ("code", "tool")
-SPLITS = ("train", "test")
 PROMPT_CHARS = 4096
 FEEDBACK_CHARS = 8192
-# Sane bounds for constructor arguments: beyond them a step takes minutes and gigabytes (a
-# 10,000 px view) or the argument means nothing (a negative penalty).
-MAX_STEPS_RANGE = (1, 1000)
-VIEW_SIZE_RANGE = (8, 512)
-ACTION_CHARS_RANGE = (1, 1_000_000)
-PENALTY_RANGE = (0.0, 1.0)
 STOP_CALL = "stop"  # tool mode: the call that ends the episode (the agent says it is done)
 
 
-def check_int(name: str, value: Any, low: int, high: int, unit: str = "") -> None:
-    """Raise ``ValueError`` unless ``value`` is an integer in ``[low, high]``."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | np.integer)
-        or not low <= value <= high
-    ):
-        unit = f" ({unit})" if unit else ""
-        raise ValueError(f"{name} must be an integer from {low} to {high}{unit}, got {value!r}")
-
-
-def check_number(name: str, value: Any, low: float, high: float) -> None:
-    """Raise ``ValueError`` unless ``value`` is a finite number in ``[low, high]``."""
-    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
-        raise ValueError(f"{name} must be a number from {low} to {high}, got {value!r}")
-    if not low <= float(value) <= high:  # NaN fails too
-        raise ValueError(f"{name} must be a number from {low} to {high}, got {value!r}")
-
-
 class ToolEnv(gym.Env[dict[str, Any], str]):
-    """Base class; see :class:`toolgym.envs.cadquery.env.CadQueryEnv` for the documented API."""
+    """Base class; see :class:`toolgym.envs.cadquery.env.CadQueryEnv` for the documented API.
 
-    metadata = {"render_modes": ["rgb_array"], "render_fps": 2}  # noqa: RUF012 - gymnasium API
+    A tool's environment sets ``Options`` to its extension of
+    :class:`~toolgym.envs.episode.options.EnvOptions`: the constructor takes exactly those
+    arguments (its signature is theirs, defaults included), checks them and keeps them as
+    ``options``. A subclass's ``__init__`` takes ``*args, **kwargs``, passes them on to this one
+    and reads what it needs from ``self.options``.
+    """
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}  # noqa: RUF012 - gymnasium API
     backend: str = ""
     registry: ToolRegistry
+    Options: ClassVar[type[EnvOptions]] = EnvOptions
+    options: EnvOptions
 
-    def __init__(
-        self,
-        *,
-        suite: str,
-        split: str = "train",
-        task: str | None = None,
-        action_mode: str = "code",
-        max_steps: int = 8,
-        view_size: int = 64,
-        show_target: bool = True,
-        error_penalty: float = 0.1,
-        max_action_chars: int = 20_000,
-        limits: Limits | None = None,
-        render_mode: str | None = None,
-        timings_in_info: bool = False,
-        final_tier: str | None = None,
-    ) -> None:
-        if action_mode not in ACTION_MODES:
-            raise ValueError(f"action_mode must be one of {ACTION_MODES}, got {action_mode!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
-        if split not in SPLITS:
-            raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
-        check_int("max_steps", max_steps, *MAX_STEPS_RANGE)
-        check_int("view_size", view_size, *VIEW_SIZE_RANGE, "pixels per view")
-        check_int("max_action_chars", max_action_chars, *ACTION_CHARS_RANGE, "characters")
-        check_number("error_penalty", error_penalty, *PENALTY_RANGE)
-        if final_tier is not None and final_tier not in TIERS:
-            raise ValueError(f"final_tier must be None or one of {TIERS}, got {final_tier!r}")
-        if limits is not None and not isinstance(limits, Limits):
-            raise TypeError(f"limits must be a sandbox Limits, got {type(limits).__name__}")
-        self.tasks = (get_task(task),) if task else get_suite(suite).split(split)
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "Options" in cls.__dict__:
+            _take_options(cls)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        options = self.Options.parse(f"{type(self).__name__}.__init__", *args, **kwargs)
+        self.options = options
+        if options.task:
+            self.tasks = (get_task(options.task),)
+        else:
+            self.tasks = get_suite(options.suite).split(options.split)
         if not self.tasks:
-            raise ValueError(f"suite {suite!r} has no {split!r} tasks")
+            raise ValueError(f"suite {options.suite!r} has no {options.split!r} tasks")
         self._check_domain(self.tasks[0])
-        self.action_mode, self.max_steps = action_mode, max_steps
-        self.show_target, self.error_penalty = show_target, error_penalty
-        self.limits, self.render_mode = limits or Limits(), render_mode
-        self.max_action_chars = max_action_chars
-        self.timings_in_info, self.final_tier = timings_in_info, final_tier
-        image = spaces.Box(0, 255, self._image_shape(view_size), np.uint8)
+        self.action_mode, self.max_steps = options.action_mode, options.max_steps
+        self.view_size, self.prompt_form = options.view_size, options.prompt_form
+        self.show_target, self.error_penalty = options.show_target, options.error_penalty
+        self.limits, self.render_mode = options.limits or Limits(), options.render_mode
+        self.max_action_chars = options.max_action_chars
+        self.timings_in_info, self.final_tier = options.timings_in_info, options.final_tier
+        image = spaces.Box(0, 255, self._image_shape(options.view_size), np.uint8)
         self.observation_space = spaces.Dict(
             {
                 "image": image,
                 "target": image,
                 "prompt": UnicodeText(PROMPT_CHARS),
                 "feedback": UnicodeText(FEEDBACK_CHARS),
-                "step": spaces.Discrete(max_steps + 1),
+                "step": spaces.Discrete(options.max_steps + 1),
             }
         )
-        self.action_space = UnicodeText(max_action_chars)
+        self.action_space = UnicodeText(options.max_action_chars)
         self.session: Session | None = None
         self.task: Task | None = None
 
@@ -145,6 +110,10 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         raise NotImplementedError
 
     def _render(self, candidate: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    def _image_prompt(self) -> str:
+        """The prompt of ``prompt_form="image"``: the kind of task, no numbers."""
         raise NotImplementedError
 
     def _succeeded(self, report: VerifierReport) -> bool:
@@ -279,9 +248,10 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
     def _check_domain(self, task: Task) -> Task:
         """``task``, or ``ValueError`` when it is another tool's task."""
         if task.domain != self.backend:
-            from toolgym.envs.domains import DOMAIN_MODULES, get_domain
+            from toolgym.envs.domains import get_domain
+            from toolgym.envs.registration import domain_names
 
-            known = task.domain in DOMAIN_MODULES
+            known = task.domain in domain_names()
             use = f" (use {get_domain(task.domain).env_id})" if known else ""
             runs = f"this environment runs {self.backend} tasks"
             raise ValueError(f"{task.id} is a {task.domain} task; {runs}{use}")
@@ -435,10 +405,34 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         return {
             "image": self._image.copy(),  # callers may keep and modify observations
             "target": self._target_image.copy(),
-            "prompt": self.task.prompt[:PROMPT_CHARS],
+            "prompt": (
+                self._image_prompt()
+                if self.prompt_form == "image"
+                else self.task.prompt[:PROMPT_CHARS]
+            ),
             "feedback": feedback[:FEEDBACK_CHARS],
             "step": self._steps,
         }
+
+
+def _take_options(cls: type[ToolEnv]) -> None:
+    """Give ``cls``'s constructor the signature of ``cls.Options`` (``help()``, IDEs, and code that
+    reads the arguments an environment takes)."""
+    if "__init__" not in cls.__dict__:  # one of its own, so that the signature is not shared
+
+        def __init__(self: ToolEnv, *args: Any, **kwargs: Any) -> None:
+            super(cls, self).__init__(*args, **kwargs)
+
+        __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+        cls.__init__ = __init__  # type: ignore[method-assign]
+    signature = cls.Options.signature()
+    me = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    cls.__init__.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[me, *signature.parameters.values()]
+    )
+
+
+_take_options(ToolEnv)
 
 
 def _is_stop(action: Any) -> bool:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from toolgym.envs.episode.loop import ToolEnv
+from toolgym.envs.episode.options import EnvOptions
 from toolgym.envs.scene.families import task_spec
 from toolgym.envs.scene.tools import registry
 from toolgym.envs.scene.verification import (
@@ -25,7 +27,6 @@ from toolgym.envs.tools import ToolCallError
 from toolgym.verifiers.report import VerifierReport
 
 EXPORT_FORMATS = ("json", "glb")
-PROMPT_FORMS = ("described", "image")
 IMAGE_PROMPTS = {  # prompt_form="image": the kind of task, no numbers, no names of places
     "layout": "Furnish the room as the target views show.",
     "physics": "Arrange the objects as the target views show, so that the set-up works.",
@@ -37,6 +38,13 @@ def image_prompt(kind: str, template: str) -> str:
     """The prompt of ``prompt_form="image"``: the kind of task and its template, no numbers."""
     what = IMAGE_PROMPTS.get(kind, "Build the scene the target views show.")
     return f"{what} It is a {template.replace('_', ' ')} task."
+
+
+@dataclass(frozen=True)
+class GameSceneOptions(EnvOptions):
+    """The game scene's arguments: every tool's (:class:`EnvOptions`), none of its own."""
+
+    suite: str = "scene-curated"
 
 
 class GameSceneEnv(ToolEnv):
@@ -114,13 +122,8 @@ class GameSceneEnv(ToolEnv):
 
     ## Arguments
 
-    - ``suite`` (``"scene-curated"``), ``split``, ``task``, ``action_mode`` (``"code"``),
-      ``max_steps`` (8; 1 to 1,000), ``view_size`` (64 px; 8 to 512), ``show_target`` (True),
-      ``error_penalty`` (0.1; 0 to 1), ``max_action_chars`` (20,000), ``limits`` (sandbox
-      :class:`Limits`), ``render_mode``, ``timings_in_info`` (False), ``final_tier`` (None: the
-      task's; ``"cheap"`` settles the return at the per-step tier, as in ``CadQueryEnv``),
-      ``prompt_form`` (``"described"`` or ``"image"``). An argument out of range raises
-      ``ValueError``.
+    Every tool's (:class:`~toolgym.envs.episode.options.EnvOptions` lists them, with defaults and
+    ranges; ``suite`` here ``"scene-curated"``), and none of its own (:class:`GameSceneOptions`).
 
     ## Info
 
@@ -140,39 +143,17 @@ class GameSceneEnv(ToolEnv):
     backend = "scene"
     registry = registry
 
-    def __init__(
-        self,
-        suite: str = "scene-curated",
-        split: str = "train",
-        task: str | None = None,
-        action_mode: str = "code",
-        max_steps: int = 8,
-        view_size: int = 64,
-        show_target: bool = True,
-        error_penalty: float = 0.1,
-        max_action_chars: int = 20_000,
-        limits: Any = None,
-        render_mode: str | None = None,
-        timings_in_info: bool = False,
-        final_tier: str | None = None,
-        prompt_form: str = "described",
-    ) -> None:
-        if prompt_form not in PROMPT_FORMS:
-            raise ValueError(f"prompt_form must be one of {PROMPT_FORMS}, got {prompt_form!r}")
-        self.prompt_form = prompt_form
+    Options = GameSceneOptions
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)  # checks the arguments
         self._targets: dict[str, np.ndarray] = {}
         self._actions: list[Action] = []  # the successful steps so far (logic is replayed)
         self._pending: Action | None = None
         self._ignored = ""  # the last report's changes the verifier ignored, in words
-        super().__init__(
-            suite=suite, split=split, task=task, action_mode=action_mode, max_steps=max_steps,
-            view_size=view_size, show_target=show_target, error_penalty=error_penalty,
-            max_action_chars=max_action_chars, limits=limits, render_mode=render_mode,
-            timings_in_info=timings_in_info, final_tier=final_tier,
-        )  # fmt: skip
         from toolgym.envs.scene.views import SceneRenderer
 
-        self.renderer = SceneRenderer(view_size)
+        self.renderer = SceneRenderer(self.view_size)
         self.simulator = TrustedSimulator()
         self._scene: dict[str, Any] | None = None
 
@@ -234,11 +215,8 @@ class GameSceneEnv(ToolEnv):
             summary, self._ignored = f"{summary}\n{self._ignored}", ""
         return super()._feedback(outcome, f"tool: {note}\n{summary}" if note else summary)
 
-    def _observation(self, feedback: str) -> dict[str, Any]:
-        obs = super()._observation(feedback)
-        if self.prompt_form == "image":
-            obs["prompt"] = image_prompt(self._spec.kind, self._spec.template)
-        return obs
+    def _image_prompt(self) -> str:
+        return image_prompt(self._spec.kind, self._spec.template)
 
     def _render(self, candidate: Candidate | None) -> np.ndarray:
         scene = merged(self._spec, candidate.objects) if candidate is not None else self._spec.level
