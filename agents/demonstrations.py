@@ -67,6 +67,7 @@ class OracleEpisodes:
         self.pending: dict[int, int] = {}
         self.stop_tokens = grammar.encode({"name": STOP_TOOL}) if grammar.stop else None
         self.stops: list[int] = []  # the demonstrations' stop calls (not played: no env step)
+        self.ended: Callable[[int], None] = lambda count: None  # hears episodes ending
 
     def play(
         self,
@@ -79,12 +80,10 @@ class OracleEpisodes:
         """Play each task of ``queue`` once on ``vec`` from ``seed``; ``ended(count)`` hears how
         many recorded episodes each step ended. Returns the demonstrations, their returns-to-go
         discounted by ``gamma``."""
-
-        def outcome(rewards: np.ndarray, dones: np.ndarray, recording: np.ndarray) -> None:
-            self.outcome(rewards, dones, recording)
-            ended(int(np.sum(dones & recording)))
-
-        results = play_queued(vec, queue, self.oracle, seed, self.record, outcome, self.finished)
+        self.ended = ended
+        results = play_queued(
+            vec, queue, self.oracle, seed, self.record, self.outcome, self.finished
+        )
         return Demonstrations(
             observations=self.observations,
             tokens=self.tokens,
@@ -132,6 +131,7 @@ class OracleEpisodes:
             self.steps_of.setdefault(int(i), []).append(
                 (self.pending.pop(int(i)), float(rewards[i]), bool(dones[i]))
             )
+        self.ended(int(np.sum(dones & recording)))
 
     def finished(self, i: int, final: dict[str, Any]) -> None:
         """An oracle episode that ended by itself (its part passed): the demonstrations end

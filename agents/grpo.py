@@ -23,7 +23,6 @@ from typing import Any
 
 import gymnasium as gym
 
-import toolgym  # noqa: F401 - registers the environments
 from toolgym.agents.llm import system_message, tools_for
 from toolgym.envs.tasks.suites import get_suite
 

@@ -15,21 +15,15 @@ sandbox object.
 - :func:`run_episodes` and :func:`verify_batch` hand whole episodes or scripts to a pool of actors;
   an item whose actor died reruns on another, and results come back in the local order.
 
-:func:`start` connects: no address starts a local Ray on 127.0.0.1 (no dashboard) sized to the
-machine; an address joins an existing cluster (``ray start --head``, KubeRay), after checking
-within :data:`CONNECT_TIMEOUT_S` that something answers there.
+The actor itself is ``toolgym.agents.ray_actor.EnvRunner``; connecting (:func:`start`, from
+``toolgym.agents.ray_cluster``) and placing actors are ``toolgym.agents.ray_cluster``'s.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
-import itertools
-import json
 import os
-import shutil
-import socket
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -39,305 +33,34 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
+from toolgym.agents.ray_actor import Shipment, new_actor, write_recordings
+from toolgym.agents.ray_cluster import (
+    LOCAL,
+    MAX_LOSSES,
+    MEMORY_PER_ENV,
+    RayAddressError,
+    RayCapacityError,
+    check_capacity,
+    free_cpus,
+    lost,
+    start,
+    wait_ready,
+)
 from toolgym.agents.task_env import make_env
 
-LOCAL = "local"  # the address meaning: start a Ray on this machine
-CONNECT_TIMEOUT_S = 3.0
-# What one CadQuery environment holds (its actor's share, its zygote, a live session and its
-# snapshots); measured in bench/ray_rollouts.py, rounded up. Declared so that Ray packs no more
-# envs on a node than its memory holds.
-MEMORY_PER_ENV = 512 * 1024**2
-READY_TIMEOUT_S = 300.0  # actors that cannot be placed in this long: the cluster has no room
-START_ATTEMPTS = 3  # a local Ray whose node did not come up in Ray's 30 s is started again
-MAX_LOSSES = 3  # an item whose actor died this many times is given up
-_started_here = False  # whether this process started the Ray it uses (see start)
-
-
-class RayAddressError(RuntimeError):
-    """No Ray cluster answers at the address given."""
-
-
-class RayCapacityError(ValueError):
-    """The Ray cluster cannot place the env-runner actors asked for."""
-
-
-# -- connecting -------------------------------------------------------------------------------
-def start(address: str | None = None, num_cpus: int | None = None) -> None:
-    """Connect this process to Ray (once; later calls do nothing).
-
-    ``address`` ``None`` or ``"local"``: start a Ray on this machine, bound to 127.0.0.1, without
-    dashboard, with ``num_cpus`` CPUs (default: all). ``"HOST:PORT"`` (a head's GCS, e.g. from
-    ``ray start --head``) or ``"auto"``: join that cluster. Raises :class:`RayAddressError` naming
-    the address when nothing answers there within :data:`CONNECT_TIMEOUT_S` seconds.
-    """
-    address = address or LOCAL
-    host = "127.0.0.1"
-    if address not in (LOCAL, "auto"):
-        host, port = _parse_address(address)
-        try:
-            socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S).close()
-        except OSError as exc:
-            reason = exc.strerror or type(exc).__name__.replace("Error", "").lower() or str(exc)
-            raise RayAddressError(f"no Ray cluster answers at {address}: {reason}") from None
-    if _loopback(host):
-        # A loopback address must stay loopback: by default Ray rewrites it to the machine's
-        # outward IP, which a firewalled or network-less machine cannot reach.
-        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no report sent home
-    import ray
-
-    if ray.is_initialized():
-        return
-    if address == LOCAL:
-        global _started_here
-        _started_here = True
-        for attempt in range(START_ATTEMPTS):
-            try:
-                ray.init(
-                    address=LOCAL, num_cpus=num_cpus or os.process_cpu_count(),
-                    include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False,
-                    logging_level="WARNING", configure_logging=False,
-                )  # fmt: skip
-                break
-            except Exception as exc:  # Ray's own start-up limit (30 s) trips on a busy machine
-                if "timed out during startup" not in str(exc) or attempt == START_ATTEMPTS - 1:
-                    raise
-    else:
-        try:
-            ray.init(address=address, log_to_driver=False, logging_level="WARNING")
-        except ConnectionError as exc:  # "auto" with no cluster running on this machine
-            raise RayAddressError(f"no Ray cluster answers at {address}: {exc}") from None
-
-
-def _parse_address(address: str) -> tuple[str, int]:
-    host, sep, port = address.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise RayAddressError(f"{address!r} is not a Ray address: give HOST:PORT, auto or local")
-    return host.strip("[]"), int(port)
-
-
-def _loopback(host: str) -> bool:
-    return host in ("localhost", "::1") or host.startswith("127.")
-
-
-# -- the actor --------------------------------------------------------------------------------
-class EnvRunner:
-    """A Ray actor's body: ``num_envs`` tool-mode environments (``ChosenTasks`` over
-    ``gym.make(env_id, action_mode="tool", **env_kwargs)``, as the local workers), plus whole
-    episodes and script verification on demand. Every method returns plain data.
-
-    With ``record``, every episode of the envs is recorded (``RecordEpisodes``) into a folder of
-    the actor's node, and each episode's folder is sent back, as ``(name, {path: bytes})``, with
-    the reply to the call that finished it (see :func:`write_recordings`), then removed here.
-    The env calls (``reset``, ``step``, ``set_attr``) reply ``(one result per env, folders)``.
-    """
-
-    def __init__(
-        self, env_id: str, task_ids: Sequence[str], env_kwargs: dict[str, Any], num_envs: int,
-        record: bool = False,
-    ) -> None:  # fmt: skip
-        from toolgym.envs.recording.recorder import RecordEpisodes
-
-        self.recordings = _temporary_folder() if record else None
-        self.envs = [make_env(env_id, list(task_ids), env_kwargs) for _ in range(num_envs)]
-        if self.recordings is not None:
-            self.envs = [RecordEpisodes(env, self.recordings) for env in self.envs]
-        self.episode_envs: dict[str, gym.Env] = {}
-
-    def pid(self) -> int:
-        """The actor's process id (the tests kill it)."""
-        return os.getpid()
-
-    def reset(self, seeds: list[int | None], options: dict[str, Any] | None) -> Shipment:
-        envs = zip(self.envs, seeds, strict=True)
-        return [env.reset(seed=s, options=options) for env, s in envs], self._finished()
-
-    def step(self, actions: list[str]) -> Shipment:
-        """Each env's ``(obs, reward, terminated, truncated, info, final)``; an episode that ended
-        restarts at once (same-step autoreset) and ``final`` is ``(last obs, last info)``."""
-        results = []
-        for env, action in zip(self.envs, actions, strict=True):
-            obs, reward, terminated, truncated, info = env.step(action)
-            final = None
-            if terminated or truncated:
-                final = (obs, info)
-                obs, info = env.reset()
-            results.append((obs, float(reward), bool(terminated), bool(truncated), info, final))
-        return results, self._finished()
-
-    def set_attr(self, name: str, values: list[Any]) -> Shipment:
-        for env, value in zip(self.envs, values, strict=True):
-            env.set_wrapper_attr(name, value)
-        return [None] * len(self.envs), []
-
-    def replay(self, attrs: dict[str, list[Any]], calls: list[tuple[Any, ...]]) -> Shipment:
-        """Set ``attrs``, then make each ``(method, *args)`` call in turn (what the envs of a
-        lost actor did since their last reset, then the call in flight); the last one's reply.
-        The episodes the replayed calls finished were sent before: their recordings are not."""
-        for name, values in attrs.items():
-            self.set_attr(name, values)
-        reply: Shipment = ([], [])
-        for method, *args in calls:
-            reply = getattr(self, method)(*args)
-        return reply
-
-    def _finished(self, every: bool = False) -> list[Recording]:
-        """The recorded episodes' folders that no env writes to any more (``every``: all), read
-        and removed."""
-        if self.recordings is None:
-            return []
-        current = set() if every else {env.get_wrapper_attr("episode_dir") for env in self.envs}
-        return _take_folders(self.recordings, current)
-
-    def episode(
-        self, env_id: str, agent: str, seed: int, k: int, task: str | None, render: bool,
-        env_kwargs: dict[str, Any], record: bool = False,
-    ) -> tuple[dict[str, Any], bytes | None, list[Recording]]:  # fmt: skip
-        """Episode ``k`` of ``toolgym run`` (see :func:`toolgym.agents.runner.play_episode`):
-        its row, its final render as PNG bytes when asked, and its recording when asked."""
-        from toolgym.agents.runner import play_episode
-        from toolgym.envs.recording.recorder import RecordEpisodes
-
-        key = json.dumps([env_id, env_kwargs, record], sort_keys=True, default=repr)
-        if key not in self.episode_envs:
-            self.episode_envs[key] = gym.make(env_id, **env_kwargs)
-            if record:
-                self.episode_envs[key] = RecordEpisodes(self.episode_envs[key], _temporary_folder())
-        env = self.episode_envs[key]
-        with tempfile.TemporaryDirectory() as folder:
-            out = Path(folder) if render else None
-            episode = play_episode(env, agent, seed, task, out, k)
-            png = episode.render.read_bytes() if episode.render else None
-        row = episode.to_dict()
-        row["render"] = episode.render.name if episode.render else None
-        recorded = _take_folders(env.directory, set()) if isinstance(env, RecordEpisodes) else []
-        return row, png, recorded
-
-    def verify(self, task_id: str, code: str, filename: str, limits: Any) -> dict[str, Any]:
-        """One script's verdict (``Outcome.to_dict()``), run in a fresh session here."""
-        from toolgym.envs.tasks.suites import get_task
-        from toolgym.envs.verification.batch import verify_script
-
-        return verify_script(get_task(task_id), code, filename=filename, limits=limits).to_dict()
-
-    def close(self) -> list[Recording]:
-        """Close every env; the recordings of the episodes they were playing (cut short)."""
-        for env in [*self.envs, *self.episode_envs.values()]:
-            env.close()
-        from toolgym.envs.recording.recorder import RecordEpisodes
-
-        finished = self._finished(every=True)
-        for env in [*self.envs, *self.episode_envs.values()]:
-            if isinstance(env, RecordEpisodes):  # its folder here, empty by now
-                shutil.rmtree(env.directory, ignore_errors=True)
-        return finished
-
-
-# An episode's recording as it crosses: its folder's name and its files' bytes by relative path.
-Recording = tuple[str, dict[str, bytes]]
-Shipment = tuple[list[Any], list[Recording]]  # one result per env, finished recordings
-
-
-def _temporary_folder() -> Path:
-    return Path(tempfile.mkdtemp(prefix="toolgym-recordings-"))
-
-
-def _take_folders(root: Path, keep: set[Path | None]) -> list[Recording]:
-    """Each folder of ``root`` but ``keep``, read into memory and removed, by name."""
-    taken = []
-    for folder in sorted(p for p in root.iterdir() if p.is_dir() and p not in keep):
-        files = {
-            path.relative_to(folder).as_posix(): path.read_bytes()
-            for path in folder.rglob("*")
-            if path.is_file()
-        }
-        shutil.rmtree(folder, ignore_errors=True)
-        taken.append((folder.name, files))
-    return taken
-
-
-def write_recordings(root: Path, recordings: Iterable[Recording], first: int) -> int:
-    """Write recorded episodes sent by actors into the run folder ``root``, numbered from
-    ``first`` in the order given (the actor's own number is replaced: the folders then sort in
-    the order the episodes ended, as a local run's do). Returns the next number."""
-    root.mkdir(parents=True, exist_ok=True)
-    for number, (name, files) in enumerate(recordings, first):
-        stem = f"{number:04d}-{name.split('-', 1)[-1]}"
-        folder = root / stem
-        for n in itertools.count(2):  # never over a folder of an earlier run
-            try:
-                folder.mkdir()
-                break
-            except FileExistsError:
-                folder = root / f"{stem}-{n}"
-        for relative, data in files.items():
-            path = (folder / relative).resolve()
-            if not path.is_relative_to(folder.resolve()):
-                raise ValueError(f"a recording sent {relative!r}, a path outside its folder")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-        first = number + 1
-    return first
-
-
-def _actor_options(num_envs: int, memory_per_env: int) -> dict[str, Any]:
-    # SPREAD: a node lost takes as few envs with it as the cluster allows.
-    return {
-        "num_cpus": max(1, num_envs), "memory": max(1, num_envs) * memory_per_env,
-        "scheduling_strategy": "SPREAD", "max_restarts": 0,
-    }  # fmt: skip
-
-
-def _new_actor(
-    env_id: str, task_ids: Sequence[str], env_kwargs: dict[str, Any], num_envs: int,
-    memory_per_env: int, record: bool = False,
-) -> Any:  # fmt: skip
-    import ray
-
-    remote = ray.remote(EnvRunner).options(**_actor_options(num_envs, memory_per_env))
-    return remote.remote(env_id, list(task_ids), env_kwargs, num_envs, record)
-
-
-def _wait_ready(actors: list[Any], timeout_s: float = READY_TIMEOUT_S) -> None:
-    """Wait until every actor runs, or fail saying what the cluster lacks."""
-    import ray
-
-    pings = [a.pid.remote() for a in actors]
-    ready, _ = ray.wait(pings, num_returns=len(pings), timeout=timeout_s)
-    if len(ready) < len(pings):
-        free = ray.available_resources()
-        for actor in actors:
-            ray.kill(actor)
-        raise RayCapacityError(
-            f"the Ray cluster placed {len(ready)} of {len(pings)} env-runner actors in "
-            f"{timeout_s:.0f} s (free: {free.get('CPU', 0):g} CPUs, "
-            f"{free.get('memory', 0) / 1024**3:.1f} GiB); ask for fewer envs or add nodes"
-        )
-    ray.get(pings)
-
-
-def _check_capacity(cpus: int, memory: int) -> None:
-    """Fail at once when a Ray started here could never hold ``cpus`` CPUs and ``memory``
-    bytes of actors (a cluster's autoscaler may add nodes: there, :func:`_wait_ready` waits)."""
-    import ray
-
-    if not _started_here:
-        return
-    total = ray.cluster_resources()
-    if cpus > total.get("CPU", 0) or memory > total.get("memory", 0):
-        raise RayCapacityError(
-            f"the local Ray has {total.get('CPU', 0):g} CPUs and "
-            f"{total.get('memory', 0) / 1024**3:.1f} GiB for actors; {cpus} envs need {cpus} "
-            f"CPUs and {memory / 1024**3:.1f} GiB (one CPU each): ask for fewer envs, or give a "
-            "cluster's address"
-        )
-
-
-def _lost(exc: BaseException) -> bool:
-    """Whether an error says an actor (or its node) died, rather than a bug in the call."""
-    import ray.exceptions as rex
-
-    return isinstance(exc, rex.RayActorError | rex.ActorUnavailableError)
+# Connecting is part of this module's face: ``ray_runners.start(address)`` comes first.
+__all__ = [
+    "LOCAL",
+    "MEMORY_PER_ENV",
+    "ActorPool",
+    "RayAddressError",
+    "RayCapacityError",
+    "RayVectorEnv",
+    "make_ray_vector_env",
+    "run_episodes",
+    "start",
+    "verify_batch",
+]
 
 
 # -- a vector env over actors -----------------------------------------------------------------
@@ -389,9 +112,9 @@ class RayVectorEnv(gym.vector.VectorEnv):
         self._recorded = 0  # episodes written into the recording
         starts = range(0, num_envs, envs_per_actor)
         self._slices = [slice(a, min(a + envs_per_actor, num_envs)) for a in starts]
-        _check_capacity(num_envs, num_envs * memory_per_env)
+        check_capacity(num_envs, num_envs * memory_per_env)
         self._actors = [self._spawn(s) for s in self._slices]
-        _wait_ready(self._actors)
+        wait_ready(self._actors)
         self._attrs: dict[str, list[Any]] = {}  # every attribute set so far, as set
         # What a new actor replays: the attributes as they were at the last reset, then that
         # reset and every call since (("reset", seeds, options), ("set_attr", name, values),
@@ -409,7 +132,7 @@ class RayVectorEnv(gym.vector.VectorEnv):
         env_id, task_ids, env_kwargs = self._spec
         count = part.stop - part.start
         record = self._record is not None
-        return _new_actor(env_id, task_ids, env_kwargs, count, self._memory_per_env, record)
+        return new_actor(env_id, task_ids, env_kwargs, count, self._memory_per_env, record)
 
     def actor_pids(self) -> list[int]:
         """The actors' process ids, one per actor, in env order."""
@@ -453,7 +176,7 @@ class RayVectorEnv(gym.vector.VectorEnv):
             try:
                 results[part] = self._unpack(ray.get(ref))
             except Exception as exc:
-                if not _lost(exc):
+                if not lost(exc):
                     raise
                 results[part] = self._recover(a, call)
         self._log.append(call)
@@ -511,7 +234,7 @@ class RayVectorEnv(gym.vector.VectorEnv):
             try:
                 results[part] = self._unpack(ray.get(ref))
             except Exception as exc:
-                if not _lost(exc):
+                if not lost(exc):
                     raise
                 results[part] = self._recover(a, call)
         if call[0] != "reset":  # a reset starts the log (see reset)
@@ -542,10 +265,10 @@ class RayVectorEnv(gym.vector.VectorEnv):
             self._actors[a] = self._spawn(part)
             self.restarts += 1
             try:
-                _wait_ready([self._actors[a]])
+                wait_ready([self._actors[a]])
                 result = self._unpack(ray.get(self._actors[a].replay.remote(attrs, calls)))
             except Exception as exc:
-                if not _lost(exc):
+                if not lost(exc):
                     raise
                 continue
             self.replayed_steps += sum(c[0] == "step" for c in log) * (part.stop - part.start)
@@ -588,13 +311,13 @@ class ActorPool:
 
     def __init__(self, size: int, memory_per_env: int = MEMORY_PER_ENV) -> None:
         self.size, self.memory_per_env = size, memory_per_env
-        _check_capacity(size, size * memory_per_env)
+        check_capacity(size, size * memory_per_env)
         self.actors = [self._spawn() for _ in range(size)]
-        _wait_ready(self.actors)
+        wait_ready(self.actors)
         self.restarts = 0
 
     def _spawn(self) -> Any:
-        return _new_actor("", [], {}, 0, self.memory_per_env)
+        return new_actor("", [], {}, 0, self.memory_per_env)
 
     def imap(self, method: str, items: Iterable[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]:
         """``(index, result)`` of ``actor.method(*item)`` per item, as they finish."""
@@ -613,7 +336,7 @@ class ActorPool:
             try:
                 result = ray.get(ref)
             except Exception as exc:
-                if not _lost(exc):
+                if not lost(exc):
                     raise
                 losses[index] += 1
                 if losses[index] >= MAX_LOSSES:
@@ -663,7 +386,7 @@ def run_episodes(
         (env_id, agent, seed + k, k, order[k], out is not None, env_kwargs, record is not None)
         for k in range(count)
     ]
-    pool = ActorPool(min(count, actors or _free_cpus()))
+    pool = ActorPool(min(count, actors or free_cpus()))
     try:
         ready: dict[int, Any] = {}
         following = 0
@@ -713,16 +436,10 @@ def verify_batch(
             finished(code.to_dict())
     if not items:
         return outcomes
-    pool = ActorPool(min(len(items), jobs or _free_cpus()))
+    pool = ActorPool(min(len(items), jobs or free_cpus()))
     try:
         for _, result in pool.imap("verify", items):
             finished(result)
     finally:
         pool.close()
     return outcomes
-
-
-def _free_cpus() -> int:
-    import ray
-
-    return max(1, int(ray.available_resources().get("CPU", 1)))

@@ -34,7 +34,6 @@ def episode_chat(episode: RecordedEpisode, image_size: int = 0) -> dict[str, Any
 
     ``image_size`` > 0 puts the recorded views in, as the runner sends them. Raises
     ``ValueError`` when the recording lacks what the conversation needs (meta.json's env)."""
-    import toolgym  # noqa: F401 - registers the environments
 
     env_id, kwargs = episode.meta.get("env_id"), episode.meta.get("env_kwargs")
     if not env_id or not isinstance(kwargs, dict):

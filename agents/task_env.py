@@ -7,7 +7,8 @@ result is in ``info``: ``episode_task``, ``episode_score`` (the exact verifier's
 [0, 1]) and ``episode_passed``. :func:`make_env` builds one, in a local worker
 (``toolgym.agents.vector``) or a Ray actor (``toolgym.agents.ray_runners``) alike.
 
-This module imports no torch: the workers never load it.
+This module imports no torch: the workers never load it. (The environments are registered by
+the package itself: importing any ``toolgym`` module runs ``toolgym/__init__.py`` first.)
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-
-import toolgym  # noqa: F401 - registers the environments
 
 
 class ChosenTasks(gym.Wrapper):

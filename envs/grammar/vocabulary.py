@@ -69,16 +69,13 @@ class SuiteVocabulary:
         """From a suite's ``tasks`` and those of its training split (``train``), each with an
         ``id``, a ``prompt`` and its ``tool_calls``."""
         parsed = {t.id: tuple(parse_calls(registry, t.tool_calls or ())) for t in tasks}
-
-        def calls_of(task: Any) -> tuple[ParsedCall, ...]:
+        for task in train:  # (a split's tasks are the suite's: nothing is parsed twice)
             if task.id not in parsed:
                 parsed[task.id] = tuple(parse_calls(registry, task.tool_calls or ()))
-            return parsed[task.id]
-
         return cls(
-            train=tuple(c for t in train for c in calls_of(t)),
-            every=tuple(c for t in tasks for c in calls_of(t)),
-            episodes=tuple(ReferenceEpisode(t.prompt, calls_of(t)) for t in train if t.tool_calls),
+            train=tuple(c for t in train for c in parsed[t.id]),
+            every=tuple(c for t in tasks for c in parsed[t.id]),
+            episodes=tuple(ReferenceEpisode(t.prompt, parsed[t.id]) for t in train if t.tool_calls),
         )
 
 
