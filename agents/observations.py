@@ -21,17 +21,17 @@ from toolgym.envs.episode.spaces import text_bytes
 NUMBER = rb"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]\d)"
 # Or in words, up to ninety-nine ("twenty-seven", "four"); a length followed by "cm" is read in
 # mm (the registries' unit), so "2.5 cm" and "25 mm" read alike.
-ONES = (
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-    "nineteen",
-)  # fmt: skip
+_ONES_TEXT = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+)
+ONES = tuple(_ONES_TEXT.split())
 TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-WORD = (
-    rb"\b(?:(?:" + b"|".join(w.encode() for w in TENS) + rb")(?:-(?:"
-    + b"|".join(w.encode() for w in ONES[1:10]) + rb"))?|"
-    + b"|".join(w.encode() for w in sorted(ONES, key=len, reverse=True)) + rb")\b"
-)  # fmt: skip
+# "twenty", "twenty-seven"; else "zero" to "nineteen", longest first ("seventeen" not "seven").
+_TENS = b"|".join(w.encode() for w in TENS)
+_UNITS = b"|".join(w.encode() for w in ONES[1:10])
+_ONES = b"|".join(w.encode() for w in sorted(ONES, key=len, reverse=True))
+WORD = rb"\b(?:(?:" + _TENS + rb")(?:-(?:" + _UNITS + rb"))?|" + _ONES + rb")\b"
 # A number in words counts only as a length ("twenty mm"): "the four edges", "all twelve" name
 # edges, and reading them as numbers would move the pointer off the sizes.
 LENGTH_UNIT = rb"(?=\s*(?:mm|cm|millimet|centimet))"
@@ -59,8 +59,7 @@ def batch_observations(observations: Mapping[str, Any], config: PolicyConfig) ->
     prompts = list(observations["prompt"])
     prompt = text_bytes(prompts, config.prompt_bytes)
     feedback = text_bytes(list(observations["feedback"]), config.feedback_bytes, keep="tail")
-    numbers, number_from, number_at = number_spans(prompts, config.prompt_bytes,
-                                                   config.max_numbers)  # fmt: skip
+    numbers, number_from, number_at = number_spans(prompts, config.prompt_bytes, config.max_numbers)
     depth = {}
     if config.depth:  # (B, 4, H, W): the current part's two surfaces, then the target's
         both = np.concatenate([observations["depth"], observations["target_depth"]], axis=-1)

@@ -89,11 +89,13 @@ class TrainerSpaces(StandardSpaces, gym.utils.RecordConstructorArgs):
         max_bins: int = 64,
     ) -> None:
         # (recorded so that gym.make can rebuild the env from its spec, as check_env does)
-        gym.utils.RecordConstructorArgs.__init__(self, grammar=grammar, policy=policy,
-                                                 max_bins=max_bins)  # fmt: skip
+        gym.utils.RecordConstructorArgs.__init__(
+            self, grammar=grammar, policy=policy, max_bins=max_bins
+        )
         self.policy = policy or PolicyConfig()
-        super().__init__(env, grammar, max_bins, self.policy.prompt_bytes,
-                         self.policy.feedback_bytes)  # fmt: skip
+        super().__init__(
+            env, grammar, max_bins, self.policy.prompt_bytes, self.policy.feedback_bytes
+        )
         if self.policy.depth and "depth" not in env.observation_space.spaces:
             raise ValueError("policy.depth reads the env's depth: make it with depth=True")
         grammar = self.grammar
@@ -135,8 +137,11 @@ class TrainerSpaces(StandardSpaces, gym.utils.RecordConstructorArgs):
         import torch
 
         rows = {k: [observation[k]] for k in ("prompt", "feedback", "step")}
-        rows |= {k: observation[k][None] for k in ("image", "target", "depth", "target_depth")
-                 if k in observation}  # fmt: skip
+        rows |= {
+            k: observation[k][None]
+            for k in ("image", "target", "depth", "target_depth")
+            if k in observation
+        }
         batch = batch_observations(rows, self.policy)
         # The numbers a copy may take: the prompt's, then (measure) those measured off depth.
         copyable = [batch["numbers"][0]], [batch["number_at"][0] >= 0]
@@ -167,9 +172,11 @@ class TrainerSpaces(StandardSpaces, gym.utils.RecordConstructorArgs):
         op = int(np.clip(action[0], 0, len(grammar.ops) - 1))
         tool = grammar.ops[op]
         tokens, count = [grammar.op_start + op], 0
-        numbers, present = (np.zeros(0), np.zeros(0, bool)) if self._seen is None else (
-            self._seen[2], self._seen[3]
-        )  # fmt: skip
+        numbers, present = (
+            (np.zeros(0), np.zeros(0, bool))
+            if self._seen is None
+            else (self._seen[2], self._seen[3])
+        )
         for k, slot in enumerate(grammar.slots[tool]):
             entry = self._first[tool] + k
             index = int(np.clip(action[entry], 0, self.action_space.nvec[entry] - 1))
@@ -191,5 +198,6 @@ class TrainerSpaces(StandardSpaces, gym.utils.RecordConstructorArgs):
         (the prompt's numbers, the previous applied call), as the trainer computes them."""
         rows, batch = self._seen[:2] if self._seen is not None else ({}, {})
         tokens = np.asarray([self.tokens(action)])
-        return self._contexts.decode(self.grammar, tokens, rows, batch["numbers"],
-                                     batch["number_at"])[0]  # fmt: skip
+        return self._contexts.decode(
+            self.grammar, tokens, rows, batch["numbers"], batch["number_at"]
+        )[0]

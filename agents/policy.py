@@ -170,8 +170,9 @@ class GrammarMasks(nn.Module):
             distance = torch.arange(bins.shape[1], device=tokens.device) - index.unsqueeze(1)
             weights = torch.exp(-0.5 * (distance / sigma) ** 2) * real.float()
             weights = weights / weights.sum(dim=1, keepdim=True).clamp(min=1e-12)
-            where = (self.slot_lo[op, t].unsqueeze(1) + torch.arange(bins.shape[1],
-                     device=tokens.device)).clamp(max=targets.shape[-1] - 1)  # fmt: skip
+            where = (
+                self.slot_lo[op, t].unsqueeze(1) + torch.arange(bins.shape[1], device=tokens.device)
+            ).clamp(max=targets.shape[-1] - 1)
             spread = torch.zeros(batch, targets.shape[-1], device=tokens.device)
             spread.scatter_add_(1, where, weights)
             targets[:, t] = torch.where(soft.unsqueeze(1), spread, targets[:, t])
@@ -220,15 +221,21 @@ class Policy(nn.Module):
         self.length, vocab = grammar.length, grammar.vocab_size
         self.masks = GrammarMasks(grammar)
         pools = 2 if self.config.peak_pool else 1
+        # The views (current and target, 3 each), then the options' channels.
+        extra = 2 * self.config.coords + 3 * self.config.difference
+        channels = 6 + extra + DEPTH_CHANNELS * self.config.depth
         self.cnn = nn.Sequential(
-            nn.Conv2d(6 + 2 * self.config.coords + 3 * self.config.difference
-                      + DEPTH_CHANNELS * self.config.depth, c[0], 5, stride=2, padding=2),
+            nn.Conv2d(channels, c[0], 5, stride=2, padding=2),
             nn.GELU(),
-            nn.Conv2d(c[0], c[1], 3, stride=2, padding=1), nn.GELU(),
-            nn.Conv2d(c[1], c[2], 3, stride=2, padding=1), nn.GELU(),
-            Pooled(self.config.peak_pool), nn.Flatten(), nn.Linear(pools * 16 * c[2], h),
+            nn.Conv2d(c[0], c[1], 3, stride=2, padding=1),
             nn.GELU(),
-        )  # fmt: skip
+            nn.Conv2d(c[1], c[2], 3, stride=2, padding=1),
+            nn.GELU(),
+            Pooled(self.config.peak_pool),
+            nn.Flatten(),
+            nn.Linear(pools * 16 * c[2], h),
+            nn.GELU(),
+        )
         # Orthogonal weights with ReLU's gain (as CleanRL's Atari agents): under PyTorch's
         # default init the features of mostly white views shrank layer by layer until their
         # differences were a thousandth of the text's, and a cloned image-only policy wrote the
@@ -254,7 +261,7 @@ class Policy(nn.Module):
         readings = READINGS * self.config.depth
         self.fuse = nn.Sequential(
             nn.Linear(3 * h + 16 + readings, h), nn.GELU(), nn.Linear(h, h), nn.LayerNorm(h)
-        )  # fmt: skip
+        )
         self.value_head = nn.Linear(h, 1)
         self.token_embed = nn.Embedding(vocab, h)
         self.token_position = nn.Embedding(self.length, h)
@@ -340,8 +347,9 @@ class Policy(nn.Module):
         # ("tall", "across", its unit) are what say which parameter it is.
         context = around(at) + self.number_rank.weight[: at.shape[1]]
         if self.config.number_starts:
-            context = torch.cat([around(start) + self.number_rank.weight[: at.shape[1]],
-                                 around(at)], dim=-1)  # fmt: skip
+            context = torch.cat(
+                [around(start) + self.number_rank.weight[: at.shape[1]], around(at)], dim=-1
+            )
         # Clamped: a task's text may hold any number (a part number, "1" followed by 40 zeros).
         value = torch.stack([(numbers / 100.0).clamp(-10, 10), (numbers < 0).float()], dim=-1)
         return self.number_key(torch.cat([context, value], dim=-1)), at >= 0
@@ -351,9 +359,15 @@ class Policy(nn.Module):
 
     # -- decoder ------------------------------------------------------------------------------
     def _step(
-        self, hidden: torch.Tensor, chosen: torch.Tensor, previous: torch.Tensor, t: int,
-        text: tuple[torch.Tensor, ...], obs: Mapping[str, torch.Tensor], last: torch.Tensor,
-    ) -> tuple[torch.Tensor, torch.Tensor, tuple[torch.Tensor, torch.Tensor] | None]:  # fmt: skip
+        self,
+        hidden: torch.Tensor,
+        chosen: torch.Tensor,
+        previous: torch.Tensor,
+        t: int,
+        text: tuple[torch.Tensor, ...],
+        obs: Mapping[str, torch.Tensor],
+        last: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor, tuple[torch.Tensor, torch.Tensor] | None]:
         """One decoder step: the new hidden state, the masked log-probabilities ``(B, vocab)``
         of the token at position ``t`` (forbidden tokens: :data:`MASKED`), and where copying
         ``(the numbers' tokens (B, K), the pointer (B, K))``, else ``None``. ``last`` ``(B,)``:

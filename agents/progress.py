@@ -40,10 +40,15 @@ def phase(
         (log or print)(start)
     # The ETA averages over the last hour: one unit (a PPO iteration) may take minutes.
     bar = Progress(
-        TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[status]}"),
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[status]}"),
         speed_estimate_period=3600,
-    )  # fmt: skip
+    )
     task = bar.add_task(label, total=total, completed=done, status="")
 
     def advance(n: int = 1, status: str = "", line: str | None = None) -> None:

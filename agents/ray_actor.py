@@ -38,9 +38,13 @@ class EnvRunner:
     """
 
     def __init__(
-        self, env_id: str, task_ids: Sequence[str], env_kwargs: dict[str, Any], num_envs: int,
+        self,
+        env_id: str,
+        task_ids: Sequence[str],
+        env_kwargs: dict[str, Any],
+        num_envs: int,
         record: bool = False,
-    ) -> None:  # fmt: skip
+    ) -> None:
         from toolgym.envs.recording.recorder import RecordEpisodes
 
         self.recordings = _temporary_folder() if record else None
@@ -95,9 +99,16 @@ class EnvRunner:
         return take_folders(self.recordings, current)
 
     def episode(
-        self, env_id: str, agent: str, seed: int, k: int, task: str | None, render: bool,
-        env_kwargs: dict[str, Any], record: bool = False,
-    ) -> tuple[dict[str, Any], bytes | None, list[Recording]]:  # fmt: skip
+        self,
+        env_id: str,
+        agent: str,
+        seed: int,
+        k: int,
+        task: str | None,
+        render: bool,
+        env_kwargs: dict[str, Any],
+        record: bool = False,
+    ) -> tuple[dict[str, Any], bytes | None, list[Recording]]:
         """Episode ``k`` of ``toolgym run`` (see :func:`toolgym.agents.runner.play_episode`):
         its row, its final render as PNG bytes when asked, and its recording when asked."""
         from toolgym.agents.runner import play_episode
@@ -188,9 +199,13 @@ def write_recordings(root: Path, recordings: Iterable[Recording], first: int) ->
 
 
 def new_actor(
-    env_id: str, task_ids: Sequence[str], env_kwargs: dict[str, Any], num_envs: int,
-    memory_per_env: int, record: bool = False,
-) -> Any:  # fmt: skip
+    env_id: str,
+    task_ids: Sequence[str],
+    env_kwargs: dict[str, Any],
+    num_envs: int,
+    memory_per_env: int,
+    record: bool = False,
+) -> Any:
     import ray
 
     remote = ray.remote(EnvRunner).options(**actor_options(num_envs, memory_per_env))

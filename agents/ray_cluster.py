@@ -66,10 +66,14 @@ def start(address: str | None = None, num_cpus: int | None = None) -> None:
         for attempt in range(START_ATTEMPTS):
             try:
                 ray.init(
-                    address=LOCAL, num_cpus=num_cpus or os.process_cpu_count(),
-                    include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False,
-                    logging_level="WARNING", configure_logging=False,
-                )  # fmt: skip
+                    address=LOCAL,
+                    num_cpus=num_cpus or os.process_cpu_count(),
+                    include_dashboard=False,
+                    _node_ip_address="127.0.0.1",
+                    log_to_driver=False,
+                    logging_level="WARNING",
+                    configure_logging=False,
+                )
                 break
             except Exception as exc:  # Ray's own start-up limit (30 s) trips on a busy machine
                 if "timed out during startup" not in str(exc) or attempt == START_ATTEMPTS - 1:
@@ -95,9 +99,11 @@ def _loopback(host: str) -> bool:
 def actor_options(num_envs: int, memory_per_env: int) -> dict[str, Any]:
     # SPREAD: a node lost takes as few envs with it as the cluster allows.
     return {
-        "num_cpus": max(1, num_envs), "memory": max(1, num_envs) * memory_per_env,
-        "scheduling_strategy": "SPREAD", "max_restarts": 0,
-    }  # fmt: skip
+        "num_cpus": max(1, num_envs),
+        "memory": max(1, num_envs) * memory_per_env,
+        "scheduling_strategy": "SPREAD",
+        "max_restarts": 0,
+    }
 
 
 def wait_ready(actors: list[Any], timeout_s: float = READY_TIMEOUT_S) -> None:

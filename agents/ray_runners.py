@@ -290,9 +290,12 @@ def _part(call: tuple[Any, ...], part: slice) -> tuple[Any, ...]:
 
 
 def make_ray_vector_env(
-    env_id: str, task_ids: Sequence[str], num_envs: int, address: str | None = None,
+    env_id: str,
+    task_ids: Sequence[str],
+    num_envs: int,
+    address: str | None = None,
     **env_kwargs: Any,
-) -> RayVectorEnv:  # fmt: skip
+) -> RayVectorEnv:
     """Connect to Ray at ``address`` (see :func:`start`) and build a :class:`RayVectorEnv`.
     A mixed env (``mix=`` in ``env_kwargs``) holds one env per tool: it declares the memory of
     as many."""
@@ -365,10 +368,16 @@ class ActorPool:
 
 
 def run_episodes(
-    env_id: str, agent: str, *, episodes: int | None = None, seed: int = 0,
-    out: Path | None = None, record: Path | None = None, actors: int | None = None,
+    env_id: str,
+    agent: str,
+    *,
+    episodes: int | None = None,
+    seed: int = 0,
+    out: Path | None = None,
+    record: Path | None = None,
+    actors: int | None = None,
     **env_kwargs: Any,
-) -> Iterator[Any]:  # fmt: skip
+) -> Iterator[Any]:
     """:func:`toolgym.agents.runner.run_episodes` with each episode played by an env-runner
     actor (``actors`` of them; default: one per free CPU): the same episodes, in the same
     order, with the same scores. Renders are written here from the PNG bytes the actor sent;
@@ -406,9 +415,14 @@ def run_episodes(
 
 
 def verify_batch(
-    tasks: Iterable[Any], scripts: Path, out: Path, *, jobs: int | None = None,
-    limits: Any = None, on_done: Callable[[dict[str, Any]], None] | None = None,
-) -> list[dict[str, Any]]:  # fmt: skip
+    tasks: Iterable[Any],
+    scripts: Path,
+    out: Path,
+    *,
+    jobs: int | None = None,
+    limits: Any = None,
+    on_done: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
     """:func:`toolgym.envs.verification.batch.verify_batch` across env-runner actors (``jobs`` of
     them, each verifying one script at a time; default: one per free CPU): scripts are read
     here, verified in the actors, and each result line is appended to ``out`` here as it

@@ -118,9 +118,12 @@ class WeaknessSampler:
 
     def state_dict(self) -> dict[str, Any]:
         return {
-            "levels": self.levels, "scores": self.scores.tolist(), "seen": self.seen.tolist(),
-            "last_played": self.last_played.tolist(), "episodes": self.episodes,
-        }  # fmt: skip
+            "levels": self.levels,
+            "scores": self.scores.tolist(),
+            "seen": self.seen.tolist(),
+            "last_played": self.last_played.tolist(),
+            "episodes": self.episodes,
+        }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         if state["levels"] != self.levels:

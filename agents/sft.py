@@ -53,11 +53,19 @@ def episode_chat(episode: RecordedEpisode, image_size: int = 0) -> dict[str, Any
         if line.get("finish") or line.get("kind") != "step":
             continue
         call = call_of(line.get("action"), mode, f"call_{number}")
-        messages.append({
-            "role": "assistant", "content": None,
-            "tool_calls": [{"id": call.id, "type": "function",
-                            "function": {"name": call.name, "arguments": call.arguments}}],
-        })  # fmt: skip
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": call.arguments},
+                    }
+                ],
+            }
+        )
         messages.append(result_message(call, str(line.get("feedback") or "")))
         done = line.get("terminated") or line.get("truncated")
         view = _picture(episode, line, "image") if image_size > 0 and not done else None
