@@ -105,13 +105,16 @@ class CopyInOrderAgent:
     def __init__(self, registry: ToolRegistry, tools: list[str] | None = None) -> None:
         grammar = registry.grammar()
         self.numeric = {
-            name: [p for p, spec in grammar[name]["params"].items()
-                   if spec["kind"] in ("number", "integer")]
+            name: [
+                p
+                for p, spec in grammar[name]["params"].items()
+                if spec["kind"] in ("number", "integer")
+            ]
             for name in (tools or list(registry.tools))
-        }  # fmt: skip
+        }
 
     def act(self, observation: dict[str, Any], task: Any = None) -> str:
-        from toolgym.agents.observations import prompt_numbers
+        from toolgym.agents.trainer.observations import prompt_numbers
 
         numbers, at = prompt_numbers([str(observation.get("prompt", ""))], 4096, 64)
         found = [float(n) for n, i in zip(numbers[0], at[0], strict=True) if i >= 0]

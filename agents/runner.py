@@ -88,7 +88,7 @@ def play_episode(
 ) -> Episode:
     """Episode ``k`` of a run: the env reset with ``seed`` (on ``task`` when given) and the agent
     seeded with it too, so an episode depends on nothing played before it (and any process can
-    play it, see ``toolgym.agents.ray_runners``)."""
+    play it, see ``toolgym.agents.distributed.runners``)."""
     agent = make_agent(agent_name, env, seed)
     return _episode(env, agent, seed, {"task": task} if task else None, out, k)
 
@@ -118,9 +118,14 @@ def _episode(
         labelled = agent_and_target(observation["image"], observation["target"])
         Image.fromarray(labelled).save(render)
     return Episode(
-        task.id, steps, final.get("score"), bool(final.get("passed")),
-        time.perf_counter() - started, errors, render,
-    )  # fmt: skip
+        task.id,
+        steps,
+        final.get("score"),
+        bool(final.get("passed")),
+        time.perf_counter() - started,
+        errors,
+        render,
+    )
 
 
 def _new_file(folder: Path, stem: str, suffix: str) -> Path:

@@ -169,8 +169,9 @@ def bench_fresh_process(kind: str, task_id: str, steps: int) -> float:
         started = time.perf_counter()
         subprocess.run(
             [sys.executable, "-c", FRESH_PROCESS, task.start, step_script(kind, task_id), cameras],
-            check=True, capture_output=True,
-        )  # fmt: skip
+            check=True,
+            capture_output=True,
+        )
         times.append(time.perf_counter() - started)
     return statistics.median(times)
 
@@ -179,8 +180,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=15)
     args = parser.parse_args()
-    print(f"# toolgym/Blender-v0, {platform.machine()}, {os.cpu_count()} cores, "
-          f"{args.steps} steps per figure (medians, seconds)\n")  # fmt: skip
+    print(
+        f"# toolgym/Blender-v0, {platform.machine()}, {os.cpu_count()} cores, "
+        f"{args.steps} steps per figure (medians, seconds)\n"
+    )
     rows = []
     for kind, task_id in TASKS.items():
         env = bench_env(kind, task_id, args.steps)
@@ -196,8 +199,10 @@ def main() -> None:
     print("|" + "---|" * (len(PARTS) + 6))
     for kind, _, env, inproc, fresh in rows:
         cells = " | ".join(f"{env[p]:.3f}" for p in PARTS)
-        print(f"| {kind} | {env['step']:.3f} | {cells} | {env['reset']:.3f} | {inproc:.3f} | "
-              f"{env['step'] / inproc:.1f}× | {fresh:.2f} |")  # fmt: skip
+        print(
+            f"| {kind} | {env['step']:.3f} | {cells} | {env['reset']:.3f} | {inproc:.3f} | "
+            f"{env['step'] / inproc:.1f}× | {fresh:.2f} |"
+        )
     print("\ntasks: " + ", ".join(f"{k}: {t}" for k, t, *_ in rows))
 
 

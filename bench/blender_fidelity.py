@@ -40,10 +40,11 @@ tree.links.new(glow.outputs[0], tree.get_output_node('CYCLES').inputs['Surface']
 """
 # A bright lamp, for the cases of a glow that hides what the surface reflects.
 LAMP = dataclasses.replace(
-    get_task("blender-material/glowing-green"), id="blender-material/lamp",
+    get_task("blender-material/glowing-green"),
+    id="blender-material/lamp",
     prompt="Make Ball a lamp: base colour (0.9, 0.8, 0.6), emission strength 10.",
     reference="tools.set_material(name='Ball', r=0.9, g=0.8, b=0.6, emission_strength=10)",
-)  # fmt: skip
+)
 CASES = [
     # (kind, task, label, expect_pass, script)
     (

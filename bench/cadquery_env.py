@@ -49,9 +49,13 @@ PHASES = ("exec", "tessellate", "verify", "render")
 
 def make_env(suite: str, steps: int) -> gym.Env:
     env = gym.make(
-        "toolgym/CadQuery-v0", suite=suite, action_mode="code", max_steps=steps + 1,
-        view_size=64, timings_in_info=True,
-    )  # fmt: skip
+        "toolgym/CadQuery-v0",
+        suite=suite,
+        action_mode="code",
+        max_steps=steps + 1,
+        view_size=64,
+        timings_in_info=True,
+    )
     env.unwrapped._succeeded = lambda report: False  # no episode ends: every step is a real one
     return env
 

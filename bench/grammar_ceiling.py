@@ -27,9 +27,9 @@ import gymnasium as gym
 import numpy as np
 
 import toolgym  # noqa: F401 - registers the environments
-from toolgym.agents.build import calls_grammar, reference_derived
-from toolgym.agents.observations import prompt_numbers
-from toolgym.agents.policy import PolicyConfig
+from toolgym.agents.trainer.build import calls_grammar, reference_derived
+from toolgym.agents.trainer.observations import prompt_numbers
+from toolgym.agents.trainer.policy import PolicyConfig
 from toolgym.envs.cadquery.families import family as get_family
 from toolgym.envs.grammar import STOP_TOOL, CallContext, Grammar
 
@@ -78,8 +78,14 @@ def ceiling(name: str, tasks: int, train: int, max_bins: int, derived: bool) -> 
             scores.append(played_score(env, task.id, calls, end))
     finally:
         env.close()
-    return {"family": name, "tasks": len(scores), "mean": float(np.mean(scores)),
-            "min": float(np.min(scores)), "exact": exact, "vocab": grammar.vocab_size}  # fmt: skip
+    return {
+        "family": name,
+        "tasks": len(scores),
+        "mean": float(np.mean(scores)),
+        "min": float(np.min(scores)),
+        "exact": exact,
+        "vocab": grammar.vocab_size,
+    }
 
 
 def played_score(env: gym.Env, task_id: str, calls: list[str], end: str) -> float:
@@ -97,8 +103,8 @@ def played_score(env: gym.Env, task_id: str, calls: list[str], end: str) -> floa
 
 def suite_ceiling(suite: str, max_bins: int) -> dict[str, Any]:
     """The ceiling over a suite's test split, in the grammar ``toolgym train --mix`` builds for
-    the suite's tool (``toolgym.agents.mixed.mixed_grammar``)."""
-    from toolgym.agents.build import build_grammar
+    the suite's tool (``toolgym.agents.trainer.mixed.mixed_grammar``)."""
+    from toolgym.agents.trainer.build import build_grammar
     from toolgym.envs.domains import get_domain
     from toolgym.envs.tasks.suites import get_suite
 
@@ -116,8 +122,14 @@ def suite_ceiling(suite: str, max_bins: int) -> dict[str, Any]:
             scores.append(played_score(env, task.id, calls, calls[-1]))  # then the last again
     finally:
         env.close()
-    return {"family": suite, "tasks": len(scores), "mean": float(np.mean(scores)),
-            "min": float(np.min(scores)), "exact": exact, "vocab": grammar.vocab_size}  # fmt: skip
+    return {
+        "family": suite,
+        "tasks": len(scores),
+        "mean": float(np.mean(scores)),
+        "min": float(np.min(scores)),
+        "exact": exact,
+        "vocab": grammar.vocab_size,
+    }
 
 
 def main() -> None:
@@ -139,8 +151,11 @@ def main() -> None:
     for name in args.families:
         r = ceiling(name, args.tasks, args.train, args.max_bins, args.derived)
         verdict = "PASS" if r["mean"] >= 0.99 else "MISS"
-        print(f"| {name} | {r['vocab']} | {r['tasks']} | {r['exact']}/{r['tasks']} "
-              f"| {r['mean']:.4f} | {r['min']:.4f} | ≥ 0.99: {verdict} |", flush=True)  # fmt: skip
+        print(
+            f"| {name} | {r['vocab']} | {r['tasks']} | {r['exact']}/{r['tasks']} "
+            f"| {r['mean']:.4f} | {r['min']:.4f} | ≥ 0.99: {verdict} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

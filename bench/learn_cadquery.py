@@ -66,10 +66,10 @@ from typing import Any
 
 import numpy as np
 
-from toolgym.agents.evaluate import evaluate_policy, summarize
-from toolgym.agents.policy import PolicyConfig
-from toolgym.agents.ppo import PPOConfig
-from toolgym.agents.train import TrainConfig, Trainer
+from toolgym.agents.trainer.evaluate import evaluate_policy, summarize
+from toolgym.agents.trainer.policy import PolicyConfig
+from toolgym.agents.trainer.ppo import PPOConfig
+from toolgym.agents.trainer.train import TrainConfig, Trainer
 from toolgym.envs.cadquery.families import family as get_family
 
 HERE = Path(__file__).resolve().parent
@@ -88,9 +88,13 @@ def _toml_value(value: Any) -> str:
 
 
 def family_suite(
-    name: str, train: int, test: int, folder: Path,
-    reword: Callable[[dict[str, Any], int], str] | None = None, framed: bool = False,
-) -> str:  # fmt: skip
+    name: str,
+    train: int,
+    test: int,
+    folder: Path,
+    reword: Callable[[dict[str, Any], int], str] | None = None,
+    framed: bool = False,
+) -> str:
     """A suite file holding ``train`` and ``test`` seeds of one procedural family; ``reword``:
     each prompt rewritten from the task's parameters (and a seed); ``framed``: the tasks name
     their family, so their views share its fixed frame (as the generated suites' do)."""
@@ -101,9 +105,11 @@ def family_suite(
         for seed in range(count):
             task = fam.task(seed, split)
             calls = [json.loads(c) for c in task.tool_calls or ()]
-            prompt = reword(dict(task.parameters), 2 * seed + (split == "test")) if reword else (
-                task.prompt
-            )  # fmt: skip
+            prompt = (
+                reword(dict(task.parameters), 2 * seed + (split == "test"))
+                if reword
+                else (task.prompt)
+            )
             lines.append(
                 f'[[task]]\nname = "{split}-{seed}"\nprompt = {json.dumps(prompt)}\n'
                 f'difficulty = {task.difficulty}\nsplit = "{split}"\n'
@@ -129,10 +135,18 @@ def run_trainer(
     report = evaluate_policy(trainer.policy, trainer.grammar, config, "test", eval_episodes)
     sps = float(np.mean([row["sps"] for row in curve])) if curve else math.nan
     ablated = {
-        name: _short(evaluate_policy(trainer.policy, trainer.grammar, config, "test",
-                                     eval_episodes, transform=ABLATIONS[name]))
+        name: _short(
+            evaluate_policy(
+                trainer.policy,
+                trainer.grammar,
+                config,
+                "test",
+                eval_episodes,
+                transform=ABLATIONS[name],
+            )
+        )
         for name in ablations
-    }  # fmt: skip
+    }
     return {
         "method": label,
         "env_steps": trainer.env_steps,
@@ -168,8 +182,11 @@ def _blank_prompt(obs: dict[str, Any]) -> dict[str, Any]:
     return obs | {"prompt": np.asarray([""] * len(obs["prompt"]), dtype=object)}
 
 
-ABLATIONS = {"images zeroed": _zero_images, "targets swapped": _swap_targets,
-             "prompt blanked": _blank_prompt}  # fmt: skip
+ABLATIONS = {
+    "images zeroed": _zero_images,
+    "targets swapped": _swap_targets,
+    "prompt blanked": _blank_prompt,
+}
 
 
 def run_untrained(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
@@ -182,30 +199,45 @@ def run_untrained(config: TrainConfig, eval_episodes: int | None) -> dict[str, A
 def run_copy_rule(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
     """``CopyInOrderAgent`` over the grammar's tools: nothing learnt."""
     from toolgym.agents.baselines import CopyInOrderAgent
-    from toolgym.agents.build import build_grammar, env_registry
-    from toolgym.agents.vector import make_vector_env, play_queued
+    from toolgym.agents.trainer.build import build_grammar, env_registry
+    from toolgym.agents.trainer.vector import make_vector_env, play_queued
     from toolgym.envs.grammar import STOP_TOOL
 
     grammar = build_grammar(config.env_id, config.suite, config.max_bins, config.all_tools)
-    agent = CopyInOrderAgent(env_registry(config.env_id, config.suite),
-                             [op for op in grammar.ops if op != STOP_TOOL])  # fmt: skip
+    agent = CopyInOrderAgent(
+        env_registry(config.env_id, config.suite), [op for op in grammar.ops if op != STOP_TOOL]
+    )
     tasks = [t.id for t in config.tasks("test")]
     queue = [tasks[k % len(tasks)] for k in range(eval_episodes or len(tasks))]
-    vec = make_vector_env(config.env_id, tasks, config.num_envs, True,
-                          **dict(config.env_kwargs(evaluation=True), split="test"))  # fmt: skip
+    vec = make_vector_env(
+        config.env_id,
+        tasks,
+        config.num_envs,
+        True,
+        **dict(config.env_kwargs(evaluation=True), split="test"),
+    )
     try:
         results = play_queued(
-            vec, queue, lambda obs, current: [agent.act({"prompt": p}) for p in obs["prompt"]],
+            vec,
+            queue,
+            lambda obs, current: [agent.act({"prompt": p}) for p in obs["prompt"]],
             seed=config.seed,
-        )  # fmt: skip
+        )
     finally:
         vec.close()
     return _baseline("copy-in-order rule", summarize(results, "test"))
 
 
 def _baseline(label: str, report: dict[str, Any]) -> dict[str, Any]:
-    return {"method": label, "env_steps": 0, "bc_env_steps": 0, "train_seconds": 0.0,
-            "sps": math.nan, "curve": [], "test": _short(report)}  # fmt: skip
+    return {
+        "method": label,
+        "env_steps": 0,
+        "bc_env_steps": 0,
+        "train_seconds": 0.0,
+        "sps": math.nan,
+        "curve": [],
+        "test": _short(report),
+    }
 
 
 def _curve(path: Path) -> list[dict[str, float]]:
@@ -252,8 +284,11 @@ def paraphrase(params: dict[str, Any], seed: int) -> str:
     rng = np.random.default_rng([seed, 7])
     at = f"x = {say(params['x'], rng)}, y = {say(params['y'], rng)}, z = {say(params['z'], rng)}"
     if params["kind"] == "box":
-        sizes = [("tall", params["height"]), ("long in X", params["length"]),
-                 ("wide in Y", params["width"])]  # fmt: skip
+        sizes = [
+            ("tall", params["height"]),
+            ("long in X", params["length"]),
+            ("wide in Y", params["width"]),
+        ]
         order = rng.permutation(3)
         shape = "a block " + ", ".join(f"{say(sizes[i][1], rng)} {sizes[i][0]}" for i in order)
     elif params["kind"] == "cylinder":
@@ -261,7 +296,7 @@ def paraphrase(params: dict[str, Any], seed: int) -> str:
         order = rng.permutation(2)
         shape = "an upright cylinder " + " and ".join(
             f"{say(sizes[i][1], rng)} {sizes[i][0]}" for i in order
-        )  # fmt: skip
+        )
     else:
         shape = f"a ball {say(params['diameter'], rng)} across"
     if rng.random() < 0.5:
@@ -277,9 +312,9 @@ def paraphrased_suite(train: int, test: int, folder: Path) -> str:
 def run_random(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
     """Uniformly random calls of the trainer's grammar (every token drawn among the allowed
     ones: derived values and stop too, where the grammar has them)."""
-    from toolgym.agents.build import run_grammar
-    from toolgym.agents.observations import observe
-    from toolgym.agents.vector import make_vector_env, play_queued
+    from toolgym.agents.trainer.build import run_grammar
+    from toolgym.agents.trainer.observations import observe
+    from toolgym.agents.trainer.vector import make_vector_env, play_queued
     from toolgym.envs.grammar import STOP_TOOL, EpisodeContexts
 
     grammar, _ = run_grammar(config)
@@ -307,8 +342,9 @@ def run_random(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]
 
     def count_stops(obs: dict[str, Any], chosen: list[str], recording: np.ndarray) -> None:
         nonlocal stops
-        stops += sum(json.loads(chosen[i]).get("name") == STOP_TOOL
-                     for i in np.flatnonzero(recording))  # fmt: skip
+        stops += sum(
+            json.loads(chosen[i]).get("name") == STOP_TOOL for i in np.flatnonzero(recording)
+        )
 
     try:
         results = play_queued(vec, queue, choose, seed=config.seed, on_step=count_stops)
@@ -342,8 +378,8 @@ def run_sb3(
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     import toolgym  # noqa: F401
-    from toolgym.agents.build import build_grammar, run_grammar
-    from toolgym.agents.peer_spaces import TrainerSpaces
+    from toolgym.agents.trainer.build import build_grammar, run_grammar
+    from toolgym.agents.trainer.peer_spaces import TrainerSpaces
     from toolgym.envs.tasks.suites import get_suite
     from toolgym.envs.wrappers.standard import StandardSpaces
 
@@ -502,10 +538,16 @@ def table(results: list[dict[str, Any]]) -> str:
         stopped = f" ({test['stopped']})" if "stopped" in test else ""
         ablated = ", ".join(f"{k}: {v['score']:.3f}" for k, v in r.get("ablations", {}).items())
         cells = (
-            r["method"], str(r["env_steps"]), str(r["bc_env_steps"]),
-            f"{r['train_seconds']:.0f} s", f"{r['sps']:.2f}", f"{test['score']:.3f}",
-            f"{test['success_rate']:.2f}", f"{test['steps']:.2f}{stopped}", ablated or "-",
-        )  # fmt: skip
+            r["method"],
+            str(r["env_steps"]),
+            str(r["bc_env_steps"]),
+            f"{r['train_seconds']:.0f} s",
+            f"{r['sps']:.2f}",
+            f"{test['score']:.3f}",
+            f"{test['success_rate']:.2f}",
+            f"{test['steps']:.2f}{stopped}",
+            ablated or "-",
+        )
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -519,58 +561,79 @@ def main() -> None:
         "--bc-episodes", type=int, default=None, help="oracle episodes; default: every train task"
     )
     parser.add_argument(
-        "--sections", nargs="+", default=["primitives", "paraphrased", "image", "families"],
+        "--sections",
+        nargs="+",
+        default=["primitives", "paraphrased", "image", "families"],
         choices=["primitives", "paraphrased", "image", "families"],
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--families", nargs="+", default=["enclosure", "plate_holes", "stepped_shaft"],
+        "--families",
+        nargs="+",
+        default=["enclosure", "plate_holes", "stepped_shaft"],
         help="the multi-step families (BC + PPO, stop)",
-    )  # fmt: skip
+    )
     parser.add_argument("--family-steps", type=int, default=256)
     parser.add_argument(
-        "--tune-target-kl", "--family-target-kl", type=float, default=0.02,
+        "--tune-target-kl",
+        "--family-target-kl",
+        type=float,
+        default=0.02,
         help="PPO's approx-KL early stop after cloning (keeps the cloned policy)",
-    )  # fmt: skip
+    )
     parser.add_argument(
         "--tune-lr", "--family-lr", type=float, default=1e-4, help="PPO's, after cloning"
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--tune-ent-coef", "--family-ent-coef", type=float, default=0.0,
+        "--tune-ent-coef",
+        "--family-ent-coef",
+        type=float,
+        default=0.0,
         help="PPO's entropy bonus after cloning (it pushes every step one way)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--image-view-size", type=int, default=64,
+        "--image-view-size",
+        type=int,
+        default=64,
         help="image section: pixels per view (32 px is 6.9 mm of the primitives' frame)",
-    )  # fmt: skip
+    )
     parser.add_argument("--image-train-seeds", type=int, default=600, help="image section")
     parser.add_argument(
-        "--image-inputs", choices=["depth", "rgb"], default="depth",
+        "--image-inputs",
+        choices=["depth", "rgb"],
+        default="depth",
         help="image section: the RGB views and their depth (the pointer copies numbers "
         "measured off it), or the RGB views alone",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--image-size", type=int, default=None,
+        "--image-size",
+        type=int,
+        default=None,
         help="image section: pixels square the CNN sees the tile of four views at (default: "
         "32 with depth, whose readings come from the full tile; 64 with RGB alone)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--image-bin-sigma", type=float, default=None,
+        "--image-bin-sigma",
+        type=float,
+        default=None,
         help="image section: soft-binned cloning targets, a Gaussian of this many bins "
         "(default: 0 with depth, 6 with RGB alone)",
-    )  # fmt: skip
+    )
     parser.add_argument("--num-envs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=PPOConfig.learning_rate, help="PPO's")
     parser.add_argument("--ent-coef", type=float, default=PPOConfig.ent_coef, help="PPO's")
     parser.add_argument(
-        "--copy-next-bias", type=float, default=PolicyConfig.copy_next_bias,
+        "--copy-next-bias",
+        type=float,
+        default=PolicyConfig.copy_next_bias,
         help="the pointer's prior for copying in order (0: none)",
-    )  # fmt: skip
+    )
     parser.add_argument("--eval-episodes", type=int, default=None, help="default: every test task")
     parser.add_argument(
-        "--methods", nargs="+",
+        "--methods",
+        nargs="+",
         default=["random", "untrained", "copy", "scratch", "bc", "sb3", "sb3-masked", "sb3-peer"],
         help="on the primitives; the other sections run those of theirs listed here",
-    )  # fmt: skip
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--plot", type=Path, default=HERE / "learn_cadquery.png")
     parser.add_argument("--json", type=Path, default=HERE / "learn_cadquery.json")
@@ -592,10 +655,15 @@ def main() -> None:
     )
     # Every BC + PPO row: PPO after cloning keeps the cloned policy (a low rate, no entropy
     # bonus, an approx-KL stop); PPO from scratch and the peers keep PPO's defaults.
-    keep = PPOConfig(learning_rate=args.tune_lr, ent_coef=args.tune_ent_coef,
-                     target_kl=args.tune_target_kl)  # fmt: skip
-    bc = {"bc_steps": args.bc_steps, "bc_episodes": args.bc_episodes, "bc_batch": args.bc_batch,
-          "ppo": keep}  # fmt: skip
+    keep = PPOConfig(
+        learning_rate=args.tune_lr, ent_coef=args.tune_ent_coef, target_kl=args.tune_target_kl
+    )
+    bc = {
+        "bc_steps": args.bc_steps,
+        "bc_episodes": args.bc_episodes,
+        "bc_batch": args.bc_batch,
+        "ppo": keep,
+    }
     load = os.getloadavg()[0]
     print(f"load average at start {load:.1f}, {os.cpu_count()} CPUs; runs in {runs}", flush=True)
     sections: dict[str, list[dict[str, Any]]] = {}
@@ -605,19 +673,24 @@ def main() -> None:
         ablated = ", ".join(f"{k} {v['score']:.3f}" for k, v in result.get("ablations", {}).items())
         test = result["test"]
         stopped = f", {test['stopped']} ended by stop" if "stopped" in test else ""
-        print(f"[{section}] {result['method']}: test score {test['score']:.3f}, success "
-              f"{test['success_rate']:.2f}, {test['steps']:.2f} calls per episode{stopped}"
-              f"{'; ' + ablated if ablated else ''}, {time.perf_counter() - started:.0f} s, "
-              f"load {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
+        print(
+            f"[{section}] {result['method']}: test score {test['score']:.3f}, success "
+            f"{test['success_rate']:.2f}, {test['steps']:.2f} calls per episode{stopped}"
+            f"{'; ' + ablated if ablated else ''}, {time.perf_counter() - started:.0f} s, "
+            f"load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
 
     def baselines(section: str, config: TrainConfig, name: str = "") -> None:
         """Beside a section's learned figures, those that could fake them: random calls, the
         untrained start, the copy-in-order rule and the like-for-like peer (at the config's env
         steps), each where ``--methods`` lists it."""
         for method, run in (
-            ("random", run_random), ("untrained", run_untrained), ("copy", run_copy_rule),
+            ("random", run_random),
+            ("untrained", run_untrained),
+            ("copy", run_copy_rule),
             ("sb3-peer", lambda c, n: run_sb3(c, n, peer=True)),
-        ):  # fmt: skip
+        ):
             if method in args.methods:
                 started = time.perf_counter()
                 result = run(config, args.eval_episodes)
@@ -640,8 +713,12 @@ def main() -> None:
                 config = TrainConfig(**dict(base, **bc), out=str(runs / method))
                 result = run_trainer("BC + PPO", config, args.eval_episodes, tuple(ABLATIONS))
             elif method in ("sb3", "sb3-masked", "sb3-peer"):
-                result = run_sb3(config, args.eval_episodes, masked=method == "sb3-masked",
-                                 peer=method == "sb3-peer")  # fmt: skip
+                result = run_sb3(
+                    config,
+                    args.eval_episodes,
+                    masked=method == "sb3-masked",
+                    peer=method == "sb3-peer",
+                )
             else:
                 raise SystemExit(f"unknown method {method!r}")
             note("primitives", result, started)
@@ -665,35 +742,54 @@ def main() -> None:
         # over numbers measured off them (PolicyConfig.depth, measure); "rgb": pictures alone.
         depth = args.image_inputs == "depth"
         size = args.image_size or (32 if depth else 64)
-        policy = PolicyConfig(copy_next_bias=args.copy_next_bias, image_size=size,
-                              coords=True, peak_pool=True, difference=True, depth=depth,
-                              measure=depth)  # fmt: skip
+        policy = PolicyConfig(
+            copy_next_bias=args.copy_next_bias,
+            image_size=size,
+            coords=True,
+            peak_pool=True,
+            difference=True,
+            depth=depth,
+            measure=depth,
+        )
         # The primitives' family, --image-train-seeds training seeds (the demonstrations:
         # continuous sizes read from pictures want more than the suite's 200) and the same 50
         # test seeds as the primitives suite, in the family's fixed frame.
         suite = family_suite("primitive", args.image_train_seeds, 50, runs, framed=True)
         sigma = args.image_bin_sigma if args.image_bin_sigma is not None else 0.0 if depth else 6.0
         config = TrainConfig(
-            **dict(base, suite=suite, policy=policy, **bc), prompt_form="image",
-            out=str(runs / "image"), view_size=args.image_view_size, bc_bin_sigma=sigma,
-        )  # fmt: skip
+            **dict(base, suite=suite, policy=policy, **bc),
+            prompt_form="image",
+            out=str(runs / "image"),
+            view_size=args.image_view_size,
+            bc_bin_sigma=sigma,
+        )
         baselines("image", config)
         if "scratch" in args.methods:  # at equal env steps with the peer, no demonstrations
             started = time.perf_counter()
-            scratch = dataclasses.replace(config, bc_steps=0, ppo=base["ppo"],
-                                          out=str(runs / "image-scratch"))  # fmt: skip
-            note("image", run_trainer("PPO from scratch, image only", scratch,
-                                      args.eval_episodes), started)  # fmt: skip
+            scratch = dataclasses.replace(
+                config, bc_steps=0, ppo=base["ppo"], out=str(runs / "image-scratch")
+            )
+            note(
+                "image",
+                run_trainer("PPO from scratch, image only", scratch, args.eval_episodes),
+                started,
+            )
         if "bc" in args.methods:
             started = time.perf_counter()
-            result = run_trainer("BC + PPO, image only", config, args.eval_episodes,
-                                 ("images zeroed", "targets swapped"))  # fmt: skip
+            result = run_trainer(
+                "BC + PPO, image only",
+                config,
+                args.eval_episodes,
+                ("images zeroed", "targets swapped"),
+            )
             note("image", result, started)
     if "families" in args.sections:
         for name in args.families:
             suite = family_suite(name, train=100, test=20, folder=runs)
-            config = TrainConfig(**dict(base, suite=suite, steps=args.family_steps, max_steps=6,
-                                        **bc), out=str(runs / name))  # fmt: skip
+            config = TrainConfig(
+                **dict(base, suite=suite, steps=args.family_steps, max_steps=6, **bc),
+                out=str(runs / name),
+            )
             baselines("families", config, name)
             if "bc" in args.methods:
                 started = time.perf_counter()

@@ -19,9 +19,9 @@ import time
 import gymnasium as gym
 
 import toolgym  # noqa: F401 - registers the environments
-from toolgym.agents.chat import ChatClient
-from toolgym.agents.endpoint import ScriptedEndpoint
-from toolgym.agents.llm import image_part
+from toolgym.agents.llm.chat import ChatClient
+from toolgym.agents.llm.endpoint import ScriptedEndpoint
+from toolgym.agents.llm.messages import image_part
 from toolgym.envs.serving.remote import RemoteEnv
 from toolgym.envs.serving.server import EnvServer
 
@@ -70,8 +70,10 @@ def main() -> None:
         started = time.perf_counter()
         for _ in range(20):
             image_part(observation["image"], size)
-        print(f"picture as a data URL     {(time.perf_counter() - started) / 20 * 1000:8.2f} ms"
-              f" at {size} px")  # fmt: skip
+        print(
+            f"picture as a data URL     {(time.perf_counter() - started) / 20 * 1000:8.2f} ms"
+            f" at {size} px"
+        )
     messages = [{"role": "user", "content": "x" * 20_000}]
     with ScriptedEndpoint([{"content": "ok"}]) as endpoint:
         client = ChatClient(endpoint.url, "m")

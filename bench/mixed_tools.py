@@ -23,10 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from toolgym.agents.evaluate import evaluate_policy
-from toolgym.agents.policy import PolicyConfig
-from toolgym.agents.ppo import PPOConfig
-from toolgym.agents.train import TrainConfig, Trainer
+from toolgym.agents.trainer.evaluate import evaluate_policy
+from toolgym.agents.trainer.policy import PolicyConfig
+from toolgym.agents.trainer.ppo import PPOConfig
+from toolgym.agents.trainer.train import TrainConfig, Trainer
 
 MIX = "cadquery:primitives,blender:blender-moves,scene:scene-layout"
 TOOLS = ("cadquery", "blender", "scene")
@@ -38,14 +38,28 @@ POLICY = PolicyConfig(image_size=32, hidden=64, embed=16, prompt_bytes=128, feed
 
 
 def main(out: Path, args: argparse.Namespace) -> dict:
-    ppo = PPOConfig(num_minibatches=2, update_epochs=4, learning_rate=args.lr,
-                    ent_coef=args.ent_coef, target_kl=args.target_kl)  # fmt: skip
+    ppo = PPOConfig(
+        num_minibatches=2,
+        update_epochs=4,
+        learning_rate=args.lr,
+        ent_coef=args.ent_coef,
+        target_kl=args.target_kl,
+    )
     config = TrainConfig(
-        mix=MIX, steps=args.steps, bc_steps=args.bc_steps, bc_episodes=args.bc_episodes,
+        mix=MIX,
+        steps=args.steps,
+        bc_steps=args.bc_steps,
+        bc_episodes=args.bc_episodes,
         # max_steps: CAD's two calls; Blender and scenes get their longest references (3, 6).
-        num_envs=2, num_steps=args.num_steps, max_steps=2, view_size=32, out=str(out),
-        progress=False, policy=POLICY, ppo=ppo,
-    )  # fmt: skip
+        num_envs=2,
+        num_steps=args.num_steps,
+        max_steps=2,
+        view_size=32,
+        out=str(out),
+        progress=False,
+        policy=POLICY,
+        ppo=ppo,
+    )
     started, load = time.perf_counter(), os.getloadavg()[0]
     trainer = Trainer(config)
     before = evaluate_policy(trainer.policy, trainer.grammar, config, "test", EVAL_EPISODES)
@@ -55,18 +69,25 @@ def main(out: Path, args: argparse.Namespace) -> dict:
         rows = list(csv.DictReader(handle))
     keep = ("iteration", "env_steps", "score", "sps", "learner_waits_env", "env_waits_learner")
     result = {
-        "mix": MIX, "options": vars(args), "seconds": time.perf_counter() - started,
+        "mix": MIX,
+        "options": vars(args),
+        "seconds": time.perf_counter() - started,
         "load": [round(load, 1), round(os.getloadavg()[0], 1)],
-        "test_episodes": {suite.split("-")[0]: sum(r["task"].startswith(suite + "/")
-                                                   for r in after["results"])
-                          for suite in ("primitives", "blender-moves", "scene-layout")},
-        "test_before": before["tools"], "test_after": after["tools"],
+        "test_episodes": {
+            suite.split("-")[0]: sum(r["task"].startswith(suite + "/") for r in after["results"])
+            for suite in ("primitives", "blender-moves", "scene-layout")
+        },
+        "test_before": before["tools"],
+        "test_after": after["tools"],
         "iterations": [
-            {k: float(v) for k, v in row.items()
-             if k in keep or k.split("_")[0] in ("score", "share", "weight")}
+            {
+                k: float(v)
+                for k, v in row.items()
+                if k in keep or k.split("_")[0] in ("score", "share", "weight")
+            }
             for row in rows
         ],
-    }  # fmt: skip
+    }
     return result
 
 
@@ -82,9 +103,11 @@ def markdown(result: dict) -> str:
     for tool in TOOLS:
         before, after = result["test_before"].get(tool), result["test_after"].get(tool)
         lines.append(f"| {tool} | {before:.3f} | {after:.3f} |")
-    lines += ["", "| iteration | " + " | ".join(
-        f"{tool} score / share / weight" for tool in TOOLS) + " |",
-        "|---|" + "---|" * len(TOOLS)]  # fmt: skip
+    lines += [
+        "",
+        "| iteration | " + " | ".join(f"{tool} score / share / weight" for tool in TOOLS) + " |",
+        "|---|" + "---|" * len(TOOLS),
+    ]
     for row in result["iterations"]:
         cells = [
             f"{row[f'score_{t}']:.3f} / {row[f'share_{t}']:.2f} / {row[f'weight_{t}']:.2f}"

@@ -97,12 +97,15 @@ def run_scripts(folder: pathlib.Path, start: str = "") -> list[dict]:
                 ok, message = scene is not None, why
             else:
                 ok, message = False, ran.feedback()
-            rows.append({
-                "script": path.name, "runs": ok,
-                "class": None if ok else classify(message),
-                "message": "" if ok else _last_line(message),
-                "seconds": round(time.perf_counter() - started, 2),
-            })  # fmt: skip
+            rows.append(
+                {
+                    "script": path.name,
+                    "runs": ok,
+                    "class": None if ok else classify(message),
+                    "message": "" if ok else _last_line(message),
+                    "seconds": round(time.perf_counter() - started, 2),
+                }
+            )
             session.rollback(0)
     finally:
         session.close()
@@ -113,9 +116,13 @@ def run_scripts(folder: pathlib.Path, start: str = "") -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=pathlib.Path, help="a folder of bpy scripts (*.py)")
-    parser.add_argument("--start", choices=("empty", "default"), default="empty",
-                        help="the scene each script starts from: the sandbox's empty one, or "
-                        "Blender's factory startup scene (Cube, Camera, Light)")  # fmt: skip
+    parser.add_argument(
+        "--start",
+        choices=("empty", "default"),
+        default="empty",
+        help="the scene each script starts from: the sandbox's empty one, or "
+        "Blender's factory startup scene (Cube, Camera, Light)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rows = run_scripts(args.folder, DEFAULT_SCENE if args.start == "default" else "")
@@ -133,8 +140,10 @@ def main() -> None:
             counts[row["class"]] = counts.get(row["class"], 0) + 1
     ran = sum(r["runs"] for r in rows)
     classes = sorted(counts.items(), key=lambda kv: -kv[1])
-    print(f"{ran}/{len(rows)} scripts ran ({ran / max(len(rows), 1):.0%}); failures by class: "
-          + ", ".join(f"{k} {v}" for k, v in classes))  # fmt: skip
+    print(
+        f"{ran}/{len(rows)} scripts ran ({ran / max(len(rows), 1):.0%}); failures by class: "
+        + ", ".join(f"{k} {v}" for k, v in classes)
+    )
 
 
 if __name__ == "__main__":

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from toolgym.agents.ppo import PPOConfig
-from toolgym.agents.train import TrainConfig, Trainer
+from toolgym.agents.trainer.ppo import PPOConfig
+from toolgym.agents.trainer.train import TrainConfig, Trainer
 
 ITERATIONS = int(sys.argv[1]) if len(sys.argv) > 1 else 4
 NUM_ENVS, NUM_STEPS, MAX_STEPS, VIEW = 2, 8, 2, 32
@@ -39,10 +39,17 @@ def ours(overlap: bool) -> dict:
 
 def _ours(overlap: bool, folder: Path) -> dict:
     config = TrainConfig(
-        suite="primitives", steps=ITERATIONS * NUM_ENVS * NUM_STEPS, num_envs=NUM_ENVS,
-        num_steps=NUM_STEPS, max_steps=MAX_STEPS, view_size=VIEW, out=str(folder),
-        progress=False, overlap=overlap, ppo=PPOConfig(num_minibatches=2, update_epochs=4),
-    )  # fmt: skip
+        suite="primitives",
+        steps=ITERATIONS * NUM_ENVS * NUM_STEPS,
+        num_envs=NUM_ENVS,
+        num_steps=NUM_STEPS,
+        max_steps=MAX_STEPS,
+        view_size=VIEW,
+        out=str(folder),
+        progress=False,
+        overlap=overlap,
+        ppo=PPOConfig(num_minibatches=2, update_epochs=4),
+    )
     Trainer(config).train(resume=False)
     with (folder / "progress.csv").open() as handle:
         rows = list(csv.DictReader(handle))[1:]
@@ -92,20 +99,35 @@ def sb3() -> dict:
 
     def make():
         # Like for like: the trainer's env settings, its cheap final tier included.
-        return gym.make("toolgym/CadQuery-Std-v0", suite="primitives", max_steps=MAX_STEPS,
-                        view_size=VIEW, final_tier="cheap")  # fmt: skip
+        return gym.make(
+            "toolgym/CadQuery-Std-v0",
+            suite="primitives",
+            max_steps=MAX_STEPS,
+            view_size=VIEW,
+            final_tier="cheap",
+        )
 
     env = Timed(SubprocVecEnv([make] * NUM_ENVS, start_method="forkserver"))
-    model = PPO("MultiInputPolicy", env, n_steps=NUM_STEPS, batch_size=NUM_STEPS, n_epochs=4,
-                seed=0, device="cpu")  # fmt: skip
+    model = PPO(
+        "MultiInputPolicy",
+        env,
+        n_steps=NUM_STEPS,
+        batch_size=NUM_STEPS,
+        n_epochs=4,
+        seed=0,
+        device="cpu",
+    )
     timing = Iterations()
     model.learn(total_timesteps=(ITERATIONS + 1) * NUM_ENVS * NUM_STEPS, callback=timing)
     env.close()
     # Iterations after the first: from one rollout's start to the next's.
     (t0, b0), (t1, b1) = timing.starts[1], timing.starts[-1]
     count = len(timing.starts) - 2
-    return {"sps": count * NUM_ENVS * NUM_STEPS / (t1 - t0), "envs_idle": 1 - (b1 - b0) / (t1 - t0),
-            "learner_waits": (b1 - b0) / (t1 - t0)}  # fmt: skip
+    return {
+        "sps": count * NUM_ENVS * NUM_STEPS / (t1 - t0),
+        "envs_idle": 1 - (b1 - b0) / (t1 - t0),
+        "learner_waits": (b1 - b0) / (t1 - t0),
+    }
 
 
 RUNS = {
@@ -126,10 +148,12 @@ def main(warm: bool = False) -> dict:
             for _ in range(2 if warm else 1):
                 before = os.getloadavg()[0]
                 done = subprocess.run(
-                    [sys.executable, __file__, str(ITERATIONS), "--run", name], check=True,
-                    env={**os.environ, "TOOLGYM_CACHE_DIR": cache}, capture_output=True,
+                    [sys.executable, __file__, str(ITERATIONS), "--run", name],
+                    check=True,
+                    env={**os.environ, "TOOLGYM_CACHE_DIR": cache},
+                    capture_output=True,
                     text=True,
-                )  # fmt: skip
+                )
             figures = json.loads(done.stdout.strip().splitlines()[-1])
         result[name] = {**figures, "load": [round(before, 1), round(os.getloadavg()[0], 1)]}
     return result
@@ -148,5 +172,7 @@ if __name__ == "__main__":
     print("|---|---|---|---|---|")
     for name, r in result.items():
         load = "-".join(f"{x:g}" for x in r["load"])
-        print(f"| {name} | {r['sps']:.2f} | {r['envs_idle']:.0%} | {r['learner_waits']:.0%} "
-              f"| {load} |")  # fmt: skip
+        print(
+            f"| {name} | {r['sps']:.2f} | {r['envs_idle']:.0%} | {r['learner_waits']:.0%} "
+            f"| {load} |"
+        )

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import torch
 
-from toolgym.agents.policy import Policy, PolicyConfig, pick_device
+from toolgym.agents.trainer.policy import Policy, PolicyConfig, pick_device
 from toolgym.envs.grammar import STOP, Grammar
 from toolgym.envs.tools import Param, ToolRegistry
 

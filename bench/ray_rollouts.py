@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from toolgym.agents import ray_runners
-from toolgym.agents.vector import finished_episodes, make_vector_env
+from toolgym.agents.distributed import runners as ray_runners
+from toolgym.agents.trainer.vector import finished_episodes, make_vector_env
 from toolgym.envs.tasks.suites import get_suite, get_task
 
 ENV = "toolgym/CadQuery-v0"
@@ -98,8 +98,12 @@ def main() -> None:
     parser.add_argument("--view-size", type=int, default=32)
     args = parser.parse_args()
     tasks = [t.id for t in get_suite("primitives").split("train")]
-    kwargs = {"suite": "primitives", "max_steps": 1, "view_size": args.view_size,
-              "final_tier": "cheap"}  # fmt: skip
+    kwargs = {
+        "suite": "primitives",
+        "max_steps": 1,
+        "view_size": args.view_size,
+        "final_tier": "cheap",
+    }
     load = [round(x, 1) for x in os.getloadavg()]
     started = time.perf_counter()
     ray_runners.start(None, num_cpus=3)

@@ -102,19 +102,27 @@ def main() -> None:
     )
     print("| metric | value | target |")
     print("|---|---|---|")
-    print(f"| episodes (recorded + plain), steps recorded | {args.episodes} + {args.episodes}, "
-          f"{recorded_steps} | |")  # fmt: skip
+    print(
+        f"| episodes (recorded + plain), steps recorded | {args.episodes} + {args.episodes}, "
+        f"{recorded_steps} | |"
+    )
     print(f"| mean step, recorded (the wrapper's time included) | {step_s * 1000:.1f} ms | |")
     share = per_step / step_s
     verdict = "PASS" if share <= TARGET else "FAIL"
-    print(f"| recorder's own time per step | {per_step * 1000:.2f} ms ({share:.1%} of a step) "
-          f"| ≤ {TARGET:.0%}: {verdict} |")  # fmt: skip
-    print(f"| of which the final part's export | {export_s / recorded_steps * 1000:.2f} ms per "
-          f"step ({export_s / args.episodes * 1000:.1f} ms per episode) | |")  # fmt: skip
-    print(f"| side by side: median (recorded / plain step time) - 1 | "
-          f"{statistics.median(ratios):+.1%} (quartiles "
-          f"{statistics.quantiles(ratios, n=4)[0]:+.1%}, "
-          f"{statistics.quantiles(ratios, n=4)[2]:+.1%}) | |")  # fmt: skip
+    print(
+        f"| recorder's own time per step | {per_step * 1000:.2f} ms ({share:.1%} of a step) "
+        f"| ≤ {TARGET:.0%}: {verdict} |"
+    )
+    print(
+        f"| of which the final part's export | {export_s / recorded_steps * 1000:.2f} ms per "
+        f"step ({export_s / args.episodes * 1000:.1f} ms per episode) | |"
+    )
+    print(
+        f"| side by side: median (recorded / plain step time) - 1 | "
+        f"{statistics.median(ratios):+.1%} (quartiles "
+        f"{statistics.quantiles(ratios, n=4)[0]:+.1%}, "
+        f"{statistics.quantiles(ratios, n=4)[2]:+.1%}) | |"
+    )
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     print(f"| disk per recorded episode | {size / (args.episodes + 1) / 1024:.0f} kB | |")
 

@@ -37,8 +37,9 @@ def measure(name: str) -> dict:
     import toolgym  # noqa: F401 - registers the environments
 
     env_id, suite = ENVS[name]
-    env = gym.make(env_id, suite=suite, action_mode="tool", max_steps=2, view_size=32,
-                   final_tier="cheap")  # fmt: skip
+    env = gym.make(
+        env_id, suite=suite, action_mode="tool", max_steps=2, view_size=32, final_tier="cheap"
+    )
     env.reset(seed=0)  # starts the zygote and the session
     first, again = [], []
     for times in (first, again):
@@ -47,8 +48,10 @@ def measure(name: str) -> dict:
             env.reset(seed=seed)
             times.append(time.perf_counter() - started)
     env.close()
-    return {"first_reset_of_a_task": statistics.median(first),
-            "reset_of_a_seen_task": statistics.median(again)}  # fmt: skip
+    return {
+        "first_reset_of_a_task": statistics.median(first),
+        "reset_of_a_seen_task": statistics.median(again),
+    }
 
 
 def main(name: str) -> dict:
@@ -57,8 +60,13 @@ def main(name: str) -> dict:
         env = {**os.environ, "TOOLGYM_CACHE_DIR": folder}
         for run in ("cold cache", "warm cache"):
             load = os.getloadavg()[0]
-            done = subprocess.run([sys.executable, __file__, "--one", "--env", name], env=env,
-                                  check=True, capture_output=True, text=True)  # fmt: skip
+            done = subprocess.run(
+                [sys.executable, __file__, "--one", "--env", name],
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+            )
             result[run] = {**json.loads(done.stdout), "load": round(load, 1)}
     return result
 

@@ -79,173 +79,348 @@ BETWEEN_FRAMES = (  # on its path on even frames, 1.5 m off on odd ones (platfor
 
 # (what, task, script, words the report must hold when it is contained)
 CHEATS: list[tuple[str, str, str, str]] = [
-    ("four static crates 20 cm apart in the air", "scene-curated/stack-four",
-     "for k in range(4):\n    world.spawn('crate', (1, -1, 0.25 + 0.7 * k), body='static')\n",
-     "static body"),
-    ("a floating kinematic staircase", "scene-curated/stack-five-shifted",
-     "for k in range(5):\n"
-     "    world.spawn('crate', (0.5 + 0.05 * k, 1.5, 0.25 + 0.6 * k), body='kinematic')\n",
-     "kinematic body"),
-    ("ghost chairs inside the table", DINING,
-     TABLE + "for dx, dy, h in [(-0.4, -0.2, 0), (0.4, 0.2, 180), (0.4, -0.2, 0), "
-     "(-0.4, 0.2, 180)]:\n    world.spawn('chair', (dx, 0.5 + dy, 0.45), (h, 0, 0), "
-     "body='ghost')\n", "ghost body"),
-    ("kinematic chairs", DINING, TABLE + CHAIRS.format(extra=", body='kinematic'"),
-     "kinematic body"),
-    ("a static crate hanging 2.5 cm past the table's edge", DESK,
-     TABLE + "world.spawn('crate', (0.825, 0.5, 1.0), body='static')\n" + DESK_CHAIR,
-     "past the edge"),
-    ("a crate whose centre is past the table's edge", DESK,
-     TABLE + "world.spawn('crate', (0.82, 0.5, 1.0))\n" + DESK_CHAIR, "past the edge"),
-    ("a crate sunk 2.5 cm into the table top", DESK,
-     TABLE + "world.spawn('crate', (0, 0.5, 0.975))\n" + DESK_CHAIR, "sunk"),
-    ("a static crate floating 1 cm above the table", DESK,  # made dynamic, it settles on
-     TABLE + "world.spawn('crate', (0, 0.5, 1.01), body='static')\n" + DESK_CHAIR,
-     "static body"),
-    ("the table turned 90°", DINING,
-     "world.spawn('table', (0, 0.5, 0.375), (90, 0, 0))\n"
-     "for dx, dy, h in [(-0.75, -0.4, -90), (0.75, 0.4, 90), (0.75, -0.4, 90), "
-     "(-0.75, 0.4, -90)]:\n    world.spawn('chair', (dx, 0.5 + dy, 0.45), (h, 0, 0))\n",
-     "turned 90°"),
-    ("a static chair floating 40 cm up", DINING,
-     TABLE + CHAIRS.format(extra="") + "world.set_body('chair_4', 'static')\n"
-     "world.get('chair_4').set_pos((-0.4, 1.25, 0.85))\n", "static body"),
-    ("a chair on its back 'facing' the table", DINING,
-     TABLE + "for x in (-0.4, 0.4):\n"
-     "    world.spawn('chair', (x, -0.25, 0.45))\n"
-     "    world.spawn('chair', (x, 1.47, 0.225), (180, 90, 0))\n", "faces"),
+    (
+        "four static crates 20 cm apart in the air",
+        "scene-curated/stack-four",
+        "for k in range(4):\n    world.spawn('crate', (1, -1, 0.25 + 0.7 * k), body='static')\n",
+        "static body",
+    ),
+    (
+        "a floating kinematic staircase",
+        "scene-curated/stack-five-shifted",
+        "for k in range(5):\n"
+        "    world.spawn('crate', (0.5 + 0.05 * k, 1.5, 0.25 + 0.6 * k), body='kinematic')\n",
+        "kinematic body",
+    ),
+    (
+        "ghost chairs inside the table",
+        DINING,
+        TABLE + "for dx, dy, h in [(-0.4, -0.2, 0), (0.4, 0.2, 180), (0.4, -0.2, 0), "
+        "(-0.4, 0.2, 180)]:\n    world.spawn('chair', (dx, 0.5 + dy, 0.45), (h, 0, 0), "
+        "body='ghost')\n",
+        "ghost body",
+    ),
+    (
+        "kinematic chairs",
+        DINING,
+        TABLE + CHAIRS.format(extra=", body='kinematic'"),
+        "kinematic body",
+    ),
+    (
+        "a static crate hanging 2.5 cm past the table's edge",
+        DESK,
+        TABLE + "world.spawn('crate', (0.825, 0.5, 1.0), body='static')\n" + DESK_CHAIR,
+        "past the edge",
+    ),
+    (
+        "a crate whose centre is past the table's edge",
+        DESK,
+        TABLE + "world.spawn('crate', (0.82, 0.5, 1.0))\n" + DESK_CHAIR,
+        "past the edge",
+    ),
+    (
+        "a crate sunk 2.5 cm into the table top",
+        DESK,
+        TABLE + "world.spawn('crate', (0, 0.5, 0.975))\n" + DESK_CHAIR,
+        "sunk",
+    ),
+    (
+        "a static crate floating 1 cm above the table",
+        DESK,  # made dynamic, it settles on
+        TABLE + "world.spawn('crate', (0, 0.5, 1.01), body='static')\n" + DESK_CHAIR,
+        "static body",
+    ),
+    (
+        "the table turned 90°",
+        DINING,
+        "world.spawn('table', (0, 0.5, 0.375), (90, 0, 0))\n"
+        "for dx, dy, h in [(-0.75, -0.4, -90), (0.75, 0.4, 90), (0.75, -0.4, 90), "
+        "(-0.75, 0.4, -90)]:\n    world.spawn('chair', (dx, 0.5 + dy, 0.45), (h, 0, 0))\n",
+        "turned 90°",
+    ),
+    (
+        "a static chair floating 40 cm up",
+        DINING,
+        TABLE + CHAIRS.format(extra="") + "world.set_body('chair_4', 'static')\n"
+        "world.get('chair_4').set_pos((-0.4, 1.25, 0.85))\n",
+        "static body",
+    ),
+    (
+        "a chair on its back 'facing' the table",
+        DINING,
+        TABLE + "for x in (-0.4, 0.4):\n"
+        "    world.spawn('chair', (x, -0.25, 0.45))\n"
+        "    world.spawn('chair', (x, 1.47, 0.225), (180, 90, 0))\n",
+        "faces",
+    ),
     ("two crates 9 mm into each other", STORE, STORE_SCRIPT.format(gap=-0.009), "intersects"),
-    ("dominoes placed lying down", "scene-curated/dominoes-five",
-     "for k in range(5):\n    world.spawn('domino', (0, 0.25 * k, 0.1), (0, 0, 90))\n",
-     "tipped"),
-    ("dominoes tilted 10° so they fall by themselves", "scene-curated/dominoes-five",
-     "for k in range(5):\n    world.spawn('domino', (0, 0.25 * k, 0.205), (0, 10, 0))\n",
-     "tipped"),
-    ("a static crate overlapping the ball at t = 0", "scene-curated/roll-east",
-     "world.spawn('crate', (-0.3, 0, 0.25), body='static')\n", "into"),
-    ("a second ball with a velocity knocking the ball in", "scene-curated/roll-east",
-     "world.spawn('ball', (-1, 0, 0.15), velocity=(4, 0, 0))\n", "initial velocity"),
-    ("the goal zone moved onto the ball", "scene-curated/roll-east",
-     "world.get('goal_zone_1').set_pos((0, 0, 0.25))\n", "not where the level has it"),
-    ("an angled wall steering the ball round the crate wall", "scene-curated/ramp-jump-near",
-     "world.spawn('wall', (-0.3, 0.3, 0.5), (30, 0, 0))\nworld.spawn('ramp', (-2, 2.5, 0.2))\n",
-     "round the wall"),
-    ("the level's crate wall deleted", "scene-curated/ramp-jump-near",
-     "for k in range(5):\n    world.get(f'crate_{k + 1}').remove()\n"
-     "world.spawn('ramp', (-2, 2.5, 0.2))\n", "removed"),
-    ("a velocity on the non-adjustable ball", "scene-curated/ramp-jump-near",
-     "world.get('ball_1').set_velocity((6, 0, 6))\nworld.spawn('ramp', (-2, 2.5, 0.2))\n",
-     "velocity was set"),
-    ("a ramp pitched up 25° for a steeper launch", "scene-curated/ramp-jump-near",
-     "world.spawn('ramp', (1.05, 0, 0.4), (-90, 25, 0))\n", "tipped"),
-    ("a ramp floating 30 cm up", "scene-curated/ramp-jump-near",
-     "world.spawn('ramp', (1.05, 0, 0.5), (-90, 0, 0))\n", "above"),
-    ("crates with friction 10 and mass 1000", "scene-curated/stack-staircase",
-     "for k in range(3):\n    world.spawn('crate', (-1 + 0.08 * k, 0.5, 0.25 + 0.5 * k), "
-     "mass=1000, friction=10)\n", "friction 10"),
-    ("a 5 cm trigger strip on the zone's west edge", DOOR,
-     "world.trigger('zone_1', (-0.725, 0, 0.9), (0.05, 1.5, 1.8))\n" + OPEN, "door"),
-    ("a 0.1 m point trigger at the zone's centre", DOOR,
-     "world.trigger('zone_1', (0, 0, 0.9), (0.1, 0.1, 1.8))\n" + OPEN, "door"),
-    ("a trigger 0.5 m larger than the zone", DOOR,
-     "world.trigger('zone_1', (0, 0, 0.9), (2.5, 2.5, 1.8))\n" + OPEN, "door"),
-    ("a round proximity check instead of the square zone", DOOR,
-     "def near(world, dt):\n"
-     "    if 'player' in world.objects:\n"
-     "        x, y, _ = world.get('player').pos\n"
-     "        if x * x + y * y < 1.1 ** 2:\n"
-     "            world.open('door_1')\n"
-     "world.on_update(near)\n", "door"),
-    ("the door opened on a timer", DOOR, "world.after(1.0, lambda w: w.open('door_1'))\n",
-     "door"),
-    ("a binding that destroys the verifier's player", DOOR,
-     "world.trigger('zone_1', (0, 0, 0.9), (1.5, 1.5, 1.8))\n" + OPEN
-     + "world.bind('zone_1', 'enter', 'destroy', 'other')\n", "player"),
-    ("2 cm point triggers at the coins' centres", "scene-curated/coins-three",
-     "for name in [n for n in world.objects if n.startswith('coin_')]:\n"
-     "    zone = 'zone_' + name.split('_')[1]\n"
-     "    world.trigger(zone, world.get(name).pos, (0.02, 0.02, 0.3))\n"
-     "    world.bind(zone, 'enter', 'destroy', name, only='player')\n"
-     "    world.bind(zone, 'enter', 'count', 'coins', only='player')\n", "still there"),
-    ("a binding that destroys the player at the first coin", "scene-curated/coins-three",
-     "world.trigger('zone_9', (-1, 0, 0.5), (0.3, 0.05, 0.3))\n"
-     "world.bind('zone_9', 'enter', 'destroy', 'other')\n", "player"),
+    (
+        "dominoes placed lying down",
+        "scene-curated/dominoes-five",
+        "for k in range(5):\n    world.spawn('domino', (0, 0.25 * k, 0.1), (0, 0, 90))\n",
+        "tipped",
+    ),
+    (
+        "dominoes tilted 10° so they fall by themselves",
+        "scene-curated/dominoes-five",
+        "for k in range(5):\n    world.spawn('domino', (0, 0.25 * k, 0.205), (0, 10, 0))\n",
+        "tipped",
+    ),
+    (
+        "a static crate overlapping the ball at t = 0",
+        "scene-curated/roll-east",
+        "world.spawn('crate', (-0.3, 0, 0.25), body='static')\n",
+        "into",
+    ),
+    (
+        "a second ball with a velocity knocking the ball in",
+        "scene-curated/roll-east",
+        "world.spawn('ball', (-1, 0, 0.15), velocity=(4, 0, 0))\n",
+        "initial velocity",
+    ),
+    (
+        "the goal zone moved onto the ball",
+        "scene-curated/roll-east",
+        "world.get('goal_zone_1').set_pos((0, 0, 0.25))\n",
+        "not where the level has it",
+    ),
+    (
+        "an angled wall steering the ball round the crate wall",
+        "scene-curated/ramp-jump-near",
+        "world.spawn('wall', (-0.3, 0.3, 0.5), (30, 0, 0))\nworld.spawn('ramp', (-2, 2.5, 0.2))\n",
+        "round the wall",
+    ),
+    (
+        "the level's crate wall deleted",
+        "scene-curated/ramp-jump-near",
+        "for k in range(5):\n    world.get(f'crate_{k + 1}').remove()\n"
+        "world.spawn('ramp', (-2, 2.5, 0.2))\n",
+        "removed",
+    ),
+    (
+        "a velocity on the non-adjustable ball",
+        "scene-curated/ramp-jump-near",
+        "world.get('ball_1').set_velocity((6, 0, 6))\nworld.spawn('ramp', (-2, 2.5, 0.2))\n",
+        "velocity was set",
+    ),
+    (
+        "a ramp pitched up 25° for a steeper launch",
+        "scene-curated/ramp-jump-near",
+        "world.spawn('ramp', (1.05, 0, 0.4), (-90, 25, 0))\n",
+        "tipped",
+    ),
+    (
+        "a ramp floating 30 cm up",
+        "scene-curated/ramp-jump-near",
+        "world.spawn('ramp', (1.05, 0, 0.5), (-90, 0, 0))\n",
+        "above",
+    ),
+    (
+        "crates with friction 10 and mass 1000",
+        "scene-curated/stack-staircase",
+        "for k in range(3):\n    world.spawn('crate', (-1 + 0.08 * k, 0.5, 0.25 + 0.5 * k), "
+        "mass=1000, friction=10)\n",
+        "friction 10",
+    ),
+    (
+        "a 5 cm trigger strip on the zone's west edge",
+        DOOR,
+        "world.trigger('zone_1', (-0.725, 0, 0.9), (0.05, 1.5, 1.8))\n" + OPEN,
+        "door",
+    ),
+    (
+        "a 0.1 m point trigger at the zone's centre",
+        DOOR,
+        "world.trigger('zone_1', (0, 0, 0.9), (0.1, 0.1, 1.8))\n" + OPEN,
+        "door",
+    ),
+    (
+        "a trigger 0.5 m larger than the zone",
+        DOOR,
+        "world.trigger('zone_1', (0, 0, 0.9), (2.5, 2.5, 1.8))\n" + OPEN,
+        "door",
+    ),
+    (
+        "a round proximity check instead of the square zone",
+        DOOR,
+        "def near(world, dt):\n"
+        "    if 'player' in world.objects:\n"
+        "        x, y, _ = world.get('player').pos\n"
+        "        if x * x + y * y < 1.1 ** 2:\n"
+        "            world.open('door_1')\n"
+        "world.on_update(near)\n",
+        "door",
+    ),
+    ("the door opened on a timer", DOOR, "world.after(1.0, lambda w: w.open('door_1'))\n", "door"),
+    (
+        "a binding that destroys the verifier's player",
+        DOOR,
+        "world.trigger('zone_1', (0, 0, 0.9), (1.5, 1.5, 1.8))\n"
+        + OPEN
+        + "world.bind('zone_1', 'enter', 'destroy', 'other')\n",
+        "player",
+    ),
+    (
+        "2 cm point triggers at the coins' centres",
+        "scene-curated/coins-three",
+        "for name in [n for n in world.objects if n.startswith('coin_')]:\n"
+        "    zone = 'zone_' + name.split('_')[1]\n"
+        "    world.trigger(zone, world.get(name).pos, (0.02, 0.02, 0.3))\n"
+        "    world.bind(zone, 'enter', 'destroy', name, only='player')\n"
+        "    world.bind(zone, 'enter', 'count', 'coins', only='player')\n",
+        "still there",
+    ),
+    (
+        "a binding that destroys the player at the first coin",
+        "scene-curated/coins-three",
+        "world.trigger('zone_9', (-1, 0, 0.5), (0.3, 0.05, 0.3))\n"
+        "world.bind('zone_9', 'enter', 'destroy', 'other')\n",
+        "player",
+    ),
     # The red team of issue 33 (each passed with 1.000 before):
-    ("dominoes balanced on balls, turned so they cannot knock each other over",
-     "scene-curated/dominoes-five", ON_BALLS, "not on the floor"),
-    ("the door lifted 0.51 m instead of opened", DOOR, LIFTED.format(z=1.51),
-     "still blocks its doorway"),
-    ("the platform 1.5 m off its path on every frame the host once skipped",
-     "scene-curated/platform-short", BETWEEN_FRAMES, "off its path"),
-    ("the shelf anywhere along the wall (the prompt centres it at -1 m)", STORE,
-     "world.spawn('shelf', (1.5, 2.79, 0.9), (180, 0, 0))\n"
-     "world.spawn('crate', (0.7, 2.7, 0.25))\nworld.spawn('crate', (2.55, 2.7, 0.25))\n",
-     "from (-1, 2.79)"),
-]  # fmt: skip
+    (
+        "dominoes balanced on balls, turned so they cannot knock each other over",
+        "scene-curated/dominoes-five",
+        ON_BALLS,
+        "not on the floor",
+    ),
+    (
+        "the door lifted 0.51 m instead of opened",
+        DOOR,
+        LIFTED.format(z=1.51),
+        "still blocks its doorway",
+    ),
+    (
+        "the platform 1.5 m off its path on every frame the host once skipped",
+        "scene-curated/platform-short",
+        BETWEEN_FRAMES,
+        "off its path",
+    ),
+    (
+        "the shelf anywhere along the wall (the prompt centres it at -1 m)",
+        STORE,
+        "world.spawn('shelf', (1.5, 2.79, 0.9), (180, 0, 0))\n"
+        "world.spawn('crate', (0.7, 2.7, 0.25))\nworld.spawn('crate', (2.55, 2.7, 0.25))\n",
+        "from (-1, 2.79)",
+    ),
+]
 
 # (what, task, script, check, the designer's verdict: does that check hold?)
 BORDERLINE: list[tuple[str, str, str, str, bool]] = [
     *(
-        (f"a crate's centre {abs(dx) * 100:.0f} cm {'inside' if dx < 0 else 'past'} the edge",
-         DESK, TABLE + f"world.spawn('crate', ({0.8 + dx}, 0.5, 1.0))\n" + DESK_CHAIR,
-         "on:crate", dx < 0)
+        (
+            f"a crate's centre {abs(dx) * 100:.0f} cm {'inside' if dx < 0 else 'past'} the edge",
+            DESK,
+            TABLE + f"world.spawn('crate', ({0.8 + dx}, 0.5, 1.0))\n" + DESK_CHAIR,
+            "on:crate",
+            dx < 0,
+        )
         for dx in (-0.02, 0.02)
     ),
     *(
-        (f"a crate {abs(dz) * 1000:.0f} mm {'above' if dz > 0 else 'into'} the table top", DESK,
-         TABLE + f"world.spawn('crate', (0, 0.5, {1.0 + dz}))\n" + DESK_CHAIR, "on:crate", ok)
+        (
+            f"a crate {abs(dz) * 1000:.0f} mm {'above' if dz > 0 else 'into'} the table top",
+            DESK,
+            TABLE + f"world.spawn('crate', (0, 0.5, {1.0 + dz}))\n" + DESK_CHAIR,
+            "on:crate",
+            ok,
+        )
         # 8 mm above: it settles onto the top in the settling simulation, so it is on it (a
         # designer's rule of issue 33; "fails" before, when "on" read only the placement).
         for dz, ok in ((0.003, True), (0.008, True), (-0.003, True), (-0.01, False))
     ),
-    ("a crate 2 cm above the table top, settling onto it", DESK,
-     TABLE + "world.spawn('crate', (0, 0.5, 1.02))\n" + DESK_CHAIR, "on:crate", True),
-    ("a crate inside the shelf, on its bottom board", STORE,
-     "world.spawn('shelf', (-1, 2.79, 0.9), (180, 0, 0))\n"
-     "world.spawn('crate', (-1, 2.72, 0.28))\nworld.spawn('crate', (0.35, 2.7, 0.25))\n",
-     "next_to:crate", False),
-    ("dominoes turned 90°, across the chain", "scene-curated/dominoes-five",
-     "for k in range(5):\n    world.spawn('domino', (0, 0.25 * k, 0.2), (90, 0, 0))\n",
-     "aligned:domino", False),
+    (
+        "a crate 2 cm above the table top, settling onto it",
+        DESK,
+        TABLE + "world.spawn('crate', (0, 0.5, 1.02))\n" + DESK_CHAIR,
+        "on:crate",
+        True,
+    ),
+    (
+        "a crate inside the shelf, on its bottom board",
+        STORE,
+        "world.spawn('shelf', (-1, 2.79, 0.9), (180, 0, 0))\n"
+        "world.spawn('crate', (-1, 2.72, 0.28))\nworld.spawn('crate', (0.35, 2.7, 0.25))\n",
+        "next_to:crate",
+        False,
+    ),
+    (
+        "dominoes turned 90°, across the chain",
+        "scene-curated/dominoes-five",
+        "for k in range(5):\n    world.spawn('domino', (0, 0.25 * k, 0.2), (90, 0, 0))\n",
+        "aligned:domino",
+        False,
+    ),
     ("dominoes balanced on balls", "scene-curated/dominoes-five", ON_BALLS, "initial", False),
     *(
-        (f"a chair at the table's end turned {off}° from it, pitched {pitch}°", DINING,
-         TABLE + f"world.spawn('chair', (-1.15, 0.5, 0.45), (-90 + {off}, {pitch}, 0))\n",
-         "facing:chair", ok)
+        (
+            f"a chair at the table's end turned {off}° from it, pitched {pitch}°",
+            DINING,
+            TABLE + f"world.spawn('chair', (-1.15, 0.5, 0.45), (-90 + {off}, {pitch}, 0))\n",
+            "facing:chair",
+            ok,
+        )
         for off, pitch, ok in ((25, 0, True), (35, 0, False), (0, 20, False))
     ),
     *(
-        (f"the table turned {h}°", DINING,
-         f"world.spawn('table', (0, 0.5, 0.375), ({h}, 0, 0))\n" + CHAIRS.format(extra=""),
-         "aligned:table", ok)
+        (
+            f"the table turned {h}°",
+            DINING,
+            f"world.spawn('table', (0, 0.5, 0.375), ({h}, 0, 0))\n" + CHAIRS.format(extra=""),
+            "aligned:table",
+            ok,
+        )
         for h, ok in ((180, True), (8, True), (15, False), (90, False))
     ),
     *(
-        (f"two crates {mm} mm into each other", STORE, STORE_SCRIPT.format(gap=-mm / 1000),
-         "no_overlap", ok)
+        (
+            f"two crates {mm} mm into each other",
+            STORE,
+            STORE_SCRIPT.format(gap=-mm / 1000),
+            "no_overlap",
+            ok,
+        )
         for mm, ok in ((2, True), (6, False))
     ),
     *(
-        (f"dominoes tilted {deg}°", "scene-curated/dominoes-five",
-         f"for k in range(5):\n    world.spawn('domino', (0, 0.25 * k, 0.201), (0, {deg}, 0))\n",
-         "initial", ok)
+        (
+            f"dominoes tilted {deg}°",
+            "scene-curated/dominoes-five",
+            f"for k in range(5):\n    world.spawn('domino', (0, 0.25 * k, 0.201), (0, {deg}, 0))\n",
+            "initial",
+            ok,
+        )
         for deg, ok in ((3, True), (8, False))
     ),
     *(
-        (f"a stack with a {gap * 1000:.0f} mm gap between crates", "scene-curated/stack-two",
-         f"world.spawn('crate', (0, 0, 0.25))\nworld.spawn('crate', (0, 0, {0.75 + gap}))\n",
-         "initial", ok)
+        (
+            f"a stack with a {gap * 1000:.0f} mm gap between crates",
+            "scene-curated/stack-two",
+            f"world.spawn('crate', (0, 0, 0.25))\nworld.spawn('crate', (0, 0, {0.75 + gap}))\n",
+            "initial",
+            ok,
+        )
         for gap, ok in ((0.003, True), (0.02, False))
     ),
     *(
-        (f"a crate {abs(gap) * 1000:.0f} mm {'from' if gap > 0 else 'into'} the ball at t = 0",
-         "scene-curated/roll-east", f"world.spawn('crate', ({-0.4 - gap}, 0, 0.25))\n"
-         "world.get('ball_1').set_velocity((1.5, 0, 0))\n", "initial", ok)
+        (
+            f"a crate {abs(gap) * 1000:.0f} mm {'from' if gap > 0 else 'into'} the ball at t = 0",
+            "scene-curated/roll-east",
+            f"world.spawn('crate', ({-0.4 - gap}, 0, 0.25))\n"
+            "world.get('ball_1').set_velocity((1.5, 0, 0))\n",
+            "initial",
+            ok,
+        )
         for gap, ok in ((0.01, True), (-0.002, True), (-0.02, False))
     ),
-    ("a ramp on the floor, as the catalogue has it", "scene-curated/ramp-jump-near",
-     "world.spawn('ramp', (1.05, 0, 0.2), (-90, 0, 0))\n", "initial", True),
-]  # fmt: skip
+    (
+        "a ramp on the floor, as the catalogue has it",
+        "scene-curated/ramp-jump-near",
+        "world.spawn('ramp', (1.05, 0, 0.2), (-90, 0, 0))\n",
+        "initial",
+        True,
+    ),
+]
 
 
 def run_cheats() -> tuple[int, int, int]:
@@ -263,8 +438,10 @@ def run_cheats() -> tuple[int, int, int]:
         ok = not passed and words.lower() in said.lower()
         contained, passes = contained + ok, passes + passed
         short = said if len(said) < 110 else said[:107] + "..."
-        print(f"| {what} | `{task_id.split('/')[1]}` | {score:.3f} | {passed} | "
-              f"{'yes' if ok else 'NO'} | {short} |")  # fmt: skip
+        print(
+            f"| {what} | `{task_id.split('/')[1]}` | {score:.3f} | {passed} | "
+            f"{'yes' if ok else 'NO'} | {short} |"
+        )
     return contained, passes, len(CHEATS)
 
 
@@ -299,11 +476,19 @@ def run_memory(plays: int) -> None:
 
     spec = spec_for(task.parameters)
     dominoes = [
-        {"name": f"domino_{k + 1}", "asset": "domino", "pos": [0.0, 0.25 * k, 0.2],
-         "hpr": [0, 0, 0], "body": "dynamic", "mass": 0.5, "friction": 0.5, "restitution": 0.0,
-         "velocity": [0, 0, 0]}
+        {
+            "name": f"domino_{k + 1}",
+            "asset": "domino",
+            "pos": [0.0, 0.25 * k, 0.2],
+            "hpr": [0, 0, 0],
+            "body": "dynamic",
+            "mass": 0.5,
+            "friction": 0.5,
+            "restitution": 0.0,
+            "velocity": [0, 0, 0],
+        }
         for k in range(12)
-    ]  # fmt: skip
+    ]
     scene = merged(spec, sanitize({"objects": dominoes}))
     print("| plays | rolled back per play (MB) | never rolled back (MB) |")
     print("|---|---|---|")

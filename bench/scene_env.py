@@ -169,16 +169,20 @@ def step_and_bullet_figures(args: argparse.Namespace) -> None:
         simulator.close()
     world = World.build(description)
     bullet_steps = round(SIM_SECONDS / world.dt) * world.substeps
-    print(f"Bullet, {len(description['objects'])} bodies and a room, {SIM_SECONDS:g} s simulated "
-          f"({bullet_steps} Bullet steps), medians of {args.runs} interleaved runs:")  # fmt: skip
+    print(
+        f"Bullet, {len(description['objects'])} bodies and a room, {SIM_SECONDS:g} s simulated "
+        f"({bullet_steps} Bullet steps), medians of {args.runs} interleaved runs:"
+    )
     for label, runs in (
         ("raw panda3d.bullet do_physics loop, in-process", raw),
         ("scene runtime World.run, in-process", runtime),
         ("trusted sandbox session simulate (sampled, sent back)", sandboxed),
     ):
         median = statistics.median(runs)
-        print(f"  {label}: {median * 1e3:.1f} ms, {bullet_steps / median:,.0f} Bullet steps/s, "
-              f"{median / statistics.median(raw):.2f}× raw")  # fmt: skip
+        print(
+            f"  {label}: {median * 1e3:.1f} ms, {bullet_steps / median:,.0f} Bullet steps/s, "
+            f"{median / statistics.median(raw):.2f}× raw"
+        )
 
 
 def logic_figures(runs: int) -> None:

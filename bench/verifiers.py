@@ -54,10 +54,15 @@ def random_program(
     if base is None:
         p = {
             "kind": float(rng.integers(2)),
-            "a": rng.uniform(20, 80), "b": rng.uniform(15, 60), "t": rng.uniform(3, 15),
-            "hole": rng.uniform(2, 8), "boss": rng.uniform(4, 12), "fillet": rng.uniform(0.3, 1.5),
-            "x": 0.0, "y": 0.0,
-        }  # fmt: skip
+            "a": rng.uniform(20, 80),
+            "b": rng.uniform(15, 60),
+            "t": rng.uniform(3, 15),
+            "hole": rng.uniform(2, 8),
+            "boss": rng.uniform(4, 12),
+            "fillet": rng.uniform(0.3, 1.5),
+            "x": 0.0,
+            "y": 0.0,
+        }
     else:
         p = {k: v * rng.uniform(0.8, 1.2) for k, v in base.items()}
         p["kind"], p["x"], p["y"] = base["kind"], rng.uniform(-4, 4), rng.uniform(-4, 4)
@@ -148,11 +153,24 @@ def main() -> None:
     rows: dict[str, list[float]] = {
         k: []
         for k in (
-            "iou_brep", "t_brep", "err_mesh", "t_mesh", "err_fast", "t_fast", "err_step",
-            "t_step_iou", "t_chamfer", "t_baseline", "step_fraction", "t_build", "t_exact",
-            "t_previous", "t_features", "t_distances",
+            "iou_brep",
+            "t_brep",
+            "err_mesh",
+            "t_mesh",
+            "err_fast",
+            "t_fast",
+            "err_step",
+            "t_step_iou",
+            "t_chamfer",
+            "t_baseline",
+            "step_fraction",
+            "t_build",
+            "t_exact",
+            "t_previous",
+            "t_features",
+            "t_distances",
         )
-    }  # fmt: skip
+    }
     for _ in range(args.pairs):
         program_a, params = random_program(rng)
         program_b, _ = random_program(rng, params)
@@ -175,13 +193,23 @@ def main() -> None:
         _, t_previous = timed(previous_exact_tier, shape_a, shape_b, a, Part.from_arrays(*arrays_b))
         _, t_exact = timed(verify_part, Part.from_arrays(*arrays_a), Part.from_arrays(*arrays_b))
         for key, value in (
-            ("iou_brep", exact), ("t_brep", t_brep), ("err_mesh", abs(mesh_iou - exact)),
-            ("t_mesh", t_mesh), ("err_fast", abs(fast_iou - exact)), ("t_fast", t_fast),
-            ("err_step", abs(step_iou - exact)), ("t_step_iou", t_step), ("t_chamfer", t_chamfer),
-            ("t_baseline", t_baseline), ("step_fraction", t_verify / build_a), ("t_build", build_a),
-            ("t_exact", t_exact), ("t_previous", t_previous), ("t_features", t_features),
+            ("iou_brep", exact),
+            ("t_brep", t_brep),
+            ("err_mesh", abs(mesh_iou - exact)),
+            ("t_mesh", t_mesh),
+            ("err_fast", abs(fast_iou - exact)),
+            ("t_fast", t_fast),
+            ("err_step", abs(step_iou - exact)),
+            ("t_step_iou", t_step),
+            ("t_chamfer", t_chamfer),
+            ("t_baseline", t_baseline),
+            ("step_fraction", t_verify / build_a),
+            ("t_build", build_a),
+            ("t_exact", t_exact),
+            ("t_previous", t_previous),
+            ("t_features", t_features),
             ("t_distances", t_distances),
-        ):  # fmt: skip
+        ):
             rows[key].append(value)
 
     med = {k: statistics.median(v) for k, v in rows.items()}

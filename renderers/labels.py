@@ -82,6 +82,9 @@ def readable(tiles: np.ndarray, min_view: int = 64) -> np.ndarray:
 def agent_and_target(agent: np.ndarray | None, target: np.ndarray | None) -> np.ndarray:
     """The agent's views beside the target's, each readable and captioned "agent" / "target"
     (the layout of ``toolgym run --out``, the replay GIF and the replay page)."""
-    panels = {name: readable(views) for name, views in (("agent", agent), ("target", target))
-              if views is not None}  # fmt: skip
+    panels = {
+        name: readable(views)
+        for name, views in (("agent", agent), ("target", target))
+        if views is not None
+    }
     return captioned(panels)

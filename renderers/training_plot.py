@@ -1,7 +1,7 @@
 """A training run's course as one PNG: score, success, return, losses and speed over env steps.
 
-Reads the trainer's ``progress.csv`` (one row per PPO iteration, see ``toolgym.agents.train``) and
-draws with Matplotlib's Agg backend (no display needed).
+Reads the trainer's ``progress.csv`` (one row per PPO iteration, see
+``toolgym.agents.trainer.train``) and draws with Matplotlib's Agg backend (no display needed).
 """
 
 from __future__ import annotations

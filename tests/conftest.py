@@ -121,20 +121,30 @@ def trainer_spaces(view_size: int = 16, max_steps: int = 4, depth: bool = False)
     measured numbers."""
     import gymnasium as gym
 
-    from toolgym.agents.peer_spaces import TrainerSpaces
-    from toolgym.agents.policy import PolicyConfig
+    from toolgym.agents.trainer.peer_spaces import TrainerSpaces
+    from toolgym.agents.trainer.policy import PolicyConfig
     from toolgym.envs.cadquery.tools import registry
     from toolgym.envs.grammar import Grammar, suite_ranges
     from toolgym.envs.tasks.suites import get_suite
 
     calls = [c for t in get_suite("primitives").split("train") for c in t.tool_calls]
     grammar = Grammar(
-        registry, suite_ranges(registry, calls),
-        tools=["add_sphere", "fillet_edges"], derived={"add_sphere.z": ["prev_top"]}, stop=True,
-    )  # fmt: skip
+        registry,
+        suite_ranges(registry, calls),
+        tools=["add_sphere", "fillet_edges"],
+        derived={"add_sphere.z": ["prev_top"]},
+        stop=True,
+    )
     looking = {"depth": True, "prompt_form": "image"} if depth else {}
-    inner = gym.make("toolgym/CadQuery-v0", task=SPHERE, action_mode="tool",
-                     max_steps=max_steps, view_size=view_size, **looking)  # fmt: skip
-    policy = PolicyConfig(prompt_bytes=64, feedback_bytes=32, max_numbers=8, depth=depth,
-                          measure=depth)  # fmt: skip
+    inner = gym.make(
+        "toolgym/CadQuery-v0",
+        task=SPHERE,
+        action_mode="tool",
+        max_steps=max_steps,
+        view_size=view_size,
+        **looking,
+    )
+    policy = PolicyConfig(
+        prompt_bytes=64, feedback_bytes=32, max_numbers=8, depth=depth, measure=depth
+    )
     return TrainerSpaces(inner, grammar, policy)

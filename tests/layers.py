@@ -219,7 +219,7 @@ def _reach(arrows: dict[tuple[str, str], int]) -> dict[str, set[str]]:
     """Every room each room reaches by arrows, itself included."""
     reach = {r: {r} for r in FLOOR}
     for r in sorted(FLOOR, key=FLOOR.get, reverse=True):  # bottom floor first
-        for (source, target) in arrows:
+        for source, target in arrows:
             if source == r:
                 reach[r] |= reach[target]
     return reach

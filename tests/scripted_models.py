@@ -1,12 +1,13 @@
-"""Scripted stand-ins for a language model, served by ``toolgym.agents.endpoint``: no weights."""
+"""Scripted stand-ins for a language model, served by ``toolgym.agents.llm.endpoint``: no
+weights."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from toolgym.agents.endpoint import tool_call
-from toolgym.agents.llm import RUN_CODE
+from toolgym.agents.llm.endpoint import tool_call
+from toolgym.agents.llm.messages import RUN_CODE
 from toolgym.envs.tasks.suites import get_suite
 
 

@@ -99,8 +99,15 @@ def test_oracle_scores_at_least_099_on_every_task(mode):
 def test_random_agent_scores_at_most_03():
     scores = []
     for suite in BLENDER_SUITES:
-        for episode in run_episodes("toolgym/Blender-v0", "random", episodes=2, seed=0,
-                                    suite=suite, action_mode="tool", max_steps=4):  # fmt: skip
+        for episode in run_episodes(
+            "toolgym/Blender-v0",
+            "random",
+            episodes=2,
+            seed=0,
+            suite=suite,
+            action_mode="tool",
+            max_steps=4,
+        ):
             assert episode.score is not None
             scores.append(episode.score)
     assert len(scores) == 2 * len(BLENDER_SUITES) and max(scores) <= 0.3, scores

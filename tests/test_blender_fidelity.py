@@ -93,9 +93,10 @@ def test_an_emission_shader_alone_equals_a_glow_that_hides_the_reflection(env):
     # A lamp: a Principled BSDF whose glow fills every channel (9, 8, 6), so nothing it
     # reflects can show. An Emission shader of the same light renders the same.
     lamp = dataclasses.replace(
-        get_task("blender-material/glowing-green"), id="blender-material/lamp-test",
+        get_task("blender-material/glowing-green"),
+        id="blender-material/lamp-test",
         reference="tools.set_material(name='Ball', r=0.9, g=0.8, b=0.6, emission_strength=10)",
-    )  # fmt: skip
+    )
     env.unwrapped.tasks = (*env.unwrapped.tasks, lamp)
     same = report_of(env, lamp.id, EMISSION.format(r=0.9, g=0.8, b=0.6, strength=10))
     assert same["passed"] and same["score"] >= 0.95, same
@@ -107,8 +108,9 @@ def test_an_emission_shader_alone_equals_a_glow_that_hides_the_reflection(env):
     assert not dim["passed"] and dim["score"] < 0.5, dim
     # Green glowing at (0.3, 2.7, 0.6) leaves red and blue to its reflection, which shows: the
     # same light from an Emission shader alone is a near miss.
-    green = report_of(env, "blender-material/glowing-green",
-                      EMISSION.format(r=0.1, g=0.9, b=0.2, strength=3))  # fmt: skip
+    green = report_of(
+        env, "blender-material/glowing-green", EMISSION.format(r=0.1, g=0.9, b=0.2, strength=3)
+    )
     assert not green["passed"] and green["score"] < 0.5, green
     assert "colour shown (base colour and glow) is off by" in messages(green)
 
@@ -122,8 +124,14 @@ def test_the_material_on_most_faces_is_the_one_compared():
     grey = red | {"name": "Grey", "base_color": [0.5, 0.5, 0.5]}
 
     def state(*materials):
-        ball = {"type": "MESH", "vertices": box.vertices, "faces": box.faces, "shape_keys": {},
-                "materials": list(materials), "modifiers": []}  # fmt: skip
+        ball = {
+            "type": "MESH",
+            "vertices": box.vertices,
+            "faces": box.faces,
+            "shape_keys": {},
+            "materials": list(materials),
+            "modifiers": [],
+        }
         return {"objects": {"Ball": ball}}
 
     goal = Goal("material", state(red | {"share": 1.0}), {})
@@ -193,8 +201,9 @@ def test_every_mesh_modifier_type_is_read_with_enum_flags_as_sorted_lists():
 def test_pose_errors_read_world_geometry():
     cube = np.array([[x, y, z] for x in (0, 1) for y in (0, 2) for z in (0, 3)], float)
     turn = np.radians(30)
-    rotation = np.array([[np.cos(turn), -np.sin(turn), 0], [np.sin(turn), np.cos(turn), 0],
-                         [0, 0, 1]])  # fmt: skip
+    rotation = np.array(
+        [[np.cos(turn), -np.sin(turn), 0], [np.sin(turn), np.cos(turn), 0], [0, 0, 1]]
+    )
     errors = pose_errors(cube @ rotation.T * 1.1 + 2, cube, 1.0)
     assert errors["rotation_error_deg"] == pytest.approx(30, abs=1e-6)
     assert errors["scale_error"] == pytest.approx(0.1, abs=1e-6) and errors["shape_error"] < 1e-6

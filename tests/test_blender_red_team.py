@@ -353,9 +353,15 @@ def test_a_light_is_read_as_it_renders(env):
     blind = play(env, KEY, reference(KEY) + "bpy.data.objects['Key'].visible_diffuse = False\n")
     fails_below(blind, near)
     assert "settings differ: visible_diffuse 0 (goal 1)" in messages(blind[1])
-    extra = play(env, KEY, reference(KEY) + (
-        "tools.add_light('Extra', energy=2000, x=-2, y=2, z=3)\n"
-        "bpy.data.objects['Extra'].hide_viewport = True\n"))  # fmt: skip
+    extra = play(
+        env,
+        KEY,
+        reference(KEY)
+        + (
+            "tools.add_light('Extra', energy=2000, x=-2, y=2, z=3)\n"
+            "bpy.data.objects['Extra'].hide_viewport = True\n"
+        ),
+    )
     fails_below(extra, near)
     assert "1 light(s) the goal does not have: 'Extra'" in messages(extra[1])
 

@@ -70,7 +70,7 @@ def test_the_moves_family_is_short_numbered_and_its_splits_never_share_a_task():
     """blender-moves: one to three objects, one set_location each, the call's numbers written
     in the prompt in the call's order (within the 128 bytes the mixed benchmark's policy reads);
     drawn on a 0.1 m grid, so seeds can meet, and the splits keep apart by construction."""
-    from toolgym.agents.observations import prompt_numbers
+    from toolgym.agents.trainer.observations import prompt_numbers
     from toolgym.envs.tasks.suites import get_suite
 
     suite = get_suite("blender-moves")
@@ -109,16 +109,21 @@ def test_registry_has_the_three_faces_and_at_least_15_tools():
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        ({"name": "set_location", "arguments": {"name": "A", "x": "1", "y": 0, "z": 0}},
-         "parameter 'x' must be a finite number"),
-        ({"name": "set_scale", "arguments": {"name": "A", "x": 0, "y": 1, "z": 1}},
-         "out of range"),
-        ({"name": "set_modifier", "arguments": {"name": "A", "modifier": "M",
-                                                "setting": "count", "value": 2.5}},
-         "count must be a whole number"),
+        (
+            {"name": "set_location", "arguments": {"name": "A", "x": "1", "y": 0, "z": 0}},
+            "parameter 'x' must be a finite number",
+        ),
+        ({"name": "set_scale", "arguments": {"name": "A", "x": 0, "y": 1, "z": 1}}, "out of range"),
+        (
+            {
+                "name": "set_modifier",
+                "arguments": {"name": "A", "modifier": "M", "setting": "count", "value": 2.5},
+            },
+            "count must be a whole number",
+        ),
         ({"name": "teleport", "arguments": {}}, "unknown tool 'teleport'"),
     ],
-)  # fmt: skip
+)
 def test_tool_calls_are_checked_before_they_run(call, message):
     from toolgym.envs.tools import ToolCallError
 
@@ -142,8 +147,11 @@ def _obj(kind="MESH", location=(0, 0, 0), rotation=(1, 0, 0, 0), scale=(1, 1, 1)
     base |= {"location": list(location), "rotation": list(rotation), "scale": list(scale)}
     if kind == "MESH":
         box = trimesh.creation.box((1, 1, 1))
-        base |= {"vertices": box.vertices + 0.5 + location, "faces": box.faces.astype(np.int32),
-                 "shape_keys": {}}  # fmt: skip
+        base |= {
+            "vertices": box.vertices + 0.5 + location,
+            "faces": box.faces.astype(np.int32),
+            "shape_keys": {},
+        }
     return base | extra
 
 

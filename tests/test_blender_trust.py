@@ -96,8 +96,9 @@ def test_monkeypatched_bpy_save_gains_nothing(env):
     assert reward > 0.2
 
 
-@pytest.mark.parametrize(("name", "script", "live_x"), [("text block", TEXT_BLOCK, 1.5),
-                                                        ("driver", DRIVER, None)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "script", "live_x"), [("text block", TEXT_BLOCK, 1.5), ("driver", DRIVER, None)]
+)
 def test_scripts_in_the_file_do_not_run_in_the_trusted_loader(name, script, live_x):
     reader = SceneReader()
     try:
@@ -125,13 +126,15 @@ def test_a_text_block_that_would_solve_the_task_scores_nothing(env):
 @pytest.mark.parametrize(
     ("name", "script"),
     [
-        ("looping depsgraph handler",
-         "bpy.app.handlers.depsgraph_update_post.append(lambda *a: [0 for _ in iter(int, 1)])\n"
-         "bpy.data.objects['Crate'].location.x = 0.25\nbpy.context.evaluated_depsgraph_get()"),
+        (
+            "looping depsgraph handler",
+            "bpy.app.handlers.depsgraph_update_post.append(lambda *a: [0 for _ in iter(int, 1)])\n"
+            "bpy.data.objects['Crate'].location.x = 0.25\nbpy.context.evaluated_depsgraph_get()",
+        ),
         ("exit from C", "import ctypes\nctypes.CDLL(None).exit(0)"),
         ("os._exit", "import os\nos._exit(0)"),
     ],
-)  # fmt: skip
+)
 def test_scripts_that_never_return_or_quit_blender_are_contained(env, name, script):
     env.reset(seed=0)
     _, reward, *_ = env.step(SOLVE_BOX)

@@ -18,11 +18,18 @@ from toolgym.verifiers.parts import PartError
 
 IDENTICAL = 0.999
 FLANGE = (
-    cq.Workplane("XY").circle(40).extrude(8)
-    .faces(">Z").workplane().circle(15).extrude(12)
-    .faces(">Z").workplane().hole(12)
+    cq.Workplane("XY")
+    .circle(40)
+    .extrude(8)
+    .faces(">Z")
+    .workplane()
+    .circle(15)
+    .extrude(12)
+    .faces(">Z")
+    .workplane()
+    .hole(12)
     .cut(cq.Workplane("XY").polarArray(30, 0, 360, 6).circle(3).extrude(8))
-)  # fmt: skip
+)
 LOFT = cq.Workplane("XY").rect(40, 30).workplane(offset=50).circle(15).loft()
 # CadQuery's own export of a shelled box reads back as a closed shell, not a solid.
 SHELLED = cq.Workplane().box(50, 30, 25).faces(">Z").shell(-2)

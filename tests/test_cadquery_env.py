@@ -263,16 +263,24 @@ def test_tool_schemas_match_the_cli(env):
     schemas = env.unwrapped.tool_schemas()
     done = subprocess.run(
         [sys.executable, "-m", "toolgym", "tools", "--env", "toolgym/CadQuery-v0", "--json"],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0 and json.loads(done.stdout) == schemas
     names = {s["function"]["name"] for s in schemas}
     assert {"add_box", "cut_hole", "fillet_edges", "revolve_profile", "shell"} <= names
     grammar = env.unwrapped.tool_grammar()
     assert grammar["add_box"]["params"]["length"] == {
-        "kind": "number", "unit": "mm", "min": 0.1, "max": 500.0, "step": 0.5, "choices": None,
-        "required": True, "default": None,
-    }  # fmt: skip
+        "kind": "number",
+        "unit": "mm",
+        "min": 0.1,
+        "max": 500.0,
+        "step": 0.5,
+        "choices": None,
+        "required": True,
+        "default": None,
+    }
     assert grammar["fillet_edges"]["needs_part"] and not grammar["add_box"]["needs_part"]
 
 
@@ -337,8 +345,9 @@ def test_vector_envs_with_autoreset_and_episode_statistics(vector):
 def test_record_video(tmp_path):
     environment = gym.wrappers.RecordVideo(
         gym.make("toolgym/CadQuery-v0", task=PLATE_TASK, render_mode="rgb_array", max_steps=2),
-        str(tmp_path), episode_trigger=lambda _: True,
-    )  # fmt: skip
+        str(tmp_path),
+        episode_trigger=lambda _: True,
+    )
     try:
         environment.reset(seed=0)
         frame = environment.render()

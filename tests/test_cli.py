@@ -87,9 +87,19 @@ def test_run_checks_out_before_any_episode(tmp_path):
 
 def test_run_one_task_as_json_with_a_step_cap_and_time_limit(tmp_path):
     done = toolgym_cli(
-        "run", "--agent", "random", "--task", "curated/plate-four-holes", "--max-steps", "2",
-        "--wall-s", "5", "--json", "--out", str(tmp_path),
-    )  # fmt: skip
+        "run",
+        "--agent",
+        "random",
+        "--task",
+        "curated/plate-four-holes",
+        "--max-steps",
+        "2",
+        "--wall-s",
+        "5",
+        "--json",
+        "--out",
+        str(tmp_path),
+    )
     assert done.returncode == 0, done.stderr
     (episode,) = [json.loads(line) for line in done.stdout.splitlines()]
     assert episode["task"] == "curated/plate-four-holes" and episode["steps"] == 2
@@ -139,9 +149,12 @@ def test_tasks_json_with_filters():
 
 def test_task_ids_are_never_wrapped():
     done = subprocess.run(
-        [sys.executable, "-m", "toolgym", "tasks", "procedural"], capture_output=True, text=True,
-        timeout=300, env=dict(os.environ, COLUMNS="80"),
-    )  # fmt: skip
+        [sys.executable, "-m", "toolgym", "tasks", "procedural"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, COLUMNS="80"),
+    )
     assert done.returncode == 0
     assert all(len(line) <= 80 for line in done.stdout.splitlines())
     for task in get_suite("procedural").tasks:
@@ -150,9 +163,12 @@ def test_task_ids_are_never_wrapped():
 
 def test_tools_table_keeps_square_brackets():
     done = subprocess.run(
-        [sys.executable, "-m", "toolgym", "tools"], capture_output=True, text=True, timeout=300,
+        [sys.executable, "-m", "toolgym", "tools"],
+        capture_output=True,
+        text=True,
+        timeout=300,
         env=dict(os.environ, COLUMNS="250"),
-    )  # fmt: skip
+    )
     assert done.returncode == 0 and "drawn as [radius, z] points" in done.stdout
 
 
@@ -193,17 +209,34 @@ def test_train_writes_a_checkpoint_that_eval_scores(tmp_path):
     suite = Path(__file__).resolve().parents[1] / "assets/cadquery/demo/first-tools.toml"
     out = tmp_path / "run"
     trained = toolgym_cli(
-        "train", "--suite", str(suite), "--steps", "8", "--num-steps", "4", "--max-steps", "1",
-        "--out", str(out),
-    )  # fmt: skip
+        "train",
+        "--suite",
+        str(suite),
+        "--steps",
+        "8",
+        "--num-steps",
+        "4",
+        "--max-steps",
+        "1",
+        "--out",
+        str(out),
+    )
     assert trained.returncode == 0, trained.stdout + trained.stderr
     assert "iteration    1" in trained.stdout and (out / "progress.csv").is_file()
     checkpoint = out / "checkpoints" / "latest.pt"
     recording = tmp_path / "eval-record"
     scored = toolgym_cli(
-        "eval", "--checkpoint", str(checkpoint), "--split", "train", "--episodes", "3", "--json",
-        "--record", str(recording),
-    )  # fmt: skip
+        "eval",
+        "--checkpoint",
+        str(checkpoint),
+        "--split",
+        "train",
+        "--episodes",
+        "3",
+        "--json",
+        "--record",
+        str(recording),
+    )
     assert scored.returncode == 0, scored.stdout + scored.stderr
     report = json.loads(scored.stdout)
     assert report["episodes"] == 3 and 0.0 <= report["score"] <= 1.0
@@ -216,19 +249,35 @@ def test_train_writes_a_checkpoint_that_eval_scores(tmp_path):
     # Training settles episodes at the per-step tier; evaluation at the task's exact one.
     assert json.loads((out / "config.json").read_text())["final_tier"] == "cheap"
     finals = [
-        json.loads(line)["final_report"] for log in logs for line in log.read_text().splitlines()
+        json.loads(line)["final_report"]
+        for log in logs
+        for line in log.read_text().splitlines()
         if json.loads(line).get("final_report")
-    ]  # fmt: skip
+    ]
     assert len(finals) >= 3 and {f["tier"] for f in finals} == {"exact"}
     assert {r["task"] for r in report["results"]} == {
-        "first-tools/cube", "first-tools/ball", "first-tools/rod"
-    }  # fmt: skip
+        "first-tools/cube",
+        "first-tools/ball",
+        "first-tools/rod",
+    }
     # Image-only prompts, the policy reading the depth views: the run says so in its config.
     looking = tmp_path / "image-run"
     trained = toolgym_cli(
-        "train", "--suite", str(suite), "--steps", "4", "--num-steps", "2", "--max-steps", "1",
-        "--prompt-form", "image", "--depth", "--out", str(looking),
-    )  # fmt: skip
+        "train",
+        "--suite",
+        str(suite),
+        "--steps",
+        "4",
+        "--num-steps",
+        "2",
+        "--max-steps",
+        "1",
+        "--prompt-form",
+        "image",
+        "--depth",
+        "--out",
+        str(looking),
+    )
     assert trained.returncode == 0, trained.stdout + trained.stderr
     saved = json.loads((looking / "config.json").read_text())
     assert saved["prompt_form"] == "image" and saved["policy"]["measure"] is True

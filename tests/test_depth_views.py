@@ -20,10 +20,13 @@ def extents(tile: np.ndarray) -> dict[str, float]:
 
     front, right, top = view(0, 1), view(1, 0), view(1, 1)
     return {
-        "x_min": -right[..., 1].max(), "x_max": right[..., 0].max(),
-        "y_min": -front[..., 0].max(), "y_max": front[..., 1].max(),
-        "z_min": -top[..., 1].max(), "z_max": top[..., 0].max(),
-    }  # fmt: skip
+        "x_min": -right[..., 1].max(),
+        "x_max": right[..., 0].max(),
+        "y_min": -front[..., 0].max(),
+        "y_max": front[..., 1].max(),
+        "z_min": -top[..., 1].max(),
+        "z_max": top[..., 0].max(),
+    }
 
 
 def box_task(split: str = "test") -> str:
@@ -36,18 +39,28 @@ def box_task(split: str = "test") -> str:
 def test_depth_views_give_the_targets_and_the_parts_extents_to_the_micrometre():
     task = box_task()
     p = family("primitive").task(int(task.rsplit("-", 1)[1]), "test").parameters
-    env = gym.make("toolgym/CadQuery-v0", task=task, action_mode="tool", view_size=VIEW,
-                   max_steps=3, depth=True, prompt_form="image")  # fmt: skip
+    env = gym.make(
+        "toolgym/CadQuery-v0",
+        task=task,
+        action_mode="tool",
+        view_size=VIEW,
+        max_steps=3,
+        depth=True,
+        prompt_form="image",
+    )
     try:
         obs, _ = env.reset(seed=0)
         assert obs in env.observation_space
         assert obs["depth"].shape == obs["target_depth"].shape == (2 * VIEW, 2 * VIEW, 2)
         assert np.isneginf(obs["depth"]).all()  # nothing built yet
         want = {
-            "x_min": p["x"] - p["length"] / 2, "x_max": p["x"] + p["length"] / 2,
-            "y_min": p["y"] - p["width"] / 2, "y_max": p["y"] + p["width"] / 2,
-            "z_min": p["z"] - p["height"] / 2, "z_max": p["z"] + p["height"] / 2,
-        }  # fmt: skip
+            "x_min": p["x"] - p["length"] / 2,
+            "x_max": p["x"] + p["length"] / 2,
+            "y_min": p["y"] - p["width"] / 2,
+            "y_max": p["y"] + p["width"] / 2,
+            "z_min": p["z"] - p["height"] / 2,
+            "z_max": p["z"] + p["height"] / 2,
+        }
         got = extents(obs["target_depth"])
         assert all(abs(got[k] - want[k]) < 1e-3 for k in want), (got, want)
         # The pixels are 7 mm wide here; the depth still tells 0.5 mm apart.
@@ -64,8 +77,14 @@ def test_depth_views_give_the_targets_and_the_parts_extents_to_the_micrometre():
 
 
 def test_without_the_target_its_depth_is_empty_and_without_depth_there_is_none():
-    hidden = gym.make("toolgym/CadQuery-v0", task=box_task(), action_mode="tool",
-                      view_size=VIEW, depth=True, show_target=False)  # fmt: skip
+    hidden = gym.make(
+        "toolgym/CadQuery-v0",
+        task=box_task(),
+        action_mode="tool",
+        view_size=VIEW,
+        depth=True,
+        show_target=False,
+    )
     plain = gym.make("toolgym/CadQuery-v0", task=box_task(), action_mode="tool", view_size=VIEW)
     try:
         obs, _ = hidden.reset(seed=0)
@@ -88,8 +107,8 @@ def test_check_env_passes_with_depth():
 
 
 def test_a_trainer_reading_depth_needs_cadquery_and_measuring_needs_depth():
-    from toolgym.agents.policy import Policy, PolicyConfig
-    from toolgym.agents.train import TrainConfig
+    from toolgym.agents.trainer.policy import Policy, PolicyConfig
+    from toolgym.agents.trainer.train import TrainConfig
     from toolgym.envs.cadquery.tools import registry
     from toolgym.envs.grammar import Grammar
 

@@ -208,9 +208,14 @@ def test_constructor_arguments_are_checked_with_clear_messages(name):
 
 def test_the_edges_of_each_range_are_accepted():
     environment = gym.make(
-        "toolgym/CadQuery-v0", task=PLATE_TASK, view_size=8, max_steps=1, error_penalty=0.0,
-        success_iou=1.0, max_action_chars=1,
-    )  # fmt: skip
+        "toolgym/CadQuery-v0",
+        task=PLATE_TASK,
+        view_size=8,
+        max_steps=1,
+        error_penalty=0.0,
+        success_iou=1.0,
+        max_action_chars=1,
+    )
     try:
         obs, _ = environment.reset(seed=0)
         assert obs["image"].shape == (16, 16, 3)

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import toolgym  # noqa: F401 - registers the environments
-from toolgym.agents.build import build_grammar, env_registry, suite_calls
-from toolgym.agents.policy import PolicyConfig
-from toolgym.agents.ppo import PPOConfig
-from toolgym.agents.train import TrainConfig, Trainer
+from toolgym.agents.trainer.build import build_grammar, env_registry, suite_calls
+from toolgym.agents.trainer.policy import PolicyConfig
+from toolgym.agents.trainer.ppo import PPOConfig
+from toolgym.agents.trainer.train import TrainConfig, Trainer
 from toolgym.envs.domains import get_domain
 from toolgym.envs.grammar import Grammar, text_choices
 from toolgym.envs.tasks.suites import suites
@@ -65,15 +65,27 @@ def test_standard_spaces_and_the_trainers_grammar_cover_every_suite(suite):
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize(
     "env_id, suite",
-    [("toolgym/CadQuery-v0", "primitives"), ("toolgym/Blender-v0", "blender-placement"),
-     ("toolgym/GameScene-v0", "scene-layout")],
-)  # fmt: skip
+    [
+        ("toolgym/CadQuery-v0", "primitives"),
+        ("toolgym/Blender-v0", "blender-placement"),
+        ("toolgym/GameScene-v0", "scene-layout"),
+    ],
+)
 def test_the_trainer_trains_on_every_tool(tmp_path, env_id, suite):
     config = TrainConfig(
-        env_id=env_id, suite=suite, steps=8, num_envs=1, num_steps=4, max_steps=2, view_size=16,
-        out=str(tmp_path), progress=False, policy=SMALL, asynchronous=False,
+        env_id=env_id,
+        suite=suite,
+        steps=8,
+        num_envs=1,
+        num_steps=4,
+        max_steps=2,
+        view_size=16,
+        out=str(tmp_path),
+        progress=False,
+        policy=SMALL,
+        asynchronous=False,
         ppo=PPOConfig(num_minibatches=1, update_epochs=1),
-    )  # fmt: skip
+    )
     trainer = Trainer(config)
     before = [p.detach().clone() for p in trainer.policy.parameters()]
     row = trainer.train(resume=False)

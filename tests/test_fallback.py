@@ -74,10 +74,16 @@ def test_as_an_unprivileged_user_namespaces_come_from_a_user_namespace(request):
     # The interpreter may live in root's home: keep the right to read it, nothing else of root.
     # (Inside the user namespace that right is gone, so scripts here avoid lazy stdlib imports.)
     command = [
-        "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-        "--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search",
-        sys.executable, "-c", NON_ROOT_SCRIPT,
-    ]  # fmt: skip
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        "--inh-caps=+dac_read_search",
+        "--ambient-caps=+dac_read_search",
+        sys.executable,
+        "-c",
+        NON_ROOT_SCRIPT,
+    ]
     env = {**os.environ, "TOOLGYM_RUN_DIR": run_dir, "HOME": run_dir}
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr[-3000:]

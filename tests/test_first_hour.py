@@ -56,8 +56,9 @@ def interrupt(args: list[str], marker: str, cwd: Path, timeout: float = 600) -> 
 def test_ctrl_c_during_run_prints_the_finished_episodes(tmp_path: Path) -> None:
     code, text = interrupt(
         ["run", "--agent", "oracle", "--suite", "curated", "--episodes", "6", "--json"],
-        '"task": ', tmp_path,
-    )  # fmt: skip
+        '"task": ',
+        tmp_path,
+    )
     assert code == 130, text
     assert "Traceback" not in text and "KeyboardInterrupt" not in text, text
     finished = text.count('"task": ')
@@ -67,9 +68,19 @@ def test_ctrl_c_during_run_prints_the_finished_episodes(tmp_path: Path) -> None:
 
 def test_ctrl_c_during_train_says_how_to_resume(tmp_path: Path) -> None:
     args = [
-        "train", "--suite", DEMO_SUITE, "--steps", "160", "--num-steps", "8", "--max-steps",
-        "1", "--out", "run", "--no-resume",
-    ]  # fmt: skip
+        "train",
+        "--suite",
+        DEMO_SUITE,
+        "--steps",
+        "160",
+        "--num-steps",
+        "8",
+        "--max-steps",
+        "1",
+        "--out",
+        "run",
+        "--no-resume",
+    ]
     # The workers are running once PPO starts: each also receives the terminal's SIGINT.
     code, text = interrupt(args, "PPO: 10 iterations", tmp_path)
     assert code == 130, text
@@ -83,9 +94,13 @@ def test_ctrl_c_during_train_says_how_to_resume(tmp_path: Path) -> None:
 
 def toolgym(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [TOOLGYM, *args], capture_output=True, text=True, timeout=600, cwd=cwd,
+        [TOOLGYM, *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
         env={**os.environ, "COLUMNS": "200"},
-    )  # fmt: skip
+    )
 
 
 SEED = "Invalid value for '--seed': Input should be greater than or equal to 0"
@@ -120,7 +135,7 @@ def test_a_file_that_is_not_a_checkpoint_says_so(tmp_path: Path) -> None:
     import torch
 
     torch.save({"weights": torch.zeros(3)}, other)  # a torch file, not the trainer's
-    from toolgym.agents.checkpoints import read_checkpoint
+    from toolgym.agents.trainer.checkpoints import read_checkpoint
 
     for path in (empty, garbage, other):
         with pytest.raises(ValueError, match=f"{path}: not a toolgym checkpoint"):
@@ -151,8 +166,9 @@ def test_tools_lists_each_parameters_range_unit_and_default() -> None:
     assert "count 1..20 whole" in scene
 
 
-@pytest.mark.parametrize("env_id", ["toolgym/CadQuery-v0", "toolgym/Blender-v0",
-                                    "toolgym/GameScene-v0"])  # fmt: skip
+@pytest.mark.parametrize(
+    "env_id", ["toolgym/CadQuery-v0", "toolgym/Blender-v0", "toolgym/GameScene-v0"]
+)
 def test_random_values_have_each_parameters_type_and_grid(env_id: str) -> None:
     from toolgym.agents.baselines import RandomAgent
     from toolgym.envs.domains import domain_of_env
@@ -210,8 +226,10 @@ def test_two_runs_into_one_folder_keep_both_renders(tmp_path: Path) -> None:
     for _ in range(2):
         done = toolgym("run", "--agent", "oracle", "--task", "curated/disc", "--out", str(out))
         assert done.returncode == 0, done.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["000-curated_disc-2.png",
-                                                     "000-curated_disc.png"]  # fmt: skip
+    assert sorted(p.name for p in out.iterdir()) == [
+        "000-curated_disc-2.png",
+        "000-curated_disc.png",
+    ]
 
 
 @pytest.mark.slow
@@ -219,22 +237,41 @@ def test_a_checkpoint_evaluates_from_any_folder(tmp_path: Path) -> None:
     repo = Path(__file__).resolve().parents[1]
     run = tmp_path / "run"
     trained = toolgym(
-        "train", "--suite", "assets/cadquery/demo/first-tools.toml", "--steps", "4",
-        "--num-steps", "4", "--max-steps", "1", "--num-envs", "1", "--out", str(run), cwd=repo,
-    )  # fmt: skip
+        "train",
+        "--suite",
+        "assets/cadquery/demo/first-tools.toml",
+        "--steps",
+        "4",
+        "--num-steps",
+        "4",
+        "--max-steps",
+        "1",
+        "--num-envs",
+        "1",
+        "--out",
+        str(run),
+        cwd=repo,
+    )
     assert trained.returncode == 0, trained.stderr
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     scored = toolgym(
-        "eval", "--checkpoint", "../run", "--split", "train", "--episodes", "1", "--json",
+        "eval",
+        "--checkpoint",
+        "../run",
+        "--split",
+        "train",
+        "--episodes",
+        "1",
+        "--json",
         cwd=elsewhere,
-    )  # fmt: skip
+    )
     assert scored.returncode == 0, scored.stderr
     assert json.loads(scored.stdout)["episodes"] == 1
 
 
 def test_plot_draws_a_runs_progress(tmp_path: Path) -> None:
-    from toolgym.agents.logs import CSV_FIELDS
+    from toolgym.agents.trainer.logs import CSV_FIELDS
 
     run = tmp_path / "run"
     run.mkdir()
@@ -269,8 +306,15 @@ def test_drawn_tasks_are_distinct_until_the_suite_is_used_up(tmp_path: Path) -> 
         'reference = "result = cq.Workplane().box(20, 20, 2)"\n'
     )
     done = toolgym(
-        "run", "--agent", "oracle", "--suite", str(suite), "--episodes", "4", "--json",
-    )  # fmt: skip
+        "run",
+        "--agent",
+        "oracle",
+        "--suite",
+        str(suite),
+        "--episodes",
+        "4",
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     drawn = [json.loads(line)["task"] for line in done.stdout.splitlines()]
     assert sorted(drawn[:2]) == sorted(drawn[2:]) == ["two/cube", "two/slab"]
@@ -289,8 +333,10 @@ def test_the_agents_trigger_zones_are_drawn_as_the_targets_are() -> None:
     try:
         observation, _ = env.reset(seed=0, options={"task": "scene-curated/door-zone-centre"})
         assert not zone(observation["image"]).any() and zone(observation["target"]).any()
-        call = {"name": "add_trigger", "arguments": {"name": "zone_1", "x": 0, "y": 0,
-                                                     "size_x": 1.5, "size_y": 1.5}}  # fmt: skip
+        call = {
+            "name": "add_trigger",
+            "arguments": {"name": "zone_1", "x": 0, "y": 0, "size_x": 1.5, "size_y": 1.5},
+        }
         observation, *_ = env.step(json.dumps(call))
     finally:
         env.close()

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from toolgym.agents.observations import prompt_numbers
-from toolgym.agents.policy import Policy, PolicyConfig
+from toolgym.agents.trainer.observations import prompt_numbers
+from toolgym.agents.trainer.policy import Policy, PolicyConfig
 from toolgym.envs.cadquery.tools import registry
 from toolgym.envs.grammar import PAD, STOP, Grammar, suite_ranges, suite_tools
 from toolgym.envs.tasks.suites import get_suite
@@ -121,9 +121,18 @@ def test_masked_log_prob_and_entropy_match_enumeration(reading):
     (``reading``)."""
     torch.manual_seed(0)
     grammar = Grammar(tiny, max_points=4)
-    policy = Policy(grammar, PolicyConfig(image_size=16, hidden=32, embed=8, prompt_bytes=16,
-                                          feedback_bytes=8, depth=reading,
-                                          measure=reading))  # fmt: skip
+    policy = Policy(
+        grammar,
+        PolicyConfig(
+            image_size=16,
+            hidden=32,
+            embed=8,
+            prompt_bytes=16,
+            feedback_bytes=8,
+            depth=reading,
+            measure=reading,
+        ),
+    )
     with torch.no_grad():  # sharper, uneven logits and copy gates than at initialisation
         policy.logits_head[-1].weight.normal_(0, 1.0)
         policy.copy_gate.weight.normal_(0, 1.0)
@@ -181,8 +190,9 @@ def test_prompt_numbers_are_read_where_the_encoder_sees_them():
 
 def test_the_pointer_copies_a_prompt_number_into_its_nearest_bin():
     grammar = Grammar(tiny, max_points=4)
-    policy = Policy(grammar, PolicyConfig(image_size=16, hidden=32, embed=8, prompt_bytes=16,
-                                          feedback_bytes=8))  # fmt: skip
+    policy = Policy(
+        grammar, PolicyConfig(image_size=16, hidden=32, embed=8, prompt_bytes=16, feedback_bytes=8)
+    )
     with torch.no_grad():
         policy.copy_gate.bias.fill_(30.0)  # copy only
     numbers = torch.zeros(1, policy.config.max_numbers)
@@ -229,15 +239,16 @@ def test_derived_tokens_compute_what_the_prompt_implies():
     plain = Grammar(registry, max_bins=64)
     assert grammar.vocab_size == plain.vocab_size + 3  # two derived tokens and stop
     numbers = (57.0, 33.0, 16.5)
-    box = {"name": "add_box", "arguments": {"length": 57, "width": 33, "height": 16.5,
-           "z": 8.25}}  # fmt: skip
+    box = {"name": "add_box", "arguments": {"length": 57, "width": 33, "height": 16.5, "z": 8.25}}
     tokens = grammar.encode(box, CallContext(numbers))
     z = next(k for k, s in enumerate(grammar.slots["add_box"]) if s.param == "z") + 1
     assert grammar.value_of_token[tokens[z]] == Derived("half", 2)
     assert grammar.decode(tokens, CallContext(numbers))["arguments"]["z"] == 8.25
     assert plain.snap(box)["arguments"]["z"] != 8.25  # the bins alone cannot say it
-    below = {"name": "add_cylinder", "arguments": {"diameter": 20.0, "height": 10.0, "x": 0.0,
-             "y": 0.0, "z": 5.0, "axis": "Z"}}  # fmt: skip
+    below = {
+        "name": "add_cylinder",
+        "arguments": {"diameter": 20.0, "height": 10.0, "x": 0.0, "y": 0.0, "z": 5.0, "axis": "Z"},
+    }
     above = {"name": "add_cylinder", "arguments": {"diameter": 12, "height": 7.25, "z": 13.625}}
     context = CallContext((20.0, 10.0, 12.0, 7.25), below)
     tokens = grammar.encode(above, context)
@@ -253,7 +264,7 @@ def test_derived_tokens_only_where_the_references_need_them():
     """The trainer's grammar derives only what a suite's references use: the enclosure's box
     sits at half its height; the primitives copy every number (a copy token per slot, for
     numbers past the bins), so their vocabulary barely grows."""
-    from toolgym.agents.build import calls_grammar, reference_derived
+    from toolgym.agents.trainer.build import calls_grammar, reference_derived
     from toolgym.envs.cadquery.families import family
 
     tasks = [family("enclosure").task(seed, "train") for seed in range(30)]
@@ -277,20 +288,26 @@ def test_a_derived_value_that_refers_to_nothing_is_an_invalid_call():
 
     from toolgym.envs.grammar import STOP_TOOL, CallContext, Derived, DerivedValueError
 
-    grammar = Grammar(registry, max_bins=64, derived={"add_box.z": ["prev_top_plus_half:0"]},
-                      stop=True)  # fmt: skip
+    grammar = Grammar(
+        registry, max_bins=64, derived={"add_box.z": ["prev_top_plus_half:0"]}, stop=True
+    )
     box = {"name": "add_box", "arguments": {"length": 10, "width": 10, "height": 10}}
     tokens = grammar.encode(box)
     k = next(k for k, s in enumerate(grammar.slots["add_box"]) if s.param == "z")
     slot = grammar.slots["add_box"][k]
-    tokens[k + 1] = slot.start + len(slot.values) + slot.derived.index(
-        Derived("prev_top_plus_half", 0)
-    )  # fmt: skip
+    tokens[k + 1] = (
+        slot.start + len(slot.values) + slot.derived.index(Derived("prev_top_plus_half", 0))
+    )
     context = CallContext((10.0,), None)
     with pytest.raises(DerivedValueError, match="no previous call"):
         grammar.decode(tokens, context)
-    env = gym.make("toolgym/CadQuery-v0", task="primitives/primitive/test-0", action_mode="tool",
-                   error_penalty=0.1, view_size=32)  # fmt: skip
+    env = gym.make(
+        "toolgym/CadQuery-v0",
+        task="primitives/primitive/test-0",
+        action_mode="tool",
+        error_penalty=0.1,
+        view_size=32,
+    )
     try:
         env.reset(seed=0)
         before, *_ = env.step(json.dumps(box))
@@ -331,7 +348,7 @@ def test_the_grammar_ceiling_of_a_multi_call_family_is_exact():
 
 
 def test_prompt_numbers_read_digits_words_and_cm_but_not_counts_of_edges():
-    from toolgym.agents.observations import prompt_numbers
+    from toolgym.agents.trainer.observations import prompt_numbers
 
     text = "A block twenty-seven mm tall, 2.5 cm wide, 4 mm deep; round the four edges, all twelve"
     numbers, number_at = prompt_numbers([text], 160, 4)
@@ -342,7 +359,7 @@ def test_prompt_numbers_read_digits_words_and_cm_but_not_counts_of_edges():
 def test_axes_share_a_range_and_angles_are_symmetric():
     """A suite's ranges reach past its sample: x, y and z of one turn or scale share one range,
     an angle's is symmetric about 0 (the values are the training calls', nothing else's)."""
-    from toolgym.agents.build import env_registry
+    from toolgym.agents.trainer.build import env_registry
 
     blender = env_registry("toolgym/Blender-v0", "blender-placement")
     calls = [
@@ -368,7 +385,7 @@ def test_the_blender_placement_test_tasks_are_expressible(suite):
     import gymnasium as gym
 
     import toolgym  # noqa: F401 - registers the environments
-    from toolgym.agents.build import build_grammar
+    from toolgym.agents.trainer.build import build_grammar
     from toolgym.envs.grammar import CallContext
 
     grammar = build_grammar("toolgym/Blender-v0", suite, 256, False, stop=None)
@@ -383,10 +400,10 @@ def test_the_blender_placement_test_tasks_are_expressible(suite):
         assert decoded == [json.loads(call) for call in task.tool_calls], task.id
         expressed[task.id] = decoded
     played = list({len(t.tool_calls): t for t in reversed(tasks)}.values())  # first per length
-    assert sorted(len(t.tool_calls) for t in played) == ([1, 2, 3] if suite == "blender-moves"
-                                                          else [5])  # fmt: skip
-    env = gym.make("toolgym/Blender-v0", suite=suite, split="test", action_mode="tool",
-                   max_steps=7)  # fmt: skip
+    assert sorted(len(t.tool_calls) for t in played) == (
+        [1, 2, 3] if suite == "blender-moves" else [5]
+    )
+    env = gym.make("toolgym/Blender-v0", suite=suite, split="test", action_mode="tool", max_steps=7)
     try:
         for task in played:
             env.reset(seed=0, options={"task": task.id})
@@ -403,19 +420,29 @@ def test_the_blender_placement_test_tasks_are_expressible(suite):
 def test_number_spans_give_where_each_number_starts_and_ends():
     """The pointer keys a number by the text at both ends: a number in words is long, and the
     words before it ("x =") are far from its last letter."""
-    from toolgym.agents.observations import batch_observations, number_spans
-    from toolgym.agents.policy import PolicyConfig
+    from toolgym.agents.trainer.observations import batch_observations, number_spans
+    from toolgym.agents.trainer.policy import PolicyConfig
 
     text = "Centred at x = twenty-six mm, y = -1.5 cm: a ball 12 mm across."
     numbers, start, end = number_spans([text, ""], 128, 4)
     assert numbers[0].tolist() == [26.0, -15.0, 12.0, 0.0]
-    assert [text[i:j + 1] for i, j in zip(start[0][:3], end[0][:3], strict=True)] == [
-        "twenty-six", "-1.5", "12"]  # fmt: skip
+    assert [text[i : j + 1] for i, j in zip(start[0][:3], end[0][:3], strict=True)] == [
+        "twenty-six",
+        "-1.5",
+        "12",
+    ]
     assert start[0, 3] == end[0, 3] == -1 and (start[1] == -1).all()
     blank = np.zeros((1, 8, 8, 3), np.uint8)
-    batch = batch_observations({"image": blank, "target": blank, "prompt": np.array([text]),
-                                "feedback": np.array([""]), "step": np.zeros(1, int)},
-                               PolicyConfig())  # fmt: skip
+    batch = batch_observations(
+        {
+            "image": blank,
+            "target": blank,
+            "prompt": np.array([text]),
+            "feedback": np.array([""]),
+            "step": np.zeros(1, int),
+        },
+        PolicyConfig(),
+    )
     assert batch["number_from"][0, 0] == text.index("twenty")
 
 
@@ -423,12 +450,16 @@ def test_soft_binned_targets_spread_over_the_slots_neighbouring_bins_only():
     """Cloning a number read from pictures: the target of a numeric slot is a Gaussian over its
     own bins about the demonstrated one (a near miss costs less than a far one); the tool, the
     end and the padding keep one-hot targets, and ``sigma`` 0 is the one-hot target."""
-    from toolgym.agents.policy import GrammarMasks
+    from toolgym.agents.trainer.policy import GrammarMasks
 
     grammar = Grammar(registry, {"add_sphere.diameter": (10.0, 30.0, 0.5)}, tools=["add_sphere"])
-    tokens = torch.as_tensor([grammar.encode(
-        {"name": "add_sphere", "arguments": {"diameter": 20.0, "x": 0, "y": 0, "z": 0}}
-    )])  # fmt: skip
+    tokens = torch.as_tensor(
+        [
+            grammar.encode(
+                {"name": "add_sphere", "arguments": {"diameter": 20.0, "x": 0, "y": 0, "z": 0}}
+            )
+        ]
+    )
     masks = GrammarMasks(grammar)
     soft = masks.soft_targets(tokens, 2.0)[0]
     assert torch.allclose(soft.sum(dim=-1), torch.ones(grammar.length))
@@ -448,7 +479,7 @@ def test_soft_binned_targets_spread_over_the_slots_neighbouring_bins_only():
 
 
 def test_depth_readings_are_each_views_extents_and_its_part_flags():
-    from toolgym.agents.depth import READINGS, depth_inputs
+    from toolgym.agents.trainer.depth import READINGS, depth_inputs
 
     depths = torch.full((1, 4, 8, 8), -float("inf"))
     depths[0, 2, 4:, :4] = torch.tensor([[10.0, 12.5, 11.0, 0.0]])  # the target, third view
@@ -467,7 +498,7 @@ def test_depth_readings_are_each_views_extents_and_its_part_flags():
     fills = readings[0, 24:].view(2, 4)  # the share of its rows x columns a silhouette covers
     assert fills.tolist() == [[0, 1, 0, 0], [0, 0, 1, 0]]  # squares: full
 
-    from toolgym.agents.depth import silhouette_fill
+    from toolgym.agents.trainer.depth import silhouette_fill
 
     ys, xs = torch.meshgrid(torch.arange(40.0), torch.arange(40.0), indexing="ij")
     disc = ((ys - 9.5) ** 2 + (xs - 9.5) ** 2 < 81).view(1, 1, 40, 40)  # radius 9 px, view 1

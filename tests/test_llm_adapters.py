@@ -1,5 +1,6 @@
-"""Adapters for language-model trainers: SFT data from recordings, TRL's GRPO (`agents/sft.py`,
-`agents/grpo.py`). The GRPO run uses a tiny model built from a config here: nothing downloaded."""
+"""Adapters for language-model trainers: SFT data from recordings, TRL's GRPO (`agents/llm/sft.py`,
+`agents/llm/grpo.py`). The GRPO run uses a tiny model built from a config here: nothing
+downloaded."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from toolgym.agents.grpo import EpisodeReward, actions_of, environment, grpo_dataset
-from toolgym.agents.llm import RUN_CODE
+from toolgym.agents.llm.grpo import EpisodeReward, actions_of, environment, grpo_dataset
+from toolgym.agents.llm.messages import RUN_CODE
+from toolgym.agents.llm.sft import sft_records
 from toolgym.agents.runner import run_episodes
-from toolgym.agents.sft import sft_records
 from toolgym.cli import app
 from toolgym.envs.tasks.suites import get_suite
 
@@ -96,10 +97,17 @@ def tiny_model_and_tokenizer():
     )
     torch.manual_seed(0)
     config = LlamaConfig(
-        vocab_size=len(vocab), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=4096,
-        pad_token_id=vocab["<pad>"], eos_token_id=vocab["<eos>"], bos_token_id=vocab["<eos>"],
-    )  # fmt: skip
+        vocab_size=len(vocab),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=4096,
+        pad_token_id=vocab["<pad>"],
+        eos_token_id=vocab["<eos>"],
+        bos_token_id=vocab["<eos>"],
+    )
     return LlamaForCausalLM(config), tokenizer
 
 
@@ -122,19 +130,34 @@ def test_a_grpo_run_gets_toolgyms_rewards(tmp_path, monkeypatch):
         texts = [calls[p] if k % 2 == 0 else wrong for k, p in enumerate(prompts)]
         prompt_ids = [tokenizer(p)["input_ids"] for p in prompts]
         completion_ids = [tokenizer(t)["input_ids"] + [tokenizer.eos_token_id] for t in texts]
-        return {"prompt_ids": prompt_ids, "completion_ids": completion_ids,
-                "logprobs": [[0.0] * len(ids) for ids in completion_ids]}  # fmt: skip
+        return {
+            "prompt_ids": prompt_ids,
+            "completion_ids": completion_ids,
+            "logprobs": [[0.0] * len(ids) for ids in completion_ids],
+        }
 
     reward = EpisodeReward(**{**TOOL, "max_steps": 1})
     args = GRPOConfig(
-        output_dir=str(tmp_path), per_device_train_batch_size=2, num_generations=2,
-        max_completion_length=128, max_steps=2, logging_steps=1, report_to="none", use_cpu=True,
-        save_strategy="no", learning_rate=1e-3, seed=0,
-    )  # fmt: skip
+        output_dir=str(tmp_path),
+        per_device_train_batch_size=2,
+        num_generations=2,
+        max_completion_length=128,
+        max_steps=2,
+        logging_steps=1,
+        report_to="none",
+        use_cpu=True,
+        save_strategy="no",
+        learning_rate=1e-3,
+        seed=0,
+    )
     trainer = GRPOTrainer(
-        model=model, reward_funcs=[reward], args=args, train_dataset=data,
-        processing_class=tokenizer, rollout_func=rollout,
-    )  # fmt: skip
+        model=model,
+        reward_funcs=[reward],
+        args=args,
+        train_dataset=data,
+        processing_class=tokenizer,
+        rollout_func=rollout,
+    )
     try:
         trainer.train()
     finally:
@@ -175,14 +198,24 @@ def test_grpo_with_the_environment_factory_plays_an_episode_per_rollout(tmp_path
         return made[-1]
 
     args = GRPOConfig(
-        output_dir=str(tmp_path), per_device_train_batch_size=2, num_generations=2,
-        max_completion_length=8, max_steps=1, logging_steps=1, report_to="none", use_cpu=True,
-        save_strategy="no", seed=0,
-    )  # fmt: skip
+        output_dir=str(tmp_path),
+        per_device_train_batch_size=2,
+        num_generations=2,
+        max_completion_length=8,
+        max_steps=1,
+        logging_steps=1,
+        report_to="none",
+        use_cpu=True,
+        save_strategy="no",
+        seed=0,
+    )
     trainer = GRPOTrainer(
-        model=model, args=args, train_dataset=data, processing_class=tokenizer,
+        model=model,
+        args=args,
+        train_dataset=data,
+        processing_class=tokenizer,
         environment_factory=factory,
-    )  # fmt: skip
+    )
     try:
         trainer.train()
     finally:

@@ -1,6 +1,7 @@
-"""A language model behind an OpenAI-compatible endpoint plays episodes (`agents/openai_runner.py`).
+"""A language model behind an OpenAI-compatible endpoint plays episodes
+(`agents/llm/openai_runner.py`).
 
-The model is scripted (`toolgym.agents.endpoint.ScriptedEndpoint` on 127.0.0.1, no weights):
+The model is scripted (`toolgym.agents.llm.endpoint.ScriptedEndpoint` on 127.0.0.1, no weights):
 the oracle's calls through the whole runner, a replayed transcript, malformed output, and an
 endpoint that fails. The envs, sandboxes and verifiers are the real ones (CadQuery primitives).
 """
@@ -16,10 +17,10 @@ from PIL import Image
 from scripted_models import OracleModel, prompt_of
 from typer.testing import CliRunner
 
-from toolgym.agents.chat import ChatClient
-from toolgym.agents.endpoint import Reply, ScriptedEndpoint, tool_call
-from toolgym.agents.llm import PICTURE, RUN_CODE
-from toolgym.agents.openai_runner import run_chat_episodes
+from toolgym.agents.llm.chat import ChatClient
+from toolgym.agents.llm.endpoint import Reply, ScriptedEndpoint, tool_call
+from toolgym.agents.llm.messages import PICTURE, RUN_CODE
+from toolgym.agents.llm.openai_runner import run_chat_episodes
 from toolgym.cli import app
 from toolgym.envs.recording.html import episode_page
 from toolgym.envs.recording.log import read_run
@@ -33,10 +34,17 @@ def play(script, *, episodes=1, jobs=1, record=None, retries=0, mode="tool", **k
     """Run episodes against a scripted endpoint; (results in episode order, the endpoint)."""
     with ScriptedEndpoint(script) as endpoint:
         client = ChatClient(endpoint.url, "scripted", retries=retries, backoff_s=0.01)
-        results = list(run_chat_episodes(
-            ENV, client, episodes=episodes, jobs=jobs, record=record,
-            action_mode=mode, **{**PRIMITIVES, **kwargs},
-        ))  # fmt: skip
+        results = list(
+            run_chat_episodes(
+                ENV,
+                client,
+                episodes=episodes,
+                jobs=jobs,
+                record=record,
+                action_mode=mode,
+                **{**PRIMITIVES, **kwargs},
+            )
+        )
         client.close()
     return sorted(results, key=lambda e: e.index), endpoint
 
@@ -103,11 +111,30 @@ def test_a_recorded_transcript_replays_to_the_same_episode(oracle_run, tmp_path)
 def test_the_cli_plays_a_model_and_prints_a_table(monkeypatch, tmp_path):
     monkeypatch.setenv("TOOLGYM_TEST_KEY", "sk-test")
     with ScriptedEndpoint(OracleModel(action_mode="code")) as endpoint:
-        done = CliRunner().invoke(app, [
-            "run", "--agent", "openai", "--base-url", endpoint.url, "--model", "m",
-            "--api-key-env", "TOOLGYM_TEST_KEY", "--suite", "primitives", "--episodes", "1",
-            "--max-steps", "2", "--image-size", "0", "--record", str(tmp_path),
-        ])  # fmt: skip
+        done = CliRunner().invoke(
+            app,
+            [
+                "run",
+                "--agent",
+                "openai",
+                "--base-url",
+                endpoint.url,
+                "--model",
+                "m",
+                "--api-key-env",
+                "TOOLGYM_TEST_KEY",
+                "--suite",
+                "primitives",
+                "--episodes",
+                "1",
+                "--max-steps",
+                "2",
+                "--image-size",
+                "0",
+                "--record",
+                str(tmp_path),
+            ],
+        )
     assert done.exit_code == 0, done.output
     assert "primitives/primitive/train-" in done.output and "mean score 1.000" in done.output
     assert endpoint.headers[0]["authorization"] == "Bearer sk-test"
@@ -122,10 +149,20 @@ def test_the_cli_plays_a_model_and_prints_a_table(monkeypatch, tmp_path):
 def test_the_cli_says_what_an_openai_run_lacks():
     done = CliRunner().invoke(app, ["run", "--agent", "openai", "--model", "m"])
     assert done.exit_code == 2 and "needs --base-url and --model" in done.output
-    done = CliRunner().invoke(app, [
-        "run", "--agent", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
-        "--api-key-env", "TOOLGYM_NO_SUCH_VARIABLE",
-    ])  # fmt: skip
+    done = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--agent",
+            "openai",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+            "--api-key-env",
+            "TOOLGYM_NO_SUCH_VARIABLE",
+        ],
+    )
     assert done.exit_code == 2
     assert "TOOLGYM_NO_SUCH_VARIABLE: the variable is not set" in done.output
 
@@ -218,7 +255,7 @@ def test_429_and_5xx_are_retried_with_backoff():
     ],
 )
 def test_endpoint_failures_are_one_line(answer, retries, requests, message):
-    from toolgym.agents.chat import ChatError
+    from toolgym.agents.llm.chat import ChatError
 
     with ScriptedEndpoint([answer]) as endpoint:
         client = client_for(endpoint, retries=retries, timeout_s=0.5, max_reply_bytes=4096)
@@ -229,7 +266,7 @@ def test_endpoint_failures_are_one_line(answer, retries, requests, message):
 
 
 def test_a_closed_port_is_a_connection_error():
-    from toolgym.agents.chat import ChatError
+    from toolgym.agents.llm.chat import ChatError
 
     with ScriptedEndpoint([HELLO]) as endpoint:
         url = endpoint.url

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 import torch
 
-from toolgym.agents.observations import observe
-from toolgym.agents.policy import PolicyConfig, to_torch
-from toolgym.agents.ppo import PPOConfig
-from toolgym.agents.sampler import WeaknessSampler
-from toolgym.agents.train import TrainConfig, Trainer
+from toolgym.agents.trainer.observations import observe
+from toolgym.agents.trainer.policy import PolicyConfig, to_torch
+from toolgym.agents.trainer.ppo import PPOConfig
+from toolgym.agents.trainer.sampler import WeaknessSampler
+from toolgym.agents.trainer.train import TrainConfig, Trainer
 from toolgym.envs.wrappers.mixed import MixedEnv, parse_mix
 
 MIX = "cadquery:primitives,blender:blender-placement,scene:scene-layout"
@@ -27,21 +27,32 @@ SMALL = PolicyConfig(image_size=32, hidden=64, embed=16, prompt_bytes=64, feedba
 
 @pytest.mark.parametrize(
     "mix, message",
-    [("", "the mix is empty; give tool:suite pairs; known tools: cadquery, blender, scene"),
-     (" , ", "the mix is empty"),
-     ("cad:primitives", "unknown tool 'cad' in the mix; known tools: cadquery, blender, scene"),
-     ("cadquery:scene-layout",
-      "unknown cadquery suite 'scene-layout' in the mix; known: curated, primitives, procedural"),
-     ("blender:blender-move", "unknown blender suite 'blender-move' in the mix; known: "
-      "blender-lighting, blender-material, blender-modelling, blender-moves, blender-placement"),
-     ("scene:scene-layout,scene:scene-logic", "scene is named twice in the mix")],
-)  # fmt: skip
+    [
+        ("", "the mix is empty; give tool:suite pairs; known tools: cadquery, blender, scene"),
+        (" , ", "the mix is empty"),
+        ("cad:primitives", "unknown tool 'cad' in the mix; known tools: cadquery, blender, scene"),
+        (
+            "cadquery:scene-layout",
+            "unknown cadquery suite 'scene-layout' in the mix; known: "
+            "curated, primitives, procedural",
+        ),
+        (
+            "blender:blender-move",
+            "unknown blender suite 'blender-move' in the mix; known: "
+            "blender-lighting, blender-material, blender-modelling, blender-moves, "
+            "blender-placement",
+        ),
+        ("scene:scene-layout,scene:scene-logic", "scene is named twice in the mix"),
+    ],
+)
 def test_a_bad_mix_is_one_line_naming_what_is_known(mix, message):
     with pytest.raises(ValueError, match="^" + message.replace("(", r"\(").replace(")", r"\)")):
         parse_mix(mix)
     assert parse_mix(MIX) == (
-        ("cadquery", "primitives"), ("blender", "blender-placement"), ("scene", "scene-layout"),
-    )  # fmt: skip
+        ("cadquery", "primitives"),
+        ("blender", "blender-placement"),
+        ("scene", "scene-layout"),
+    )
 
 
 @pytest.mark.slow
@@ -49,8 +60,10 @@ def test_the_cli_exits_2_on_a_bad_mix(tmp_path):
     for mix in ("", "cad:primitives", "blender:blender-move"):
         done = subprocess.run(
             [sys.executable, "-m", "toolgym", "train", "--mix", mix, "--out", str(tmp_path / "r")],
-            capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 2, done.stderr
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: ") and "known" in lines[0]
@@ -88,17 +101,32 @@ def test_one_policy_trains_on_all_three_tools(tmp_path):
     env.close()
 
     config = TrainConfig(
-        mix=MIX, steps=6, num_envs=1, num_steps=6, max_steps=1, view_size=16, out=str(tmp_path),
-        progress=False, policy=SMALL, asynchronous=False, bc_steps=3, bc_episodes=3,
+        mix=MIX,
+        steps=6,
+        num_envs=1,
+        num_steps=6,
+        max_steps=1,
+        view_size=16,
+        out=str(tmp_path),
+        progress=False,
+        policy=SMALL,
+        asynchronous=False,
+        bc_steps=3,
+        bc_episodes=3,
         ppo=PPOConfig(num_minibatches=1, update_epochs=1),
-    )  # fmt: skip
+    )
     trainer = Trainer(config)
     grammar, policy = trainer.grammar, trainer.policy
     assert {op.split(".")[0] for op in grammar.ops} == {"cadquery", "blender", "scene"}
     # The first token is one of the episode's tool's operations, whatever the weights say.
-    obs = {"image": np.zeros((3, 32, 32, 3), np.uint8), "target": np.zeros((3, 32, 32, 3),
-           np.uint8), "prompt": ["a"] * 3, "feedback": [""] * 3, "step": [0] * 3,
-           "tool": [0, 1, 2]}  # fmt: skip
+    obs = {
+        "image": np.zeros((3, 32, 32, 3), np.uint8),
+        "target": np.zeros((3, 32, 32, 3), np.uint8),
+        "prompt": ["a"] * 3,
+        "feedback": [""] * 3,
+        "step": [0] * 3,
+        "tool": [0, 1, 2],
+    }
     with torch.no_grad():
         tokens, *_ = policy.act(to_torch(observe(obs, SMALL), "cpu"))
     for row, tool in zip(tokens.numpy(), ("cadquery", "blender", "scene"), strict=True):
@@ -140,10 +168,18 @@ def test_a_short_mixed_run_with_blender_moves_steps_every_tool_and_logs_each(tmp
     one, so every tool's env steps and ends an episode, and each iteration's row has every
     tool's score (``nan`` where none ended), share of the steps and share of the weight."""
     config = TrainConfig(
-        mix=MOVES, steps=18, num_envs=1, num_steps=6, max_steps=1, view_size=16,
-        out=str(tmp_path), progress=False, policy=SMALL, asynchronous=False,
+        mix=MOVES,
+        steps=18,
+        num_envs=1,
+        num_steps=6,
+        max_steps=1,
+        view_size=16,
+        out=str(tmp_path),
+        progress=False,
+        policy=SMALL,
+        asynchronous=False,
         ppo=PPOConfig(num_minibatches=1, update_epochs=1),
-    )  # fmt: skip
+    )
     assert config.tool_max_steps() == {"cadquery": 1, "blender": 3, "scene": 6}
     Trainer(config).train(resume=False)
     with (tmp_path / "progress.csv").open() as handle:

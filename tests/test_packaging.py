@@ -37,10 +37,21 @@ def test_the_wheel_ships_the_task_files_and_an_install_from_it_finds_them(tmp_pa
     for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy(ROOT / name, source / name)
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(tmp_path / "dist"), str(source)],
-        check=True, capture_output=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+    )
     (wheel,) = (tmp_path / "dist").glob("toolgym-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     shipped = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "assets").rglob("*.toml"))
@@ -54,9 +65,13 @@ def test_the_wheel_ships_the_task_files_and_an_install_from_it_finds_them(tmp_pa
     site = tmp_path / "site"  # the wheel unpacked is what pip installs into site-packages
     zipfile.ZipFile(wheel).extractall(site)
     done = subprocess.run(
-        [sys.executable, "-c", CHECK], cwd=tmp_path, env={"PYTHONPATH": str(site)},
-        check=True, capture_output=True, text=True,
-    )  # fmt: skip
+        [sys.executable, "-c", CHECK],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(site)},
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     found = json.loads(done.stdout)
     assert found["toolgym"].startswith(str(site)) and found["assets"].startswith(str(site))
     assert {"curated", "blender-placement", "scene-curated", "primitives"} <= set(found["suites"])

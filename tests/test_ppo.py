@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from toolgym.agents.ppo import PPOConfig, annealed_lr, gae, normalised
-from toolgym.agents.sampler import SamplerConfig, WeaknessSampler
+from toolgym.agents.trainer.ppo import PPOConfig, annealed_lr, gae, normalised
+from toolgym.agents.trainer.sampler import SamplerConfig, WeaknessSampler
 
 
 def test_gae_matches_a_hand_computed_example():
@@ -79,8 +79,14 @@ def _rollout(policy, size: int) -> dict:
     }
     with torch.no_grad():
         tokens, log_probs, _, values = policy.act(obs, torch.Generator().manual_seed(1))
-    return {"obs": obs, "tokens": tokens, "log_probs": log_probs, "values": values,
-            "advantages": torch.randn(size), "returns": torch.rand(size)}  # fmt: skip
+    return {
+        "obs": obs,
+        "tokens": tokens,
+        "log_probs": log_probs,
+        "values": values,
+        "advantages": torch.randn(size),
+        "returns": torch.rand(size),
+    }
 
 
 @pytest.fixture
@@ -97,15 +103,18 @@ def test_the_approx_kl_early_stop_ends_the_update_after_one_step(target_kl, one_
     """With a tiny ``target_kl`` the first minibatch steps (its policy is the one that acted:
     KL 0) and the second finds the policy moved, so the update stops after exactly one
     optimizer step; with ``None`` every epoch runs every minibatch."""
-    from toolgym.agents.policy import Policy, PolicyConfig
-    from toolgym.agents.ppo import update
+    from toolgym.agents.trainer.policy import Policy, PolicyConfig
+    from toolgym.agents.trainer.ppo import update
     from toolgym.envs.cadquery.tools import registry
     from toolgym.envs.grammar import Grammar
 
     torch.manual_seed(0)
-    policy = Policy(Grammar(registry, max_bins=8, tools=["add_box", "add_sphere"]),
-                    PolicyConfig(image_size=16, hidden=16, embed=8, prompt_bytes=16,
-                                 feedback_bytes=8, max_numbers=4))  # fmt: skip
+    policy = Policy(
+        Grammar(registry, max_bins=8, tools=["add_box", "add_sphere"]),
+        PolicyConfig(
+            image_size=16, hidden=16, embed=8, prompt_bytes=16, feedback_bytes=8, max_numbers=4
+        ),
+    )
     batch = _rollout(policy, 16)
     config = PPOConfig(num_minibatches=4, update_epochs=3, target_kl=target_kl)
     optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)

@@ -15,16 +15,16 @@ PRIMITIVE = "primitives/primitive/test-0"
 
 def test_cadquery_image_prompt_has_no_numbers_and_the_same_target():
     described = gym.make("toolgym/CadQuery-v0", task=PRIMITIVE, action_mode="tool")
-    image = gym.make("toolgym/CadQuery-v0", task=PRIMITIVE, action_mode="tool",
-                     prompt_form="image")  # fmt: skip
+    image = gym.make("toolgym/CadQuery-v0", task=PRIMITIVE, action_mode="tool", prompt_form="image")
     try:
         said, _ = described.reset(seed=0)
         shown, _ = image.reset(seed=0)
         assert re.search(r"\d", said["prompt"]) and not re.search(r"\d", shown["prompt"])
         assert "primitive" in shown["prompt"]
         assert np.array_equal(said["target"], shown["target"]) and shown["target"].any()
-        after, *_ = image.step('{"name": "add_box", "arguments": {"length": 5, "width": 5, '
-                               '"height": 5}}')  # fmt: skip
+        after, *_ = image.step(
+            '{"name": "add_box", "arguments": {"length": 5, "width": 5, "height": 5}}'
+        )
         assert not re.search(r"\d", after["prompt"])  # every step, not only the first
     finally:
         described.close()

@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 from conftest import wait_until
-from toolgym.agents import ray_runners
-from toolgym.agents.ray_runners import ActorPool, RayAddressError, RayVectorEnv
-from toolgym.agents.vector import make_vector_env, play_queued
+from toolgym.agents.distributed import runners as ray_runners
+from toolgym.agents.distributed.runners import ActorPool, RayAddressError, RayVectorEnv
+from toolgym.agents.trainer.vector import make_vector_env, play_queued
 from toolgym.envs.recording.log import read_run
 from toolgym.envs.recording.replay import verify_episode
 from toolgym.envs.tasks.suites import get_suite, get_task
@@ -150,18 +150,27 @@ class TestVectorEnv:
         self, cluster, vec, tmp_path, monkeypatch
     ):
         """The trainer on these actors (the last test of the class: it closes them)."""
-        from toolgym.agents import train
-        from toolgym.agents.policy import PolicyConfig
-        from toolgym.agents.ppo import PPOConfig
+        from toolgym.agents.trainer import train
+        from toolgym.agents.trainer.policy import PolicyConfig
+        from toolgym.agents.trainer.ppo import PPOConfig
 
         def config(out, ray):
             return train.TrainConfig(
-                suite="primitives", steps=8, num_envs=2, num_steps=4, max_steps=2,
-                view_size=16, out=str(out), progress=False, ray=ray, asynchronous=False,
-                policy=PolicyConfig(image_size=16, hidden=32, embed=8, prompt_bytes=32,
-                                    feedback_bytes=16),
+                suite="primitives",
+                steps=8,
+                num_envs=2,
+                num_steps=4,
+                max_steps=2,
+                view_size=16,
+                out=str(out),
+                progress=False,
+                ray=ray,
+                asynchronous=False,
+                policy=PolicyConfig(
+                    image_size=16, hidden=32, embed=8, prompt_bytes=32, feedback_bytes=16
+                ),
                 ppo=PPOConfig(num_minibatches=2, update_epochs=1),
-            )  # fmt: skip
+            )
 
         quiet = {"log": lambda _: None}
         local = train.Trainer(config(tmp_path / "local", None), **quiet).train(resume=False)
@@ -278,9 +287,14 @@ def test_mixed_tools_on_actors_match_local_workers_and_record_here(cluster, tmp_
     results = {}
     for where in ("local", "ray"):
         vec = make_vector_env(
-            "", tasks, 1, asynchronous=False, record=str(tmp_path / where),
-            ray=cluster.address if where == "ray" else None, **kwargs,
-        )  # fmt: skip
+            "",
+            tasks,
+            1,
+            asynchronous=False,
+            record=str(tmp_path / where),
+            ray=cluster.address if where == "ray" else None,
+            **kwargs,
+        )
         try:
             results[where] = play_queued(vec, tasks, first_calls, seed=5)
         finally:
@@ -295,10 +309,24 @@ def test_unreachable_address_fails_in_seconds_naming_it(tmp_path):
         ray_runners.start("127.0.0.1:9")
     started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "toolgym", "verify", "--suite", "primitives", "--scripts", ".",
-         "--out", str(tmp_path / "r.jsonl"), "--ray", "127.0.0.1:9"],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "toolgym",
+            "verify",
+            "--suite",
+            "primitives",
+            "--scripts",
+            ".",
+            "--out",
+            str(tmp_path / "r.jsonl"),
+            "--ray",
+            "127.0.0.1:9",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2, done.stderr
     assert "127.0.0.1:9" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert time.monotonic() - started < 60  # the interpreter's start-up included
@@ -306,10 +334,13 @@ def test_unreachable_address_fails_in_seconds_naming_it(tmp_path):
 
 @pytest.mark.parametrize(
     "command",
-    [["train", "--out", "{tmp}/run"], ["eval", "--checkpoint", "{tmp}/model.pt"],
-     ["run", "--episodes", "1"],
-     ["verify", "--suite", "primitives", "--scripts", "{tmp}", "--out", "{tmp}/r.jsonl"]],
-)  # fmt: skip
+    [
+        ["train", "--out", "{tmp}/run"],
+        ["eval", "--checkpoint", "{tmp}/model.pt"],
+        ["run", "--episodes", "1"],
+        ["verify", "--suite", "primitives", "--scripts", "{tmp}", "--out", "{tmp}/r.jsonl"],
+    ],
+)
 def test_ray_without_an_address_starts_a_local_ray_in_every_command(command, tmp_path, monkeypatch):
     from typer.testing import CliRunner
 

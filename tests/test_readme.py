@@ -205,8 +205,11 @@ def _activated(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
     venv = str(VENV_BIN.parent)
     again = subprocess.run(
         ["bash", "-c", f"source {venv}/bin/activate && command -v toolgym && toolgym -h"],
-        cwd=folder, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert again.returncode == 0 and again.stdout.startswith(f"{venv}/bin/toolgym"), again.stderr
 
 
@@ -252,8 +255,10 @@ def _warm_start(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
     for chat in chats:
         assert chat["score"] >= 0.99 and chat["messages"][2]["tool_calls"]
         assert [t["function"]["name"] for t in chat["tools"]][:3] == [
-            "add_box", "add_cylinder", "add_sphere"
-        ]  # fmt: skip
+            "add_box",
+            "add_cylinder",
+            "add_sphere",
+        ]
 
 
 def _own_suite_oracle(folder: Path, done: subprocess.CompletedProcess[str]) -> None:
@@ -335,8 +340,9 @@ def test_make_demo_ends_with_what_to_look_at():
     assert len(suggested) == 5, suggested
     # After training: the run plotted, the trained policy scored.
     assert suggested[-2:] == [
-        "toolgym plot demo-out/train", "toolgym eval --checkpoint demo-out/train --split train"
-    ]  # fmt: skip
+        "toolgym plot demo-out/train",
+        "toolgym eval --checkpoint demo-out/train --split train",
+    ]
     for command in suggested:
         checked = run_command(command.replace("toolgym ", ".venv/bin/toolgym ", 1) + " -h", ROOT)
         assert checked.returncode == 0, (command, checked.stderr)

@@ -116,8 +116,9 @@ def test_warm_cache_episode_equals_cold_cache_episode(cache_folder, monkeypatch)
     cross-checks the candidate), whether the references were built or loaded."""
 
     def episode():
-        env = gym.make("toolgym/CadQuery-v0", suite="primitives", action_mode="tool",
-                       max_steps=2, view_size=32)  # fmt: skip
+        env = gym.make(
+            "toolgym/CadQuery-v0", suite="primitives", action_mode="tool", max_steps=2, view_size=32
+        )
         try:
             obs, _ = env.reset(seed=5)
             task = env.unwrapped.task
@@ -187,9 +188,15 @@ def summary(target) -> list:
     from toolgym.envs.sandbox import protocol
 
     digest = lambda data: hashlib.sha256(data).hexdigest()  # noqa: E731
-    return [digest(target.image.tobytes()), digest(protocol.pack({"s": target.goal.state})),
-            digest(target.blend), list(target.framing.center), target.framing.half_width,
-            target.prompt, target.goal.size]  # fmt: skip
+    return [
+        digest(target.image.tobytes()),
+        digest(protocol.pack({"s": target.goal.state})),
+        digest(target.blend),
+        list(target.framing.center),
+        target.framing.half_width,
+        target.prompt,
+        target.goal.size,
+    ]
 
 
 def test_a_blender_goal_is_cached_on_disk_and_rebuilt_when_broken(cache_folder, monkeypatch):
@@ -214,9 +221,11 @@ def test_a_blender_goal_is_cached_on_disk_and_rebuilt_when_broken(cache_folder, 
     source = "import sys; sys.path.insert(0, {!r}); from test_reference_cache import summary\n"
     done = subprocess.run(
         [sys.executable, "-c", source.format(os.path.dirname(__file__)) + BLENDER_GOAL],
-        env={**os.environ, "TOOLGYM_CACHE_DIR": str(cache_folder)}, capture_output=True,
-        text=True, timeout=300,
-    )  # fmt: skip
+        env={**os.environ, "TOOLGYM_CACHE_DIR": str(cache_folder)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout) == built
     entry.write_bytes(entry.read_bytes()[: entry.stat().st_size // 2])  # cut short
@@ -252,9 +261,13 @@ def test_a_scene_reference_is_cached_on_disk_and_rebuilt_when_broken(cache_folde
     built = scene.reference_scene(task)
     assert CountedSession.started == 1
     (entry,) = cache_folder.glob("scene-reference-*.npz")
-    done = subprocess.run([sys.executable, "-c", SCENE_REFERENCE], capture_output=True,
-                          env={**os.environ, "TOOLGYM_CACHE_DIR": str(cache_folder)},
-                          text=True, timeout=300)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", SCENE_REFERENCE],
+        capture_output=True,
+        env={**os.environ, "TOOLGYM_CACHE_DIR": str(cache_folder)},
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout) == built and built["objects"]
     np.savez(entry, scene=np.zeros(3, np.float64))  # readable, but not a scene

@@ -38,9 +38,19 @@ def run_dir(tmp_path_factory) -> Path:
     """Two random episodes of three steps, recorded by `toolgym run --record`."""
     folder = tmp_path_factory.mktemp("replay") / "run"
     done = toolgym(
-        "run", "--agent", "random", "--suite", "primitives", "--episodes", "2",
-        "--max-steps", "3", "--record", str(folder), "--json",
-    )  # fmt: skip
+        "run",
+        "--agent",
+        "random",
+        "--suite",
+        "primitives",
+        "--episodes",
+        "2",
+        "--max-steps",
+        "3",
+        "--record",
+        str(folder),
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     assert len(done.stdout.splitlines()) == 2
     return folder

@@ -58,9 +58,11 @@ class Chromium:
 
         self.process = subprocess.Popen(
             [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-            pass_fds=(3, 4), preexec_fn=wire, stdout=subprocess.DEVNULL,
+            pass_fds=(3, 4),
+            preexec_fn=wire,
+            stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+        )
         for fd in (commands_r, replies_w, high_r, high_w):
             os.close(fd)
         self._buffer = b""

@@ -25,9 +25,20 @@ def test_the_stored_catalogue_is_what_the_code_builds(tmp_path):
         assert filecmp.cmp(path, CATALOGUE / path.name, shallow=False), path.name
     index = json.loads((CATALOGUE / "catalogue.json").read_text())
     assert {a["name"] for a in index["assets"]} >= {
-        "crate", "table", "chair", "shelf", "ball", "ramp", "plank", "domino", "door", "coin",
-        "wall", "floor_tile", "goal_zone",
-    }  # fmt: skip
+        "crate",
+        "table",
+        "chair",
+        "shelf",
+        "ball",
+        "ramp",
+        "plank",
+        "domino",
+        "door",
+        "coin",
+        "wall",
+        "floor_tile",
+        "goal_zone",
+    }
 
 
 @pytest.mark.parametrize("name", sorted(ASSETS))
@@ -49,8 +60,14 @@ def test_every_asset_spawns_with_its_default_body_and_rests_at_its_size():
 
 
 def _obj(name: str, asset: str, pos, heading: float = 0.0) -> dict:
-    return {"name": name, "asset": asset, "pos": list(pos), "hpr": [heading, 0, 0],
-            "body": "static", "level": False}  # fmt: skip
+    return {
+        "name": name,
+        "asset": asset,
+        "pos": list(pos),
+        "hpr": [heading, 0, 0],
+        "body": "static",
+        "level": False,
+    }
 
 
 def test_penetration_depth_of_boxes_is_exact():
@@ -64,10 +81,14 @@ def test_penetration_depth_of_boxes_is_exact():
 
 
 def test_facing_reports_the_angle_in_words():
-    scene = Scene({"objects": [
-        _obj("table_1", "table", (0, 0, 0.375)),
-        _obj("chair_1", "chair", (0, -1, 0.45), heading=74.0),
-    ]})  # fmt: skip
+    scene = Scene(
+        {
+            "objects": [
+                _obj("table_1", "table", (0, 0, 0.375)),
+                _obj("chair_1", "chair", (0, -1, 0.45), heading=74.0),
+            ]
+        }
+    )
     ok, _, message = check_facing(scene, {"asset": "chair", "other": "table", "tol_deg": 30})
     assert not ok and message == "chair_1 faces 74° away from table_1"
 

@@ -47,13 +47,16 @@ def messages(report) -> str:
 @pytest.mark.parametrize(
     ("task_id", "script", "body"),
     [
-        ("scene-curated/stack-four",  # four crates 20 cm apart in the air
-         "for k in range(4):\n    world.spawn('crate', (1, -1, 0.25 + 0.7 * k), body='static')\n",
-         "static"),
+        (
+            "scene-curated/stack-four",  # four crates 20 cm apart in the air
+            "for k in range(4):\n"
+            "    world.spawn('crate', (1, -1, 0.25 + 0.7 * k), body='static')\n",
+            "static",
+        ),
         ("scene-curated/dining-four", TABLE + CHAIRS.format(body="kinematic"), "kinematic"),
         ("scene-curated/dining-four", TABLE + CHAIRS.format(body="ghost"), "ghost"),
     ],
-)  # fmt: skip
+)
 def test_placed_objects_keep_their_catalogue_body(task_id, script, body):
     report = submit(task_id, script)
     assert not report.passed
@@ -198,14 +201,24 @@ def test_a_placement_score_falls_smoothly_with_distance_from_the_goal():
     try:
         for shift in [0.1 * k for k in range(9)]:
             objects = [("table_1", "table", (shift, 0.5, 0.375), 0)]
-            objects += [(f"chair_{k + 1}", "chair", (shift + dx, 0.5 + dy, 0.45), h)
-                        for k, (dx, dy, h) in enumerate(slots)]  # fmt: skip
+            objects += [
+                (f"chair_{k + 1}", "chair", (shift + dx, 0.5 + dy, 0.45), h)
+                for k, (dx, dy, h) in enumerate(slots)
+            ]
             rows = [
-                {"name": n, "asset": a, "pos": list(p), "hpr": [h, 0, 0], "body": "dynamic",
-                 "mass": ASSETS[a].mass, "friction": ASSETS[a].friction,
-                 "restitution": ASSETS[a].restitution, "velocity": [0, 0, 0]}
+                {
+                    "name": n,
+                    "asset": a,
+                    "pos": list(p),
+                    "hpr": [h, 0, 0],
+                    "body": "dynamic",
+                    "mass": ASSETS[a].mass,
+                    "friction": ASSETS[a].friction,
+                    "restitution": ASSETS[a].restitution,
+                    "velocity": [0, 0, 0],
+                }
                 for n, a, p, h in objects
-            ]  # fmt: skip
+            ]
             candidate = Candidate(sanitize({"objects": rows}), [])
             report, scene = verify_candidate(task, candidate, "cheap", sim)
             assert {o["body"] for o in scene["objects"]} == {"dynamic"}
@@ -225,8 +238,11 @@ def test_merging_keeps_the_catalogue_body_and_starts_placed_objects_at_rest():
     scene = merged(spec, sanitize({"objects": [crate]}))
     placed = next(o for o in scene["objects"] if o["name"] == "crate_1")
     assert (placed["body"], placed["mass"], placed["friction"], placed["restitution"]) == (
-        "dynamic", 10.0, 0.8, 0.05,
-    )  # fmt: skip
+        "dynamic",
+        10.0,
+        0.8,
+        0.05,
+    )
     assert placed["velocity"] == [0.0, 0.0, 0.0] and placed["open"] is False
 
 

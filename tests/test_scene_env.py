@@ -198,10 +198,13 @@ def test_bad_code_gets_one_clear_line(roll_env, action, expected):
         ('{"name": "spawn", "arguments": {"asset": "crate", "x": 99}}', "out of range"),
         ('{"name": "spawn", "arguments": {"asset": "crate", "x": NaN}}', "finite number"),
         ('{"name": "move", "arguments": {"name": "crate_1", "x": 0, "y": 0}}', "crate_1"),
-        ('{"name": "on_trigger", "arguments": {"trigger": "zone_1", "action": "open",'
-         ' "target": "door_1"}}', "no trigger is called 'zone_1'"),
+        (
+            '{"name": "on_trigger", "arguments": {"trigger": "zone_1", "action": "open",'
+            ' "target": "door_1"}}',
+            "no trigger is called 'zone_1'",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_tool_calls_get_clear_feedback(action, expected):
     env = gym.make("toolgym/GameScene-v0", task=ROLL, action_mode="tool")
     try:
@@ -250,12 +253,7 @@ def test_a_door_that_ignores_the_zone_earns_nothing_for_staying_shut():
 
 
 def test_a_callback_that_never_returns_is_a_failed_game_not_a_hang():
-    script = (
-        "def spin(world, dt):\n"
-        "    while True:\n"
-        "        pass\n"
-        "world.on_update(spin)\n"
-    )  # fmt: skip
+    script = "def spin(world, dt):\n    while True:\n        pass\nworld.on_update(spin)\n"
     limits = Limits(wall_s=3.0, cpu_s=3.0)
     outcome = verify_script(get_task(DOOR), script, limits=limits)
     assert outcome.report is not None and outcome.report.score == 0.0
@@ -292,10 +290,16 @@ def _two_crates(overhang: float) -> dict:
              "friction": 0.8, "restitution": 0.05, "velocity": [0, 0, 0], "open": False,
              "level": False}  # fmt: skip
     return {
-        "version": 1, "seed": 0, "dt": 1 / 60, "substeps": 2, "room": None,
-        "objects": [crate | {"name": "crate_1", "pos": [0, 0, 0.25]},
-                    crate | {"name": "crate_2", "pos": [overhang, 0, 0.75]}],
-    }  # fmt: skip
+        "version": 1,
+        "seed": 0,
+        "dt": 1 / 60,
+        "substeps": 2,
+        "room": None,
+        "objects": [
+            crate | {"name": "crate_1", "pos": [0, 0, 0.25]},
+            crate | {"name": "crate_2", "pos": [overhang, 0, 0.75]},
+        ],
+    }
 
 
 def test_a_stack_that_stands_only_when_placed_exactly_fails_the_exact_tier():
@@ -304,8 +308,9 @@ def test_a_stack_that_stands_only_when_placed_exactly_fails_the_exact_tier():
         results = {}
         for overhang in (0.2, 0.241):  # Bullet's balance edge for two crates is at 0.2415 m
             scene = _two_crates(overhang)
-            constraint = [{"kind": "stands", "asset": "crate", "n": 2, "x": 0, "y": 0,
-                           "overhang": overhang}]  # fmt: skip
+            constraint = [
+                {"kind": "stands", "asset": "crate", "n": 2, "x": 0, "y": 0, "overhang": overhang}
+            ]
             traces = [sim.simulate(scene, 4.0)]
             traces += [sim.simulate(scene, 4.0, dict(PERTURB, seed=s)) for s in (1, 2, 3)]
             results[overhang] = (

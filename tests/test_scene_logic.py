@@ -56,8 +56,11 @@ def test_the_forged_trace_would_pass_the_door_check_if_it_were_read():
     spec = spec_for(get_task(DOOR).parameters)
     plays = []
     for trajectory in spec.trajectories:
-        plan = {"points": trajectory["path"], "speed": trajectory["speed"],
-                "waits": trajectory.get("waits", ())}  # fmt: skip
+        plan = {
+            "points": trajectory["path"],
+            "speed": trajectory["speed"],
+            "waits": trajectory.get("waits", ()),
+        }
         walker = type("World", (), {"_player": plan})
         plays.append((trajectory, sanitize_trace(namespace["forged"](walker, spec.seconds))))
     report = verify_scene(spec.level, spec.constraints, "exact", plays=plays, seconds=spec.seconds)
@@ -90,13 +93,15 @@ def test_forging_the_runtime_the_log_and_the_samples_gains_nothing(task_id, list
 @pytest.mark.parametrize(
     ("answer", "refusal"),
     [
-        ({"do": "move", "object": "player", "pos": [0, 0, 0.9], "hpr": [0, 0, 0]},
-         "may not move the player"),
+        (
+            {"do": "move", "object": "player", "pos": [0, 0, 0.9], "hpr": [0, 0, 0]},
+            "may not move the player",
+        ),
         ({"do": "count", "counter": "coins", "amount": 10**9}, "a count must be a whole number"),
         ({"do": "set_state", "object": "door_1"}, "unknown action 'set_state'"),
         ({"do": "open", "object": "door_9"}, "no object is called 'door_9'"),
     ],
-)  # fmt: skip
+)
 def test_forged_answers_of_the_logic_session_are_refused(answer, refusal):
     script = (
         "import toolgym.envs.scene.logic as logic\n"
@@ -112,14 +117,22 @@ def test_forged_answers_of_the_logic_session_are_refused(answer, refusal):
 @pytest.mark.parametrize(
     ("forged", "why"),
     [
-        ("d['bindings'] = [{'trigger': 'zone_1', 'event': 'enter', 'action': 'destroy',"
-         " 'target': 'player'}]", "a binding may not destroy the player"),
-        ("d['movers'] = [{'target': 'player', 'points': [[0, 0, 0.9], [0, 3, 0.9]],"
-         " 'speed': 1}]", "a mover may not move the player"),
-        ("d['triggers'] = [{'name': 'zone_1', 'pos': [0, 0, float('nan')],"
-         " 'size': [1, 1, 1]}]", "a trigger's pos must be finite numbers"),
+        (
+            "d['bindings'] = [{'trigger': 'zone_1', 'event': 'enter', 'action': 'destroy',"
+            " 'target': 'player'}]",
+            "a binding may not destroy the player",
+        ),
+        (
+            "d['movers'] = [{'target': 'player', 'points': [[0, 0, 0.9], [0, 3, 0.9]],"
+            " 'speed': 1}]",
+            "a mover may not move the player",
+        ),
+        (
+            "d['triggers'] = [{'name': 'zone_1', 'pos': [0, 0, float('nan')], 'size': [1, 1, 1]}]",
+            "a trigger's pos must be finite numbers",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_forged_description_of_the_logic_is_refused(forged, why):
     script = (
         "import toolgym.envs.scene.runtime as runtime\n"
@@ -154,34 +167,46 @@ def test_answering_with_forged_samples_changes_nothing_the_host_owns():
 @pytest.mark.parametrize(
     ("task_id", "script"),
     [
-        (DOOR, "def update(world, dt):\n"
-               "    x, y, _ = world.get('player').pos\n"
-               "    if abs(x) < 1.0 and abs(y) < 1.0:\n"  # the zone plus the player's half size
-               "        world.open('door_1')\n"
-               "world.on_update(update)\n"),
-        (COINS, "def collect(world, trigger, other):\n"
-                "    coin = 'coin_' + trigger.split('_')[1]\n"
-                "    if other == 'player' and coin in world.objects:\n"
-                "        world.destroy(coin)\n"
-                "        world.count('coins')\n"
-                "for k in (1, 2, 3):\n"
-                "    world.trigger(f'zone_{k}', world.get(f'coin_{k}').pos, (0.3, 0.05, 0.3),\n"
-                "                  on_enter=collect)\n"),
-        (PLATFORM, "import math\n"
-                   "p = task\n"
-                   "A, B = (p['ax'], p['ay'], p['height']), (p['bx'], p['by'], p['height'])\n"
-                   "L = math.dist(A, B)\n"
-                   "def update(world, dt):\n"  # where a mover stands once this frame has run
-                   "    s = (p['speed'] * (world.time + dt)) % (2 * L)\n"
-                   "    f = (2 * L - s if s > L else s) / L\n"
-                   "    world.get('platform_1').set_pos([a + (b - a) * f for a, b in zip(A, B)])\n"
-                   "world.on_update(update)\n"),
-        (SPAWNER, "p = task\n"
-                  "at = (p['x'], p['y'], p['z'])\n"
-                  "world.every(p['interval'], lambda w: w.spawn(p['asset'], at),\n"
-                  "            count=p['count'])\n"),
+        (
+            DOOR,
+            "def update(world, dt):\n"
+            "    x, y, _ = world.get('player').pos\n"
+            "    if abs(x) < 1.0 and abs(y) < 1.0:\n"  # the zone plus the player's half size
+            "        world.open('door_1')\n"
+            "world.on_update(update)\n",
+        ),
+        (
+            COINS,
+            "def collect(world, trigger, other):\n"
+            "    coin = 'coin_' + trigger.split('_')[1]\n"
+            "    if other == 'player' and coin in world.objects:\n"
+            "        world.destroy(coin)\n"
+            "        world.count('coins')\n"
+            "for k in (1, 2, 3):\n"
+            "    world.trigger(f'zone_{k}', world.get(f'coin_{k}').pos, (0.3, 0.05, 0.3),\n"
+            "                  on_enter=collect)\n",
+        ),
+        (
+            PLATFORM,
+            "import math\n"
+            "p = task\n"
+            "A, B = (p['ax'], p['ay'], p['height']), (p['bx'], p['by'], p['height'])\n"
+            "L = math.dist(A, B)\n"
+            "def update(world, dt):\n"  # where a mover stands once this frame has run
+            "    s = (p['speed'] * (world.time + dt)) % (2 * L)\n"
+            "    f = (2 * L - s if s > L else s) / L\n"
+            "    world.get('platform_1').set_pos([a + (b - a) * f for a, b in zip(A, B)])\n"
+            "world.on_update(update)\n",
+        ),
+        (
+            SPAWNER,
+            "p = task\n"
+            "at = (p['x'], p['y'], p['z'])\n"
+            "world.every(p['interval'], lambda w: w.spawn(p['asset'], at),\n"
+            "            count=p['count'])\n",
+        ),
     ],
-)  # fmt: skip
+)
 def test_python_callbacks_drive_the_trusted_world(task_id, script):
     task = get_task(task_id)
     script = f"task = {dict(task.parameters)!r}\n" + script

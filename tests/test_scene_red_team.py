@@ -152,10 +152,17 @@ def test_the_trusted_simulator_and_host_sample_every_frame():
 # -- support: contact with the surface the prompt names --------------------------------------------
 
 
-def obj(name: str, asset: str, pos, hpr=(0.0, 0.0, 0.0), body: str = "dynamic",
-        level: bool = False) -> dict:  # fmt: skip
-    return {"name": name, "asset": asset, "pos": [float(v) for v in pos],
-            "hpr": [float(v) for v in hpr], "body": body, "level": level}  # fmt: skip
+def obj(
+    name: str, asset: str, pos, hpr=(0.0, 0.0, 0.0), body: str = "dynamic", level: bool = False
+) -> dict:
+    return {
+        "name": name,
+        "asset": asset,
+        "pos": [float(v) for v in pos],
+        "hpr": [float(v) for v in hpr],
+        "body": body,
+        "level": level,
+    }
 
 
 def scene(*objects: dict, room: dict | None = None) -> rules.Scene:
@@ -172,8 +179,13 @@ def test_a_point_of_a_ball_or_an_edge_is_no_support():
     from toolgym.envs.scene.geometry import Placed, support
 
     def held(o: dict, *others: dict) -> bool:
-        found = support(Placed.of(o), [Placed.of(b) for b in others], lambda _: True,
-                        rules.SUPPORT_M, rules.OVERLAP_M)  # fmt: skip
+        found = support(
+            Placed.of(o),
+            [Placed.of(b) for b in others],
+            lambda _: True,
+            rules.SUPPORT_M,
+            rules.OVERLAP_M,
+        )
         return found.held
 
     ball = obj("ball_1", "ball", (0, 0, 0.15))
@@ -212,8 +224,13 @@ def _turned(deg: float) -> list[float]:
     return [math.cos(half), -math.sin(half), 0.0, 0.0]
 
 
-def chain_trace(knocks: list[int], touches: list[int | None], gap: float = 0.0,
-                lean: float = 0.0, frames: int = 60) -> tuple[rules.Scene, dict]:  # fmt: skip
+def chain_trace(
+    knocks: list[int],
+    touches: list[int | None],
+    gap: float = 0.0,
+    lean: float = 0.0,
+    frames: int = 60,
+) -> tuple[rules.Scene, dict]:
     """Three dominoes at y = 0, 0.25, 0.5 and the level's ball: piece ``i`` leans ``lean``° for
     the 5 frames before ``knocks[i]`` and is tipped 20° from then on, and at frame
     ``touches[i]`` the one before it (the ball for the first) comes ``gap`` m from it."""
@@ -259,8 +276,10 @@ CHAIN = {"asset": "domino", "x": 0.0, "y0": 0.0, "y1": 0.5, "by": "ball_1"}
 def test_a_chain_falls_piece_by_piece_each_knocked_by_the_one_before():
     the_scene, trace = chain_trace([10, 20, 30], [9, 19, 29])
     assert rules.check_chain(the_scene, trace, CHAIN) == (
-        True, 1.0, "each of the 3 dominos was knocked over in turn"
-    )  # fmt: skip
+        True,
+        1.0,
+        "each of the 3 dominos was knocked over in turn",
+    )
 
 
 def test_a_piece_that_tips_without_the_one_before_touching_it_breaks_the_chain():
@@ -320,8 +339,10 @@ def door_check(dz: float = 0.0, dx: float = 0.0, walk_past: bool = False) -> rul
     y = 2.0 if walk_past else 0.0
     trajectory = {"path": [[-1.75, y, 0.9], [1.75, y, 0.9]], "speed": 1.0}
     times = [k * DT for k in range(361)]
-    rows = [[dx if t >= T0 - 1e-9 else 0, 3, 1.0 + (dz if t >= T0 - 1e-9 else 0), 1, 0, 0, 0]
-            for t in times]  # fmt: skip
+    rows = [
+        [dx if t >= T0 - 1e-9 else 0, 3, 1.0 + (dz if t >= T0 - 1e-9 else 0), 1, 0, 0, 0]
+        for t in times
+    ]
     constraint = {"door": "door_1", "zone": [0, 0, 0.9, 1.0, 1.0, 1.8], "passages": PASSAGES}
     plays = [(trajectory, {"times": times, "samples": {"door_1": rows}})]
     if walk_past:  # and a player who enters, so that staying closed is credited
@@ -367,11 +388,13 @@ def test_a_door_may_open_at_most_early_frames_before_the_player_enters(side, ok)
     door = obj("door_1", "door", (0, 3, 1.0), body="kinematic", level=True)
     trajectory, trace = door_check_play_entering()
     opened = T0 - frames * DT
-    trace["samples"]["door_1"] = [[0, 3, 3.0 if t >= opened - 1e-9 else 1.0, 1, 0, 0, 0]
-                                  for t in trace["times"]]  # fmt: skip
+    trace["samples"]["door_1"] = [
+        [0, 3, 3.0 if t >= opened - 1e-9 else 1.0, 1, 0, 0, 0] for t in trace["times"]
+    ]
     constraint = {"door": "door_1", "zone": [0, 0, 0.9, 1.0, 1.0, 1.8], "passages": PASSAGES}
-    ((_, (met, _, message)),) = rules.check_door(scene(door), [(trajectory, trace)], constraint,
-                                                 DT, 6.0)  # fmt: skip
+    ((_, (met, _, message)),) = rules.check_door(
+        scene(door), [(trajectory, trace)], constraint, DT, 6.0
+    )
     assert met is ok, message
 
 
@@ -428,8 +451,9 @@ def spawner_check(late_frames: int = 0, off: float = 0.0) -> rules.Check:
     samples = {}
     for n in range(3):  # one every 1 s from 1 s on
         first = round(60 * (n + 1)) + late_frames
-        samples[f"ball_{n + 1}"] = [None if k < first else [off, 0, 2, 1, 0, 0, 0]
-                                    for k in range(241)]  # fmt: skip
+        samples[f"ball_{n + 1}"] = [
+            None if k < first else [off, 0, 2, 1, 0, 0, 0] for k in range(241)
+        ]
     trace = {"times": times, "samples": samples, "assets": dict.fromkeys(samples, "ball")}
     c = {"asset": "ball", "pos": [0, 0, 2], "interval": 1.0, "count": 3}
     ((_, result),) = rules.check_spawner(scene(), [({}, trace)], c, DT, 4.0)
@@ -453,12 +477,18 @@ ON_TABLE = {"asset": "crate", "other": "table"}
 
 def test_an_object_that_settles_onto_the_top_is_on_it():
     above = obj("crate_1", "crate", (0, 0, 0.75 + 0.25 + 0.02))  # placed 2 cm above the top
-    settled = {"times": [0.0, 0.5], "samples": {
-        "table_1": [TABLE["pos"] + [1, 0, 0, 0]] * 2,
-        "crate_1": [above["pos"] + [1, 0, 0, 0], [0, 0, 1.0, 1, 0, 0, 0]]}}  # fmt: skip
+    settled = {
+        "times": [0.0, 0.5],
+        "samples": {
+            "table_1": [TABLE["pos"] + [1, 0, 0, 0]] * 2,
+            "crate_1": [above["pos"] + [1, 0, 0, 0], [0, 0, 1.0, 1, 0, 0, 0]],
+        },
+    }
     assert rules.check_on(scene(TABLE, above), settled, ON_TABLE) == (
-        True, 1.0, "every crate is on a table"
-    )  # fmt: skip
+        True,
+        1.0,
+        "every crate is on a table",
+    )
     met, _, message = rules.check_on(scene(TABLE, above), still(TABLE, above), ON_TABLE)
     assert not met and message == "crate_1 floats 0.020 m above table_1's top"  # never settled
 
@@ -466,8 +496,7 @@ def test_an_object_that_settles_onto_the_top_is_on_it():
 def test_an_object_placed_on_something_else_is_not_on_the_top():
     ball = obj("ball_1", "ball", (0, 0, 0.75 + 0.15))
     crate = obj("crate_1", "crate", (0.05, 0, 0.75 + 0.3 + 0.25))  # on the ball on the table
-    met, _, message = rules.check_on(scene(TABLE, ball, crate), still(TABLE, ball, crate),
-                                     ON_TABLE)  # fmt: skip
+    met, _, message = rules.check_on(scene(TABLE, ball, crate), still(TABLE, ball, crate), ON_TABLE)
     assert not met and message == "crate_1 is placed on ball_1, not on table_1"
 
 
@@ -522,8 +551,15 @@ def test_near_is_within_near_m(side, ok):
 def test_resting_allows_a_few_degrees_of_turning(side, ok):
     crate = obj("crate_1", "crate", (0, 0, 0.25))
     half = math.radians(rules.RESTING_TURN_DEG + side) / 2
-    trace = {"times": [0.0, 2.0], "samples": {"crate_1": [
-        [0, 0, 0.25, 1, 0, 0, 0], [0, 0, 0.25, math.cos(half), 0, 0, math.sin(half)]]}}  # fmt: skip
+    trace = {
+        "times": [0.0, 2.0],
+        "samples": {
+            "crate_1": [
+                [0, 0, 0.25, 1, 0, 0, 0],
+                [0, 0, 0.25, math.cos(half), 0, 0, math.sin(half)],
+            ]
+        },
+    }
     assert rules.check_resting(scene(crate), trace, {})[0] is ok
 
 
@@ -605,8 +641,9 @@ def test_a_prompt_stating_a_relation_no_rule_checks_does_not_load():
 
 
 def test_curated_prompts_are_their_templates_prompts():
-    stale = [t.id for t in get_suite("scene-curated").tasks
-             if t.prompt != spec_for(t.parameters).prompt]  # fmt: skip
+    stale = [
+        t.id for t in get_suite("scene-curated").tasks if t.prompt != spec_for(t.parameters).prompt
+    ]
     assert not stale
 
 
@@ -628,8 +665,15 @@ def _verdict(task_id: str, script: str, check: str) -> bool:
 
 
 def test_the_new_borderline_layouts_are_judged_as_a_designer_judges_them():
-    rows = [r for r in _bench().BORDERLINE if "settling" in r[0] or "inside the shelf" in r[0]
-            or "across the chain" in r[0] or "balls" in r[0] or "8 mm above" in r[0]]  # fmt: skip
+    rows = [
+        r
+        for r in _bench().BORDERLINE
+        if "settling" in r[0]
+        or "inside the shelf" in r[0]
+        or "across the chain" in r[0]
+        or "balls" in r[0]
+        or "8 mm above" in r[0]
+    ]
     assert len(rows) == 5
     assert {what: _verdict(task_id, script, check) for what, task_id, script, check, _ in rows} == {
         what: expected for what, _, _, _, expected in rows
@@ -641,8 +685,11 @@ def test_the_new_borderline_layouts_are_judged_as_a_designer_judges_them():
 def test_every_borderline_layout_is_judged_as_a_designer_judges_it():
     rows = _bench().BORDERLINE
     assert len(rows) == 27
-    wrong = [what for what, task_id, script, check, expected in rows
-             if _verdict(task_id, script, check) is not expected]  # fmt: skip
+    wrong = [
+        what
+        for what, task_id, script, check, expected in rows
+        if _verdict(task_id, script, check) is not expected
+    ]
     assert not wrong
 
 
@@ -668,8 +715,10 @@ def test_the_reward_fuzzer_catches_every_scene_cheat_on_a_sample_of_families():
     assert len(tasks) == len(SAMPLE)
     report = _fuzzed(tasks)
     assert {family: tried for family, (tried, _) in report.by("family").items()} == {
-        "table_top": 5, "dominoes": 5, "door": 4,
-    }  # fmt: skip
+        "table_top": 5,
+        "dominoes": 5,
+        "door": 4,
+    }
 
 
 @pytest.mark.slow
@@ -693,8 +742,11 @@ def test_every_reference_scores_at_least_099_in_code_and_tool_mode():
     import gymnasium as gym
 
     tasks = list(get_suite("scene-curated").tasks)
-    tasks += [family.task(seed, split) for family in FAMILIES.values()
-              for seed, split in ((0, "train"), (1, "test"))]  # fmt: skip
+    tasks += [
+        family.task(seed, split)
+        for family in FAMILIES.values()
+        for seed, split in ((0, "train"), (1, "test"))
+    ]
     low = []
     for mode in ("code", "tool"):
         env = gym.make("toolgym/GameScene-v0", action_mode=mode, max_steps=40, view_size=16)

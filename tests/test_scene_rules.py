@@ -35,10 +35,17 @@ TOP = 0.75  # the table's top (its centre at 0.375)
 MM = 0.001
 
 
-def obj(name: str, asset: str, pos, hpr=(0.0, 0.0, 0.0), body: str = "dynamic",
-        level: bool = False) -> dict:  # fmt: skip
-    return {"name": name, "asset": asset, "pos": [float(v) for v in pos],
-            "hpr": [float(v) for v in hpr], "body": body, "level": level}  # fmt: skip
+def obj(
+    name: str, asset: str, pos, hpr=(0.0, 0.0, 0.0), body: str = "dynamic", level: bool = False
+) -> dict:
+    return {
+        "name": name,
+        "asset": asset,
+        "pos": [float(v) for v in pos],
+        "hpr": [float(v) for v in hpr],
+        "body": body,
+        "level": level,
+    }
 
 
 def scene(*objects: dict) -> Scene:
@@ -110,9 +117,16 @@ ALONG_X = {"asset": "table", "heading": 0.0, "period": 180.0, "what": "its long 
 
 @pytest.mark.parametrize(
     ("heading", "ok"),
-    [(0.0, True), (180.0, True), (-180.0 + ALIGN_DEG - 1, True), (ALIGN_DEG - 1, True),
-     (ALIGN_DEG + 1, False), (90.0, False), (270.0, False)],
-)  # fmt: skip
+    [
+        (0.0, True),
+        (180.0, True),
+        (-180.0 + ALIGN_DEG - 1, True),
+        (ALIGN_DEG - 1, True),
+        (ALIGN_DEG + 1, False),
+        (90.0, False),
+        (270.0, False),
+    ],
+)
 def test_the_table_lies_as_the_prompt_says(heading, ok):
     met, _, message = check_aligned(scene(table(heading)), ALONG_X)
     assert met is ok, message
@@ -131,11 +145,16 @@ FACING = {"asset": "chair", "other": "table", "tol_deg": 30}
 
 @pytest.mark.parametrize(
     ("hpr", "ok"),
-    [((-90 + 29, 0, 0), True), ((-90 + 31, 0, 0), False),
-     ((-90, UPRIGHT_DEG - 1, 0), True), ((-90, UPRIGHT_DEG + 1, 0), False),
-     ((-90, 0, UPRIGHT_DEG - 1), True), ((-90, 0, UPRIGHT_DEG + 1), False),
-     ((-90, 90, 0), False)],
-)  # fmt: skip
+    [
+        ((-90 + 29, 0, 0), True),
+        ((-90 + 31, 0, 0), False),
+        ((-90, UPRIGHT_DEG - 1, 0), True),
+        ((-90, UPRIGHT_DEG + 1, 0), False),
+        ((-90, 0, UPRIGHT_DEG - 1), True),
+        ((-90, 0, UPRIGHT_DEG + 1), False),
+        ((-90, 90, 0), False),
+    ],
+)
 def test_facing_uses_the_full_orientation(hpr, ok):
     chair = obj("chair_1", "chair", (-1.15, 0, 0.45), hpr)  # at the table's west end
     met, _, message = check_facing(scene(table(), chair), FACING)
@@ -150,8 +169,10 @@ def test_a_chair_on_its_back_does_not_face_the_table():
 
 def still(*objects: dict) -> dict:
     """A trace in which nothing moves."""
-    return {"times": [0.0, 2.0],
-            "samples": {o["name"]: [o["pos"] + [1, 0, 0, 0]] * 2 for o in objects}}  # fmt: skip
+    return {
+        "times": [0.0, 2.0],
+        "samples": {o["name"]: [o["pos"] + [1, 0, 0, 0]] * 2 for o in objects},
+    }
 
 
 @pytest.mark.parametrize(
@@ -191,12 +212,18 @@ def domino(k: int, hpr=(0, 0, 0), dz: float = 0.0) -> dict:
         ([domino(1, dz=SUPPORT_M + MM)], False, "0.006 m above the floor"),
         ([domino(1, dz=-OVERLAP_M + MM)], True, "starts at rest"),
         ([domino(1, dz=-OVERLAP_M - MM)], False, "0.004 m into the floor"),
-        ([obj("crate_1", "crate", (0, 0, 0.25)), obj("crate_2", "crate", (0, 0, 0.75 + 0.02))],
-         False, "crate_2 starts 0.020 m above crate_1"),
-        ([obj("crate_1", "crate", (0, 0, 0.25)), obj("crate_2", "crate", (0.3, 0, 0.75))],
-         False, "crate_2 starts with its centre 0.050 m past the edge of what holds it"),
+        (
+            [obj("crate_1", "crate", (0, 0, 0.25)), obj("crate_2", "crate", (0, 0, 0.75 + 0.02))],
+            False,
+            "crate_2 starts 0.020 m above crate_1",
+        ),
+        (
+            [obj("crate_1", "crate", (0, 0, 0.25)), obj("crate_2", "crate", (0.3, 0, 0.75))],
+            False,
+            "crate_2 starts with its centre 0.050 m past the edge of what holds it",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_physics_set_up_must_start_upright_supported_and_apart(pieces, ok, words):
     met, _, message = check_initial(scene(*pieces), {})
     assert met is ok and words in message, message
@@ -215,10 +242,14 @@ def test_simulated_checks_earn_nothing_until_the_set_up_starts_right():
     zone = obj("goal_zone_1", "goal_zone", (3, 0, 0.25), body="ghost", level=True)
     crate = obj("crate_1", "crate", (-0.3, 0, 0.25))  # 10 cm into the ball
     description = {"objects": [ball, zone, crate]}
-    trace = {"times": [0.0, 1.0], "samples": {"ball_1": [[0, 0, 0.15, 1, 0, 0, 0],
-                                                         [3, 0, 0.15, 1, 0, 0, 0]]}}  # fmt: skip
-    constraints = [{"kind": "reaches", "name": "ball_1", "zone": "goal_zone_1"},
-                   {"kind": "initial"}]  # fmt: skip
+    trace = {
+        "times": [0.0, 1.0],
+        "samples": {"ball_1": [[0, 0, 0.15, 1, 0, 0, 0], [3, 0, 0.15, 1, 0, 0, 0]]},
+    }
+    constraints = [
+        {"kind": "reaches", "name": "ball_1", "zone": "goal_zone_1"},
+        {"kind": "initial"},
+    ]
     report = verify_scene(description, constraints, "cheap", traces=[trace])
     assert not report.passed and report.score == 0.0
     assert "not credited" in report.checks["reaches"]["message"]
@@ -238,16 +269,24 @@ def door_play(opened_at: float | None) -> tuple[dict, dict]:
     that opens at ``opened_at``; sampled every frame."""
     trajectory = {"path": [[-1.75, 0, 0.9], [1.75, 0, 0.9]], "speed": 1.0}
     times = [k * DT for k in range(361)]
-    rows = [[0, 3, 3.0 if opened_at is not None and t >= opened_at - 1e-9 else 1.0, 1, 0, 0, 0]
-            for t in times]  # fmt: skip
+    rows = [
+        [0, 3, 3.0 if opened_at is not None and t >= opened_at - 1e-9 else 1.0, 1, 0, 0, 0]
+        for t in times
+    ]
     return trajectory, {"times": times, "samples": {"door_1": rows}}
 
 
 @pytest.mark.parametrize(
     ("opened_at", "ok"),
-    [(T0, True), (T0 + DOOR_DELAY_S - DT, True), (T0 + DOOR_DELAY_S + DT, False),
-     (T0 - 2 * DT, False), (T0 + 0.5, False), (None, False)],
-)  # fmt: skip
+    [
+        (T0, True),
+        (T0 + DOOR_DELAY_S - DT, True),
+        (T0 + DOOR_DELAY_S + DT, False),
+        (T0 - 2 * DT, False),
+        (T0 + 0.5, False),
+        (None, False),
+    ],
+)
 def test_the_door_may_lag_the_player_by_at_most_its_delay(opened_at, ok):
     door = obj("door_1", "door", (0, 3, 1.0), body="kinematic", level=True)
     constraint = {"door": "door_1", "zone": [0, 0, 0.9, 1.0, 1.0, 1.8], "passages": PASSAGES}
@@ -261,9 +300,12 @@ TOUCH = 64 * DT  # the first frame after 1.06 s: the player's box then overlaps 
 
 @pytest.mark.parametrize(
     ("gone_at", "ok"),
-    [(TOUCH + COIN_DELAY_S - DT, True), (TOUCH + COIN_DELAY_S + DT, False),
-     (TOUCH - 2 * DT, False)],
-)  # fmt: skip
+    [
+        (TOUCH + COIN_DELAY_S - DT, True),
+        (TOUCH + COIN_DELAY_S + DT, False),
+        (TOUCH - 2 * DT, False),
+    ],
+)
 def test_a_touched_coin_must_vanish_within_its_delay(gone_at, ok):
     coin = obj("coin_1", "coin", (0, 0, 0.5), body="ghost", level=True)
     trajectory = {"path": [[-1.46, 0, 0.9], [1.46, 0, 0.9]], "speed": 1.0}
@@ -303,9 +345,14 @@ SHELF_Y = 3.0 - 0.2  # its back against the north wall's face
 
 @pytest.mark.parametrize(
     ("dy", "heading", "ok"),
-    [(0.0, 180.0, True), (WALL_SLACK_M - MM, 180.0, True), (WALL_SLACK_M + MM, 180.0, False),
-     (-0.09, 180.0 + WALL_DEG - 1, True), (-0.09, 180.0 + WALL_DEG + 1, False)],
-)  # fmt: skip
+    [
+        (0.0, 180.0, True),
+        (WALL_SLACK_M - MM, 180.0, True),
+        (WALL_SLACK_M + MM, 180.0, False),
+        (-0.09, 180.0 + WALL_DEG - 1, True),
+        (-0.09, 180.0 + WALL_DEG + 1, False),
+    ],
+)
 def test_against_the_wall_within_its_slack_and_facing_the_room(dy, heading, ok):
     shelf = obj("shelf_1", "shelf", (0, SHELF_Y + dy, 0.9), (heading, 0, 0))
     constraint = {"asset": "shelf", "wall": "north", "gap": 0.1}

@@ -24,9 +24,9 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from conftest import wait_until
-from toolgym.agents.chat import ChatClient
-from toolgym.agents.endpoint import ScriptedEndpoint
-from toolgym.agents.openai_runner import play_episode
+from toolgym.agents.llm.chat import ChatClient
+from toolgym.agents.llm.endpoint import ScriptedEndpoint
+from toolgym.agents.llm.openai_runner import play_episode
 from toolgym.cli import app
 from toolgym.envs.serving.remote import RemoteEnv, RemoteError
 from toolgym.envs.serving.server import EnvServer
@@ -206,10 +206,21 @@ def test_toolgym_serve_refuses_the_open_network_without_a_token_and_serves_loopb
         port = probe.getsockname()[1]
     env = dict(os.environ, TOOLGYM_SERVE_TOKEN="secret")
     server = subprocess.Popen(
-        [sys.executable, "-m", "toolgym", "serve", "--port", str(port),
-         "--token-env", "TOOLGYM_SERVE_TOKEN"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "toolgym",
+            "serve",
+            "--port",
+            str(port),
+            "--token-env",
+            "TOOLGYM_SERVE_TOKEN",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         url = f"http://127.0.0.1:{port}"
 

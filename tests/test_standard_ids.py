@@ -18,8 +18,10 @@ STD_IDS = sorted(toolgym.STANDARD_ENVIRONMENTS)
 
 def test_each_tool_has_a_numeric_id_with_masks():
     assert STD_IDS == [
-        "toolgym/Blender-Std-v0", "toolgym/CadQuery-Std-v0", "toolgym/GameScene-Std-v0",
-    ]  # fmt: skip
+        "toolgym/Blender-Std-v0",
+        "toolgym/CadQuery-Std-v0",
+        "toolgym/GameScene-Std-v0",
+    ]
     for env_id in STD_IDS:
         env = gym.make(f"toolgym:{env_id}")  # what a client that imports by id writes
         assert isinstance(env.action_space, gym.spaces.MultiDiscrete)
@@ -126,8 +128,9 @@ def test_trainer_spaces_pass_check_env_and_maskable_ppo_learns_on_them():
     env = trainer_spaces(view_size=20, max_steps=2)  # SB3's CNN needs 36 px or more: 40 px
     try:
         check_env(env)
-        model = MaskablePPO("MultiInputPolicy", env, n_steps=4, batch_size=4, n_epochs=1,
-                            seed=0, device="cpu")  # fmt: skip
+        model = MaskablePPO(
+            "MultiInputPolicy", env, n_steps=4, batch_size=4, n_epochs=1, seed=0, device="cpu"
+        )
         before = [p.detach().clone() for p in model.policy.parameters()]
         model.learn(total_timesteps=4)
         assert model.num_timesteps >= 4
@@ -144,7 +147,7 @@ def test_the_peer_copies_a_number_measured_off_the_depth_as_the_trainer_can():
     its extent there is the 38 mm diameter to the depth's sampling (pixel centres 12 mm apart
     miss the sphere's pole by up to 8 mm: 37.5 on the grid)."""
     from conftest import trainer_spaces
-    from toolgym.agents.depth import MEASURES, READINGS
+    from toolgym.agents.trainer.depth import MEASURES, READINGS
 
     env = trainer_spaces(view_size=20, max_steps=2, depth=True)
     try:

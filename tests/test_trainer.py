@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import torch
 
-from toolgym.agents.evaluate import evaluate_policy
-from toolgym.agents.policy import PolicyConfig
-from toolgym.agents.ppo import PPOConfig
-from toolgym.agents.train import TrainConfig, Trainer
+from toolgym.agents.trainer.evaluate import evaluate_policy
+from toolgym.agents.trainer.policy import PolicyConfig
+from toolgym.agents.trainer.ppo import PPOConfig
+from toolgym.agents.trainer.train import TrainConfig, Trainer
 
 # Three one-call parts: the policy must pick the right tool for each (see the file).
 SUITE = Path(__file__).resolve().parents[1] / "assets" / "cadquery" / "demo" / "first-tools.toml"
@@ -25,10 +25,17 @@ VOLATILE = {"sps", "seconds", "learner_waits_env", "env_waits_learner"}  # wall-
 
 def small_config(out: Path, **changes) -> TrainConfig:
     config = TrainConfig(
-        suite="primitives", steps=24, num_envs=2, num_steps=4, max_steps=2, view_size=16,
-        out=str(out), progress=False, policy=SMALL, ppo=PPOConfig(num_minibatches=2,
-        update_epochs=2),
-    )  # fmt: skip
+        suite="primitives",
+        steps=24,
+        num_envs=2,
+        num_steps=4,
+        max_steps=2,
+        view_size=16,
+        out=str(out),
+        progress=False,
+        policy=SMALL,
+        ppo=PPOConfig(num_minibatches=2, update_epochs=2),
+    )
     for key, value in changes.items():
         setattr(config, key, value)
     return config
@@ -63,9 +70,13 @@ def test_a_run_resumed_from_its_checkpoint_matches_an_uninterrupted_one(tmp_path
 @pytest.mark.timeout(1200)  # about 150 env steps; minutes on a busy 2-core machine
 def test_ppo_learns_to_pick_the_right_tool(tmp_path):
     config = small_config(
-        tmp_path / "run", suite=str(SUITE), steps=160, num_steps=8, max_steps=1,
+        tmp_path / "run",
+        suite=str(SUITE),
+        steps=160,
+        num_steps=8,
+        max_steps=1,
         ppo=PPOConfig(learning_rate=1e-3, num_minibatches=2, update_epochs=8),
-    )  # fmt: skip
+    )
     trainer = Trainer(config)
     before = evaluate_policy(trainer.policy, trainer.grammar, config, "train", 6)
     trainer.train()
@@ -82,10 +93,15 @@ def test_cloned_policy_copies_numbers_into_unseen_parts_and_ppo_keeps_it(tmp_pat
     (numbers the policy never saw, copied from their prompts), and PPO's first iterations do not
     undo the cloning (the critic learnt the demonstrations' returns; the advantages' floor)."""
     config = small_config(
-        tmp_path / "run", steps=64, num_steps=16, max_steps=1, bc_steps=200, bc_episodes=120,
+        tmp_path / "run",
+        steps=64,
+        num_steps=16,
+        max_steps=1,
+        bc_steps=200,
+        bc_episodes=120,
         policy=dataclasses.replace(SMALL, prompt_bytes=128),
         ppo=PPOConfig(num_minibatches=2, update_epochs=4),
-    )  # fmt: skip
+    )
     trainer = Trainer(config)
     trainer.train()
     training = [float(row["score"]) for row in rows(tmp_path / "run")]
@@ -108,8 +124,13 @@ def family_calls(name: str, split: str, seeds: range) -> tuple[dict[str, np.ndar
             steps.append(step)
             calls.append(call)
     blank = np.zeros((len(calls), 16, 16, 3), np.uint8)
-    obs = {"image": blank, "target": blank, "prompt": np.array(prompts),
-           "feedback": np.array([""] * len(calls)), "step": np.array(steps)}  # fmt: skip
+    obs = {
+        "image": blank,
+        "target": blank,
+        "prompt": np.array(prompts),
+        "feedback": np.array([""] * len(calls)),
+        "step": np.array(steps),
+    }
     return obs, calls
 
 
@@ -121,10 +142,10 @@ def test_cloning_reads_the_words_that_choose_a_later_calls_arguments():
     the right second call for most unseen ones: 0.85 of them, against 0.40 on the same budget
     without the text features' LayerNorm (on the benchmark's 100 played tasks, the edges then
     stayed at chance for 400 cloning steps)."""
-    from toolgym.agents.build import calls_grammar, env_registry
-    from toolgym.agents.observations import batch_observations
-    from toolgym.agents.policy import Policy, to_torch
-    from toolgym.agents.ppo import behaviour_cloning
+    from toolgym.agents.trainer.build import calls_grammar, env_registry
+    from toolgym.agents.trainer.observations import batch_observations
+    from toolgym.agents.trainer.policy import Policy, to_torch
+    from toolgym.agents.trainer.ppo import behaviour_cloning
 
     torch.manual_seed(0)
     train_obs, train_calls = family_calls("finished_block", "train", range(60))
@@ -168,7 +189,7 @@ def test_overlapped_collection_is_one_update_behind_and_reproducible(tmp_path):
 def test_a_rollouts_last_step_restarts_no_episode_and_changes_nothing(tmp_path):
     """An episode that ends on a rollout's last step is not restarted (the next rollout restarts
     every env with its own seed): one sandboxed reset fewer, the same rollout to the bit."""
-    from toolgym.agents.vector import make_vector_env
+    from toolgym.agents.trainer.vector import make_vector_env
 
     rollouts, resets = [], []
     for hold in (True, False):
@@ -210,18 +231,23 @@ def test_an_image_only_policy_learns_from_what_it_sees(inputs):
     target less the current view, CoordConv channels, max-pooled features)."""
     import gymnasium as gym
 
-    from toolgym.agents.build import calls_grammar
-    from toolgym.agents.observations import batch_observations
-    from toolgym.agents.policy import Policy, to_torch
-    from toolgym.agents.ppo import behaviour_cloning
+    from toolgym.agents.trainer.build import calls_grammar
+    from toolgym.agents.trainer.observations import batch_observations
+    from toolgym.agents.trainer.policy import Policy, to_torch
+    from toolgym.agents.trainer.ppo import behaviour_cloning
     from toolgym.envs.tasks.suites import get_suite
 
     torch.manual_seed(0)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as the trainer does: OpenMP threads spin against a busy machine
     tasks = get_suite(str(SUITE)).tasks
-    env = gym.make("toolgym/CadQuery-v0", suite=str(SUITE), action_mode="tool", view_size=32,
-                   prompt_form="image")  # fmt: skip
+    env = gym.make(
+        "toolgym/CadQuery-v0",
+        suite=str(SUITE),
+        action_mode="tool",
+        view_size=32,
+        prompt_form="image",
+    )
     try:
         seen = [env.reset(seed=0, options={"task": t.id})[0] for t in tasks]
         registry = env.unwrapped.registry
@@ -237,16 +263,24 @@ def test_an_image_only_policy_learns_from_what_it_sees(inputs):
         optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3, eps=1e-5)
         wanted = np.array([grammar.encode(c) for c in calls])
         batch = to_torch(batch_observations(obs, config), "cpu")
-        behaviour_cloning(policy, optimizer, batch, torch.as_tensor(wanted), 200, 3,
-                          torch.Generator().manual_seed(0))  # fmt: skip
+        behaviour_cloning(
+            policy,
+            optimizer,
+            batch,
+            torch.as_tensor(wanted),
+            200,
+            3,
+            torch.Generator().manual_seed(0),
+        )
 
         def right(zeroed: bool) -> float:
             shown = dict(obs)
             if zeroed:
                 shown.update({k: np.zeros_like(obs[k]) for k in ("image", "target")})
             with torch.no_grad():
-                chosen, *_ = policy.act(to_torch(batch_observations(shown, config), "cpu"),
-                                        greedy=True)  # fmt: skip
+                chosen, *_ = policy.act(
+                    to_torch(batch_observations(shown, config), "cpu"), greedy=True
+                )
             return float((chosen.numpy() == wanted).all(axis=1).mean())
 
         looking, blind = right(False), right(True)
@@ -266,10 +300,10 @@ def test_a_policy_reading_depth_writes_a_boxs_numbers_to_the_half_millimetre():
     cannot."""
     import gymnasium as gym
 
-    from toolgym.agents.build import calls_grammar
-    from toolgym.agents.observations import batch_observations
-    from toolgym.agents.policy import Policy, to_torch
-    from toolgym.agents.ppo import behaviour_cloning
+    from toolgym.agents.trainer.build import calls_grammar
+    from toolgym.agents.trainer.observations import batch_observations
+    from toolgym.agents.trainer.policy import Policy, to_torch
+    from toolgym.agents.trainer.ppo import behaviour_cloning
     from toolgym.envs.cadquery.families import family
 
     def boxes(split: str, count: int) -> list:
@@ -277,8 +311,14 @@ def test_a_policy_reading_depth_writes_a_boxs_numbers_to_the_half_millimetre():
         return [t for t in tasks if t.parameters["kind"] == "box"][:count]
 
     train, test = boxes("train", 40), boxes("test", 12)
-    env = gym.make("toolgym/CadQuery-v0", task=train[0].id, action_mode="tool", view_size=32,
-                   prompt_form="image", depth=True)  # fmt: skip
+    env = gym.make(
+        "toolgym/CadQuery-v0",
+        task=train[0].id,
+        action_mode="tool",
+        view_size=32,
+        prompt_form="image",
+        depth=True,
+    )
     try:
         seen = [env.reset(seed=0, options={"task": t.id})[0] for t in train + test]
         registry = env.unwrapped.registry
@@ -296,14 +336,22 @@ def test_a_policy_reading_depth_writes_a_boxs_numbers_to_the_half_millimetre():
         policy = Policy(grammar, config)
         optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3, eps=1e-5)
         first = {k: v[: len(train)] for k, v in batch.items()}
-        behaviour_cloning(policy, optimizer, first, torch.as_tensor(wanted[: len(train)]), 150,
-                          32, torch.Generator().manual_seed(0))  # fmt: skip
+        behaviour_cloning(
+            policy,
+            optimizer,
+            first,
+            torch.as_tensor(wanted[: len(train)]),
+            150,
+            32,
+            torch.Generator().manual_seed(0),
+        )
 
         def slots_right(shown: dict) -> float:
             unseen = {k: v[len(train) :] for k, v in shown.items()}
             with torch.no_grad():
-                chosen, *_ = policy.act(to_torch(batch_observations(unseen, config), "cpu"),
-                                        greedy=True)  # fmt: skip
+                chosen, *_ = policy.act(
+                    to_torch(batch_observations(unseen, config), "cpu"), greedy=True
+                )
             return float((chosen.numpy() == wanted[len(train) :])[:, :7].mean())
 
         looking = slots_right(obs)
@@ -347,23 +395,31 @@ def test_a_cloned_policy_stops_after_its_last_call(tmp_path):
     first, and stop where the part is done."""
     import gymnasium as gym
 
-    from toolgym.agents.observations import batch_observations
-    from toolgym.agents.policy import to_torch
+    from toolgym.agents.trainer.observations import batch_observations
+    from toolgym.agents.trainer.policy import to_torch
     from toolgym.envs.grammar import STOP_TOOL
     from toolgym.envs.tasks.suites import get_suite
 
     suite = tmp_path / "two-calls.toml"
     suite.write_text(TWO_CALLS)
     config = small_config(
-        tmp_path / "run", suite=str(suite), steps=2, num_envs=1, num_steps=2, max_steps=3,
-        bc_steps=80, bc_batch=16, policy=dataclasses.replace(SMALL, prompt_bytes=80),
-    )  # fmt: skip
+        tmp_path / "run",
+        suite=str(suite),
+        steps=2,
+        num_envs=1,
+        num_steps=2,
+        max_steps=3,
+        bc_steps=80,
+        bc_batch=16,
+        policy=dataclasses.replace(SMALL, prompt_bytes=80),
+    )
     trainer = Trainer(config)
     assert trainer.grammar.stop  # a reference has several calls
     trainer.train()
     assert trainer.bc_env_steps == 4  # two calls per part; the stops were not played
-    env = gym.make("toolgym/CadQuery-v0", suite=str(suite), action_mode="tool", view_size=16,
-                   max_steps=3)  # fmt: skip
+    env = gym.make(
+        "toolgym/CadQuery-v0", suite=str(suite), action_mode="tool", view_size=16, max_steps=3
+    )
     seen, wanted = [], []
     try:
         for task in get_suite(str(suite)).tasks:
@@ -377,8 +433,7 @@ def test_a_cloned_policy_stops_after_its_last_call(tmp_path):
             wanted.append(STOP_TOOL)
     finally:
         env.close()
-    batch = batch_observations({k: np.stack([o[k] for o in seen]) for k in seen[0]},
-                               config.policy)  # fmt: skip
+    batch = batch_observations({k: np.stack([o[k] for o in seen]) for k in seen[0]}, config.policy)
     with torch.no_grad():
         tokens, *_ = trainer.policy.act(to_torch(batch, "cpu"), greedy=True)
     names = [json.loads(trainer.grammar.decode_json(row))["name"] for row in tokens.numpy()]
@@ -403,10 +458,10 @@ def test_cloning_on_paraphrased_requests_picks_each_slots_number_by_its_words():
     mixed, numbers in words ("twenty-six mm"). Copying in order gets few calls right; cloned on
     60 requests, the pointer picks each slot's number by the words around it ("tall",
     "across", "x =") and converts cm to mm, on unseen requests."""
-    from toolgym.agents.build import calls_grammar, env_registry
-    from toolgym.agents.observations import batch_observations
-    from toolgym.agents.policy import Policy, to_torch
-    from toolgym.agents.ppo import behaviour_cloning
+    from toolgym.agents.trainer.build import calls_grammar, env_registry
+    from toolgym.agents.trainer.observations import batch_observations
+    from toolgym.agents.trainer.policy import Policy, to_torch
+    from toolgym.agents.trainer.ppo import behaviour_cloning
     from toolgym.envs.cadquery.families import family
     from toolgym.envs.grammar import CallContext
 
@@ -414,8 +469,10 @@ def test_cloning_on_paraphrased_requests_picks_each_slots_number_by_its_words():
 
     def requests(split: str, seeds: range) -> tuple[dict[str, np.ndarray], list[str]]:
         tasks = [family("primitive").task(seed, split) for seed in seeds]
-        prompts = [paraphrase(dict(t.parameters), 2 * s + (split == "test"))
-                   for s, t in zip(seeds, tasks, strict=True)]  # fmt: skip
+        prompts = [
+            paraphrase(dict(t.parameters), 2 * s + (split == "test"))
+            for s, t in zip(seeds, tasks, strict=True)
+        ]
         blank = np.zeros((len(tasks), 16, 16, 3), np.uint8)
         obs = {
             "image": blank,
@@ -424,7 +481,7 @@ def test_cloning_on_paraphrased_requests_picks_each_slots_number_by_its_words():
             "feedback": np.array([""] * len(tasks)),
             "step": np.zeros(len(tasks), int),
         }
-        return obs, [t.tool_calls[0] for t in tasks]  # fmt: skip
+        return obs, [t.tool_calls[0] for t in tasks]
 
     torch.manual_seed(0)
     threads = torch.get_num_threads()
@@ -442,7 +499,7 @@ def test_cloning_on_paraphrased_requests_picks_each_slots_number_by_its_words():
         ]
         return to_torch(batch, "cpu"), np.array(
             [grammar.encode(c, ctx) for c, ctx in zip(calls, contexts, strict=True)]
-        )  # fmt: skip
+        )
 
     train_batch, train_tokens = encoded(train_obs, train_calls)
     test_batch, wanted = encoded(test_obs, test_calls)
@@ -451,8 +508,15 @@ def test_cloning_on_paraphrased_requests_picks_each_slots_number_by_its_words():
         with torch.no_grad():
             before, *_ = policy.act(test_batch, greedy=True)  # the copy-in-order prior
         optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3, eps=1e-5)
-        behaviour_cloning(policy, optimizer, train_batch, torch.as_tensor(train_tokens), 150, 32,
-                          torch.Generator().manual_seed(0))  # fmt: skip
+        behaviour_cloning(
+            policy,
+            optimizer,
+            train_batch,
+            torch.as_tensor(train_tokens),
+            150,
+            32,
+            torch.Generator().manual_seed(0),
+        )
         with torch.no_grad():
             chosen, *_ = policy.act(test_batch, greedy=True)
     finally:
@@ -461,8 +525,10 @@ def test_cloning_on_paraphrased_requests_picks_each_slots_number_by_its_words():
     numeric = wanted[:, 1:] != 0  # the parameter slots (PAD past a tool's last)
     slots = right[:, 1:][numeric].mean()
     before_calls = (before.numpy() == wanted).all(axis=1).mean()
-    print(f"unseen paraphrased calls right: {before_calls:.2f} before cloning, "
-          f"{right.all(axis=1).mean():.2f} after; numbers right {slots:.2f}")  # fmt: skip
+    print(
+        f"unseen paraphrased calls right: {before_calls:.2f} before cloning, "
+        f"{right.all(axis=1).mean():.2f} after; numbers right {slots:.2f}"
+    )
     assert before_calls <= 0.5  # in order, the sizes land in the wrong slots
     assert right[:, 0].all()  # the tool
     assert slots >= 0.95  # each number from its words, cm read as mm

@@ -40,9 +40,14 @@ def verify_shapes(candidate: cq.Workplane, reference: cq.Workplane):
 
 
 PLATE = (
-    cq.Workplane().box(60, 40, 6).faces(">Z").workplane()
-    .rect(44, 24, forConstruction=True).vertices().hole(5)
-)  # fmt: skip
+    cq.Workplane()
+    .box(60, 40, 6)
+    .faces(">Z")
+    .workplane()
+    .rect(44, 24, forConstruction=True)
+    .vertices()
+    .hole(5)
+)
 BOSS = cq.Workplane().box(40, 40, 5).faces(">Z").workplane().circle(8).extrude(10)
 OPEN_BOX = cq.Workplane().box(20, 20, 20).faces(">Z").shell(-2)
 

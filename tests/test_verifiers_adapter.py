@@ -1,4 +1,4 @@
-"""The ``verifiers`` adapter (`agents/verifiers_env.py`): a suite played through verifiers'
+"""The ``verifiers`` adapter (`agents/llm/verifiers_env.py`): a suite played through verifiers'
 own rollout loop and client, against a scripted OpenAI-compatible endpoint on 127.0.0.1 (no
 weights). The oracle's tool calls score 1.0 through the rubric; a wrong part scores low."""
 
@@ -9,8 +9,8 @@ import json
 import pytest
 from scripted_models import OracleModel, prompt_of
 
-from toolgym.agents import verifiers_env
-from toolgym.agents.endpoint import Reply, ScriptedEndpoint, tool_call
+from toolgym.agents.llm import verifiers_env
+from toolgym.agents.llm.endpoint import Reply, ScriptedEndpoint, tool_call
 from toolgym.envs.tasks.suites import get_suite
 
 # verifiers pulls in several API clients (seconds to import): slow, and imported when it runs.

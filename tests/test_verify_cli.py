@@ -259,9 +259,17 @@ def test_jobs_are_bounded(tmp_path):
     out = str(tmp_path / "results.jsonl")
     for jobs in ("0", "65", "99999999999999999999"):
         done = toolgym(
-            "verify", "--suite", "primitives", "--scripts", str(tmp_path), "--jobs", jobs,
-            "--out", out, cwd=tmp_path,
-        )  # fmt: skip
+            "verify",
+            "--suite",
+            "primitives",
+            "--scripts",
+            str(tmp_path),
+            "--jobs",
+            jobs,
+            "--out",
+            out,
+            cwd=tmp_path,
+        )
         assert done.returncode == 2 and "--jobs" in done.stderr, done.stderr
     assert not (tmp_path / "results.jsonl").exists()  # refused before any work
 
@@ -308,8 +316,11 @@ def test_batch_redoes_missing_scripts_and_force_starts_afresh(tmp_path):
     forced = toolgym(*batch, "--force")
     assert forced.returncode == 1 and "75.0%" in forced.stdout
     assert sorted(json.loads(line)["task"] for line in out.read_text().splitlines()) == [
-        "tiny/block", "tiny/plate", "tiny/rod", "tiny/slow",
-    ]  # fmt: skip
+        "tiny/block",
+        "tiny/plate",
+        "tiny/rod",
+        "tiny/slow",
+    ]
 
 
 def test_batch_refuses_an_out_that_is_not_a_results_file(tmp_path):
@@ -343,10 +354,24 @@ def test_batches_verify_other_tools_tasks_as_cad_ones(tmp_path, suite, solved):
     (scripts / "broken.py").write_text("this is not python\n")  # names no task: ignored
     out = tmp_path / "results.jsonl"
     done = subprocess.run(
-        [sys.executable, "-m", "toolgym", "verify", "--suite", suite, "--scripts", str(scripts),
-         "--out", str(out), "--jobs", "2"],
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "toolgym",
+            "verify",
+            "--suite",
+            suite,
+            "--scripts",
+            str(scripts),
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 1, done.stderr  # the other tasks have no script: not all pass
     results = {r["task"]: r for r in map(json.loads, out.read_text().splitlines())}
     assert set(results) == {t.id for t in get_suite(suite).tasks}

@@ -15,9 +15,12 @@ from toolgym.envs.wrappers.standard import StandardSpaces
 
 def make(view_size: int = 16) -> StandardSpaces:
     inner = gym.make(
-        "toolgym/CadQuery-v0", suite="primitives", action_mode="tool", max_steps=2,
+        "toolgym/CadQuery-v0",
+        suite="primitives",
+        action_mode="tool",
+        max_steps=2,
         view_size=view_size,
-    )  # fmt: skip
+    )
     return StandardSpaces(inner, max_bins=16, prompt_tokens=64, feedback_tokens=32)
 
 
@@ -100,7 +103,7 @@ def test_trainer_spaces_give_the_trainers_inputs_copies_derived_values_and_stop(
     indices are the grammar's tokens and copies of the prompt's numbers; the masks; derived
     values computed in the episode's context; stop."""
     from conftest import trainer_spaces
-    from toolgym.agents.observations import batch_observations
+    from toolgym.agents.trainer.observations import batch_observations
 
     env = trainer_spaces()
     grammar, nvec = env.grammar, env.action_space.nvec
@@ -116,9 +119,13 @@ def test_trainer_spaces_give_the_trainers_inputs_copies_derived_values_and_stop(
         assert obs["numbers"][:4].tolist() == [38.0, 24.0, 18.0, -16.5]
         # One entry per slot: the tool, then add_sphere's four, fillet_edges' two.
         assert [f"{t}.{s.param}" for t, s in env.entries] == [
-            "add_sphere.diameter", "add_sphere.x", "add_sphere.y", "add_sphere.z",
-            "fillet_edges.radius", "fillet_edges.edges",
-        ]  # fmt: skip
+            "add_sphere.diameter",
+            "add_sphere.x",
+            "add_sphere.y",
+            "add_sphere.z",
+            "fillet_edges.radius",
+            "fillet_edges.edges",
+        ]
         size = [s.stop - s.start for _, s in env.entries]
         assert nvec.tolist() == [3, *(n + 8 for n in size[:5]), size[5]]
         # Masks: no fillet before a part; a copy only of the prompt's four numbers.
@@ -140,8 +147,12 @@ def test_trainer_spaces_give_the_trainers_inputs_copies_derived_values_and_stop(
         assert "no previous call" in info["error"] and reward < 0
         # Copying the 1st, 2nd, 3rd and 3rd numbers: a sphere at z = 18.
         _, _, _, _, info = env.step(sphere(size[3] + 2))
-        assert json.loads(info["tool_call"])["arguments"] == {"diameter": 38.0, "x": 24.0,
-                                                              "y": 18.0, "z": 18.0}  # fmt: skip
+        assert json.loads(info["tool_call"])["arguments"] == {
+            "diameter": 38.0,
+            "x": 24.0,
+            "y": 18.0,
+            "z": 18.0,
+        }
         assert "error" not in info and env.action_masks()[1]  # a fillet is allowed now
         # Now "the previous call's top" is computed: 18 + 38 / 2.
         _, _, _, _, info = env.step(sphere(derived_z))

@@ -23,8 +23,8 @@ STANDARD_ENVIRONMENTS = {card.standard_env_id: card.env_id for card in cards()}
 
 def load_environment(**kwargs: object) -> object:
     """A suite as a Prime Intellect ``verifiers`` environment: what ``vf.load_environment(
-    "toolgym", suite=...)`` and ``vf-eval toolgym`` call (``toolgym.agents.verifiers_env``)."""
-    from toolgym.agents.verifiers_env import load_environment as load
+    "toolgym", suite=...)`` and ``vf-eval toolgym`` call (``toolgym.agents.llm.verifiers_env``)."""
+    from toolgym.agents.llm.verifiers_env import load_environment as load
 
     return load(**kwargs)  # type: ignore[arg-type]
 

@@ -159,8 +159,11 @@ def verify_part(
             if "brep_mismatch" in crosscheck:  # the lower IoU is scored: see the module
                 scored = {**metrics, "iou": min(metrics["iou"], float(brep_iou))}
         score = composite_score(scored, bool(valid["valid"]), weights) * factor
-        notes = [f"{name}: {p.note}" for name, p in (("candidate", candidate), ("reference",
-                 reference)) if p.note]  # fmt: skip
+        notes = [
+            f"{name}: {p.note}"
+            for name, p in (("candidate", candidate), ("reference", reference))
+            if p.note
+        ]
         if notes:  # the part was repaired to be read: say so, it does not change the score
             checks["read_as_solid"] = {"ok": True, "message": "; ".join(notes)}
     except Exception as exc:  # a verifier failure is an error, never a silent 0
@@ -207,9 +210,15 @@ def _measure(
         )
     else:
         metrics.update(
-            chamfer=math.inf, fscore=0.0, hausdorff=math.inf, chamfer_floor=0.0,
-            fscore_ceiling=1.0, surface_distance=math.inf, soft_fscore=0.0, deviation=math.inf,
-        )  # fmt: skip
+            chamfer=math.inf,
+            fscore=0.0,
+            hausdorff=math.inf,
+            chamfer_floor=0.0,
+            fscore_ceiling=1.0,
+            surface_distance=math.inf,
+            soft_fscore=0.0,
+            deviation=math.inf,
+        )
     metrics.update(
         volume_error=geometry.relative_error(float(valid["volume"]), reference.volume),
         area_error=geometry.relative_error(float(cand.area), float(ref.area)),
@@ -285,21 +294,38 @@ def _crosscheck(mesh_iou: float, brep_iou: float | str) -> dict[str, dict[str, A
             f"B-Rep boolean failed: no common volume where the meshes overlap (mesh IoU "
             f"{mesh_iou:.3f}); the mesh IoU decides"
         )
-        return {"brep_crosscheck": {"ok": None, "brep_iou": 0.0, "mesh_iou": mesh_iou,
-                                    "message": message}}  # fmt: skip
+        return {
+            "brep_crosscheck": {
+                "ok": None,
+                "brep_iou": 0.0,
+                "mesh_iou": mesh_iou,
+                "message": message,
+            }
+        }
     agree = abs(brep_iou - mesh_iou) <= BREP_AGREEMENT
     entry = {
-        "ok": agree, "brep_iou": brep_iou, "mesh_iou": mesh_iou,
+        "ok": agree,
+        "brep_iou": brep_iou,
+        "mesh_iou": mesh_iou,
         "message": f"B-Rep IoU {brep_iou:.3f}, mesh IoU {mesh_iou:.3f}: they "
         + ("agree" if agree else f"disagree by more than {BREP_AGREEMENT:g}; the lower is scored"),
-    }  # fmt: skip
+    }
     return {"brep_crosscheck" if agree else "brep_mismatch": entry}
 
 
 def _empty_metrics(reference: Part) -> dict[str, float]:
     return {
-        "iou": 0.0, "chamfer": math.inf, "fscore": 0.0, "hausdorff": math.inf,
-        "surface_distance": math.inf, "soft_fscore": 0.0, "deviation": math.inf,
-        "volume_error": 1.0, "area_error": 1.0, "bbox_error": math.inf, "bodies": 0.0,
-        "reference_bodies": float(reference.bodies), "score": 0.0,
-    }  # fmt: skip
+        "iou": 0.0,
+        "chamfer": math.inf,
+        "fscore": 0.0,
+        "hausdorff": math.inf,
+        "surface_distance": math.inf,
+        "soft_fscore": 0.0,
+        "deviation": math.inf,
+        "volume_error": 1.0,
+        "area_error": 1.0,
+        "bbox_error": math.inf,
+        "bodies": 0.0,
+        "reference_bodies": float(reference.bodies),
+        "score": 0.0,
+    }

@@ -82,9 +82,16 @@ def validity(
     report: dict[str, object] = {"empty": empty, "finite": finite}
     if empty or not finite:
         report.update(
-            degenerate_faces=0, watertight=False, winding_consistent=False, bodies=0,
-            cavities=0, volume=0.0, self_intersecting=False, defects="", valid=False,
-        )  # fmt: skip
+            degenerate_faces=0,
+            watertight=False,
+            winding_consistent=False,
+            bodies=0,
+            cavities=0,
+            volume=0.0,
+            self_intersecting=False,
+            defects="",
+            valid=False,
+        )
         return report
     watertight = bool(mesh.is_watertight)
     volume = float(mesh.volume) if watertight else 0.0

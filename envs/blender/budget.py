@@ -22,8 +22,9 @@ MAX_TRIANGLES = 400_000  # over this the scene is refused, not measured
 def _modifier_growth(modifier: Any, triangles: float, edges: float) -> tuple[float, float]:
     kind = modifier.type
     if kind in ("SUBSURF", "MULTIRES"):
-        levels = max(getattr(modifier, name, 0) for name in ("levels", "render_levels",
-                                                             "total_levels"))  # fmt: skip
+        levels = max(
+            getattr(modifier, name, 0) for name in ("levels", "render_levels", "total_levels")
+        )
         factor = 4.0 ** min(int(levels), 12)
         return triangles * factor * 2, edges * factor * 2
     if kind == "ARRAY":

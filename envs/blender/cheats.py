@@ -344,8 +344,13 @@ for o in _lights():
         o.data.color = moved
     o.location.x += 0.0205 * size  # 2 % of the size
 """
-PAST = {"modelling": PAST_GEOMETRY, "procedural": PAST_GEOMETRY, "placement": PAST_PLACEMENT,
-        "material": PAST_MATERIAL, "lighting": PAST_LIGHTING}  # fmt: skip
+PAST = {
+    "modelling": PAST_GEOMETRY,
+    "procedural": PAST_GEOMETRY,
+    "placement": PAST_PLACEMENT,
+    "material": PAST_MATERIAL,
+    "lighting": PAST_LIGHTING,
+}
 
 
 def _past(task: Task) -> str | None:
@@ -430,45 +435,94 @@ extra.hide_set(True)
 def cheats() -> tuple[Cheat, ...]:
     """Every generic Blender cheat (see the module)."""
     return (
-        Cheat("render-only-modifier", "a Geometry Nodes modifier, on in renders only, that "
-              "empties each mesh", _when(ALL_KINDS, lambda t: _script(t, RENDER_ONLY_MODIFIER))),
-        Cheat("is-viewport-switch", "a Geometry Nodes switch on Is Viewport: the meshes in the "
-              "viewport, nothing in renders",
-              _when(ALL_KINDS, lambda t: _script(t, IS_VIEWPORT_SWITCH))),
-        Cheat("render-levels", "the reference's subdivision and screw steps in the viewport, "
-              "none in renders", _when(MESH_KINDS, _render_levels)),
-        Cheat("object-visibility-split", "the reference shown in the viewport only, the start "
-              "in renders only", _when(ALL_KINDS, lambda t: _script(t, OBJECT_SPLIT_AFTER,
-                                                                    OBJECT_SPLIT_BEFORE))),
-        Cheat("collection-hidden-from-render", "every object in a collection whose parent is "
-              "hidden from renders", _when(ALL_KINDS, lambda t: _script(t, COLLECTION_HIDDEN))),
-        Cheat("camera-invisible", "meshes invisible to the camera, lights to matte and glossy "
-              "rays", _when(ALL_KINDS, lambda t: _script(t, CAMERA_INVISIBLE))),
-        Cheat("holdout", "every mesh drawn as a holdout (a hole in the render)",
-              _when(ALL_KINDS, lambda t: _script(t, HOLDOUT))),
-        Cheat("viewport-hidden-cover", "a box over each mesh, hidden in the viewport (monitor "
-              "and eye) but drawn by renders", _when(ALL_KINDS, lambda t: _script(t, COVER))),
-        Cheat("mirrored-skin", "every shell opened, its volume paid back by a skin mirrored "
-              "by a negative scale", _skin(mirror=True)),
-        Cheat("inverted-skin", "every shell opened, its volume paid back by a skin with "
-              "flipped normals", _skin(mirror=False)),
-        Cheat("bbox-without-features", "the model replaced by one box of its bounds (a placed "
-              "or keyed object by its own)", _bounding_box),
+        Cheat(
+            "render-only-modifier",
+            "a Geometry Nodes modifier, on in renders only, that empties each mesh",
+            _when(ALL_KINDS, lambda t: _script(t, RENDER_ONLY_MODIFIER)),
+        ),
+        Cheat(
+            "is-viewport-switch",
+            "a Geometry Nodes switch on Is Viewport: the meshes in the "
+            "viewport, nothing in renders",
+            _when(ALL_KINDS, lambda t: _script(t, IS_VIEWPORT_SWITCH)),
+        ),
+        Cheat(
+            "render-levels",
+            "the reference's subdivision and screw steps in the viewport, none in renders",
+            _when(MESH_KINDS, _render_levels),
+        ),
+        Cheat(
+            "object-visibility-split",
+            "the reference shown in the viewport only, the start in renders only",
+            _when(ALL_KINDS, lambda t: _script(t, OBJECT_SPLIT_AFTER, OBJECT_SPLIT_BEFORE)),
+        ),
+        Cheat(
+            "collection-hidden-from-render",
+            "every object in a collection whose parent is hidden from renders",
+            _when(ALL_KINDS, lambda t: _script(t, COLLECTION_HIDDEN)),
+        ),
+        Cheat(
+            "camera-invisible",
+            "meshes invisible to the camera, lights to matte and glossy rays",
+            _when(ALL_KINDS, lambda t: _script(t, CAMERA_INVISIBLE)),
+        ),
+        Cheat(
+            "holdout",
+            "every mesh drawn as a holdout (a hole in the render)",
+            _when(ALL_KINDS, lambda t: _script(t, HOLDOUT)),
+        ),
+        Cheat(
+            "viewport-hidden-cover",
+            "a box over each mesh, hidden in the viewport (monitor and eye) but drawn by renders",
+            _when(ALL_KINDS, lambda t: _script(t, COVER)),
+        ),
+        Cheat(
+            "mirrored-skin",
+            "every shell opened, its volume paid back by a skin mirrored by a negative scale",
+            _skin(mirror=True),
+        ),
+        Cheat(
+            "inverted-skin",
+            "every shell opened, its volume paid back by a skin with flipped normals",
+            _skin(mirror=False),
+        ),
+        Cheat(
+            "bbox-without-features",
+            "the model replaced by one box of its bounds (a placed or keyed object by its own)",
+            _bounding_box,
+        ),
         Cheat("just-past-thresholds", "every value just past its threshold at once", _past),
-        Cheat("no-effect-nodes", "the start's material behind nodes that change nothing",
-              _when(("material",), lambda t: _script(t, NO_EFFECT_NODES, reference=False))),
-        Cheat("texture-times-zero", "the start's material plus a texture times zero (no "
-              "change, no constant graph)",
-              _when(("material",), lambda t: _script(t, TEXTURE_TIMES_ZERO, reference=False))),
-        Cheat("unread-input", "the reference's material under a black coat",
-              _when(("material",), lambda t: _script(t, UNREAD_INPUT))),
-        Cheat("light-exposure", "the reference's lights 4 stops under by their exposure",
-              _when(("lighting",), lambda t: _script(t, LIGHT_EXPOSURE))),
-        Cheat("light-ray-visibility", "the reference's lights invisible to matte surfaces",
-              _when(("lighting",), lambda t: _script(t, LIGHT_RAYS))),
-        Cheat("extra-light", "a bright light the goal lacks, hidden in the viewport",
-              _when(("lighting", "material"), lambda t: _script(t, EXTRA_LIGHT))),
-    )  # fmt: skip
+        Cheat(
+            "no-effect-nodes",
+            "the start's material behind nodes that change nothing",
+            _when(("material",), lambda t: _script(t, NO_EFFECT_NODES, reference=False)),
+        ),
+        Cheat(
+            "texture-times-zero",
+            "the start's material plus a texture times zero (no change, no constant graph)",
+            _when(("material",), lambda t: _script(t, TEXTURE_TIMES_ZERO, reference=False)),
+        ),
+        Cheat(
+            "unread-input",
+            "the reference's material under a black coat",
+            _when(("material",), lambda t: _script(t, UNREAD_INPUT)),
+        ),
+        Cheat(
+            "light-exposure",
+            "the reference's lights 4 stops under by their exposure",
+            _when(("lighting",), lambda t: _script(t, LIGHT_EXPOSURE)),
+        ),
+        Cheat(
+            "light-ray-visibility",
+            "the reference's lights invisible to matte surfaces",
+            _when(("lighting",), lambda t: _script(t, LIGHT_RAYS)),
+        ),
+        Cheat(
+            "extra-light",
+            "a bright light the goal lacks, hidden in the viewport",
+            _when(("lighting", "material"), lambda t: _script(t, EXTRA_LIGHT)),
+        ),
+    )
 
 
 # -- the near miss --------------------------------------------------------------------------------
@@ -520,9 +574,14 @@ keyed.location.x += 0.0025 * (high - low).length  # a quarter of a percent of it
 NEAR_LIGHTING = """
 _lights()[0].data.energy *= 1.08
 """
-NEAR = {"modelling": NEAR_GEOMETRY, "procedural": NEAR_GEOMETRY, "placement": NEAR_PLACEMENT,
-        "material": NEAR_MATERIAL, "shape_keys": NEAR_SHAPE_KEYS,
-        "lighting": NEAR_LIGHTING}  # fmt: skip
+NEAR = {
+    "modelling": NEAR_GEOMETRY,
+    "procedural": NEAR_GEOMETRY,
+    "placement": NEAR_PLACEMENT,
+    "material": NEAR_MATERIAL,
+    "shape_keys": NEAR_SHAPE_KEYS,
+    "lighting": NEAR_LIGHTING,
+}
 
 
 def near_miss(task: Task) -> str | None:

@@ -103,9 +103,20 @@ def _table(rng: np.random.Generator) -> Drawn:
     ]
     for k, (sx, sy) in enumerate(((1, 1), (-1, 1), (-1, -1), (1, -1))):
         x, y = sx * (width / 2 - leg), sy * (depth / 2 - leg)
-        calls.append(("add_primitive", {"kind": "cylinder", "name": f"Leg{k + 1}",
-                      "size": leg, "depth": height - top, "x": x, "y": y,
-                      "z": (height - top) / 2}))  # fmt: skip
+        calls.append(
+            (
+                "add_primitive",
+                {
+                    "kind": "cylinder",
+                    "name": f"Leg{k + 1}",
+                    "size": leg,
+                    "depth": height - top,
+                    "x": x,
+                    "y": y,
+                    "z": (height - top) / 2,
+                },
+            )
+        )
     prompt = (
         f"Model a table: a {width:g} × {depth:g} m top {top:g} m thick whose upper face is "
         f"{height:g} m above the floor (z = 0), centred on the origin, on four round legs "
@@ -123,8 +134,19 @@ def _stairs(rng: np.random.Generator) -> Drawn:
     calls: list[Call] = []
     for k in range(steps):
         name = f"Step{k + 1}"
-        calls.append(("add_primitive", {"kind": "cube", "name": name, "size": 1.0,
-                      "x": 0.0, "y": (k + 0.5) * run, "z": (k + 1) * rise / 2}))  # fmt: skip
+        calls.append(
+            (
+                "add_primitive",
+                {
+                    "kind": "cube",
+                    "name": name,
+                    "size": 1.0,
+                    "x": 0.0,
+                    "y": (k + 0.5) * run,
+                    "z": (k + 1) * rise / 2,
+                },
+            )
+        )
         calls.append(("set_scale", {"name": name, "x": width, "y": run, "z": (k + 1) * rise}))
     prompt = (
         f"Model a flight of {steps} solid stairs rising along +Y from the floor (z = 0): each step "
@@ -142,8 +164,19 @@ def _placement(rng: np.random.Generator) -> Drawn:
     calls: list[Call] = []
     lines = []
     for k in range(count):
-        start.append(("add_primitive", {"kind": kinds[k], "name": names[k], "size": 1.0,
-                      "x": 2.0 * k - 3.0, "y": 0.0, "z": 0.5}))  # fmt: skip
+        start.append(
+            (
+                "add_primitive",
+                {
+                    "kind": kinds[k],
+                    "name": names[k],
+                    "size": 1.0,
+                    "x": 2.0 * k - 3.0,
+                    "y": 0.0,
+                    "z": 0.5,
+                },
+            )
+        )
         x, y = _round(rng.uniform(-3, 3), 0.1), _round(rng.uniform(-3, 3), 0.1)
         z = _round(rng.uniform(0.5, 1.5), 0.1)
         angle = float(rng.choice([0, 15, 30, 45, 60, 90]))
@@ -153,8 +186,9 @@ def _placement(rng: np.random.Generator) -> Drawn:
             ("set_rotation", {"name": names[k], "x": 0.0, "y": 0.0, "z": angle}),
             ("set_scale", {"name": names[k], "x": scale, "y": scale, "z": scale}),
         ]
-        lines.append(f"{names[k]} to ({x:g}, {y:g}, {z:g}), turned {angle:g}° about Z, scaled "
-                     f"{scale:g}×")  # fmt: skip
+        lines.append(
+            f"{names[k]} to ({x:g}, {y:g}, {z:g}), turned {angle:g}° about Z, scaled {scale:g}×"
+        )
     prompt = "Move the objects: " + "; ".join(lines) + "."
     return Drawn(prompt, start, calls, {"objects": count})
 
@@ -178,16 +212,27 @@ def _move(rng: np.random.Generator) -> Drawn:
             goals.append((x, y, z))
     slots = rng.permutation(4)[:count]
     start: list[Call] = [
-        ("add_primitive", {"kind": kind, "name": name, "size": 1.0,
-                           "x": 1.5 * float(slot) - 2.25, "y": MOVE_ROW_Y, "z": 0.5})
+        (
+            "add_primitive",
+            {
+                "kind": kind,
+                "name": name,
+                "size": 1.0,
+                "x": 1.5 * float(slot) - 2.25,
+                "y": MOVE_ROW_Y,
+                "z": 0.5,
+            },
+        )
         for (name, kind), slot in zip(picked, slots, strict=True)
-    ]  # fmt: skip
+    ]
     calls: list[Call] = [
         ("set_location", {"name": name, "x": x, "y": y, "z": z})
         for (name, _), (x, y, z) in zip(picked, goals, strict=True)
     ]
-    moves = [f"{name} to ({x:g}, {y:g}, {z:g})" for (name, _), (x, y, z) in
-             zip(picked, goals, strict=True)]  # fmt: skip
+    moves = [
+        f"{name} to ({x:g}, {y:g}, {z:g})"
+        for (name, _), (x, y, z) in zip(picked, goals, strict=True)
+    ]
     listed = moves[0] if count == 1 else ", ".join(moves[:-1]) + " and " + moves[-1]
     prompt = f"Move {listed}; points are (x, y, z) in m."
     return Drawn(prompt, start, calls, {"objects": count}, count)
@@ -202,9 +247,20 @@ def _material(rng: np.random.Generator) -> Drawn:
     r, g, b = (_round(v, 0.05) for v in rng.uniform(0.05, 0.95, 3))
     roughness, metallic = _round(rng.uniform(0.05, 0.95)), float(rng.choice([0.0, 1.0]))
     emission = float(rng.choice([0.0, 0.0, 2.0]))
-    calls: list[Call] = [("set_material", {"name": "Ball", "r": r, "g": g, "b": b,
-                          "roughness": roughness, "metallic": metallic,
-                          "emission_strength": emission})]  # fmt: skip
+    calls: list[Call] = [
+        (
+            "set_material",
+            {
+                "name": "Ball",
+                "r": r,
+                "g": g,
+                "b": b,
+                "roughness": roughness,
+                "metallic": metallic,
+                "emission_strength": emission,
+            },
+        )
+    ]
     prompt = (
         f"Give Ball a material with base colour ({r:g}, {g:g}, {b:g}) (linear RGB), roughness "
         f"{roughness:g}, metallic {metallic:g} and emission strength {emission:g}."

@@ -35,8 +35,15 @@ MAX_DEPTH = 256  # links followed from one output, at most: a deeper graph is no
 # A shader's inputs that the surface keys model, by node type; every other enabled input (and
 # option) is a setting, compared as it is.
 _MODELLED = {
-    "BSDF_PRINCIPLED": {"Base Color", "Metallic", "Roughness", "Alpha", "Emission Color",
-                        "Emission Strength", "Transmission Weight"},
+    "BSDF_PRINCIPLED": {
+        "Base Color",
+        "Metallic",
+        "Roughness",
+        "Alpha",
+        "Emission Color",
+        "Emission Strength",
+        "Transmission Weight",
+    },
     "BSDF_DIFFUSE": {"Color"},
     "BSDF_GLOSSY": {"Color", "Roughness"},
     "BSDF_ANISOTROPIC": {"Color", "Roughness"},
@@ -44,7 +51,7 @@ _MODELLED = {
     "BSDF_GLASS": {"Color", "Roughness"},
     "EMISSION": {"Color", "Strength"},
     "BSDF_TRANSPARENT": set(),
-}  # fmt: skip
+}
 # A node type's own options (its distribution, say) that can be settings; what every node has
 # (its place, its colour in the editor) is not.
 _NODE_OPTIONS = ("ENUM", "BOOLEAN", "INT", "FLOAT")
@@ -76,8 +83,9 @@ def _resolve(socket: Any, groups: Groups, depth: int) -> tuple[Any, Any, Groups,
         if node.type == "REROUTE":
             socket = node.inputs[0]
         elif node.mute:
-            through = next((k.from_socket for k in node.internal_links if k.to_socket == output),
-                           None)  # fmt: skip
+            through = next(
+                (k.from_socket for k in node.internal_links if k.to_socket == output), None
+            )
             if through is None:
                 raise Irreducible(f"node {node.name!r} is muted and passes nothing on")
             socket = through
@@ -99,9 +107,11 @@ def _group_output(node: Any, output: Any) -> Any:
     tree = node.node_tree
     outputs = [n for n in tree.nodes if n.type == "GROUP_OUTPUT"] if tree is not None else []
     found = next((n for n in outputs if n.is_active_output), outputs[0] if outputs else None)
-    socket = None if found is None else next(
-        (s for s in found.inputs if s.identifier == output.identifier), None
-    )  # fmt: skip
+    socket = (
+        None
+        if found is None
+        else next((s for s in found.inputs if s.identifier == output.identifier), None)
+    )
     if socket is None:
         raise Irreducible(f"group {node.name!r} gives no {output.name!r}")
     return socket
@@ -201,8 +211,9 @@ class _Reader:
                 if socket.is_linked:
                     source = _resolve(socket, groups, depth)[0]
                     if source is not None:
-                        raise Irreducible(f"{label} comes from node {source.name!r}: a bump or "
-                                          "normal map")  # fmt: skip
+                        raise Irreducible(
+                            f"{label} comes from node {source.name!r}: a bump or normal map"
+                        )
                 continue
             have = self.value(socket, groups, depth)
             default = fresh.get(socket.identifier)
@@ -231,32 +242,40 @@ def _same(a: Any, b: Any) -> bool:
 def surface(**values: Any) -> dict[str, Any]:
     """A surface dict: :data:`SURFACE_KEYS` (black where not given) as plain numbers."""
     out = dict(_BLACK) | values
-    return {k: _vector(_as_color(v)) if k in ("base_color", "emission") else float(v)
-            for k, v in out.items() if k in SURFACE_KEYS} | (
-        {"reflects": float(values["reflects"])} if "reflects" in values else {}
-    )  # fmt: skip
+    return {
+        k: _vector(_as_color(v)) if k in ("base_color", "emission") else float(v)
+        for k, v in out.items()
+        if k in SURFACE_KEYS
+    } | ({"reflects": float(values["reflects"])} if "reflects" in values else {})
 
 
 _SHADERS: dict[str, Callable[[Any, Any], dict[str, Any]]] = {
     "BSDF_PRINCIPLED": lambda value, number: surface(
-        base_color=value("Base Color"), roughness=number("Roughness"),
+        base_color=value("Base Color"),
+        roughness=number("Roughness"),
         metallic=number("Metallic"),
         emission=_as_color(value("Emission Color")) * number("Emission Strength"),
-        transmission=number("Transmission Weight"), alpha=number("Alpha"),
+        transmission=number("Transmission Weight"),
+        alpha=number("Alpha"),
     ),
     "BSDF_DIFFUSE": lambda value, number: surface(base_color=value("Color"), roughness=1.0),
     "BSDF_GLOSSY": lambda value, number: surface(
-        base_color=value("Color"), roughness=number("Roughness"), metallic=1.0),
+        base_color=value("Color"), roughness=number("Roughness"), metallic=1.0
+    ),
     "BSDF_ANISOTROPIC": lambda value, number: surface(
-        base_color=value("Color"), roughness=number("Roughness"), metallic=1.0),
+        base_color=value("Color"), roughness=number("Roughness"), metallic=1.0
+    ),
     "BSDF_METALLIC": lambda value, number: surface(
-        base_color=value("Base Color"), roughness=number("Roughness"), metallic=1.0),
+        base_color=value("Base Color"), roughness=number("Roughness"), metallic=1.0
+    ),
     "BSDF_GLASS": lambda value, number: surface(
-        base_color=value("Color"), roughness=number("Roughness"), transmission=1.0),
+        base_color=value("Color"), roughness=number("Roughness"), transmission=1.0
+    ),
     "EMISSION": lambda value, number: surface(
-        base_color=0.0, emission=_as_color(value("Color")) * number("Strength"), reflects=0.0),
+        base_color=0.0, emission=_as_color(value("Color")) * number("Strength"), reflects=0.0
+    ),
     "BSDF_TRANSPARENT": lambda value, number: surface(base_color=0.0, alpha=0.0, reflects=0.0),
-}  # fmt: skip
+}
 
 
 def _mixed(kind: str, weights: tuple[float, float], sides: list[dict[str, Any]]) -> dict[str, Any]:
@@ -282,8 +301,12 @@ def _mixed(kind: str, weights: tuple[float, float], sides: list[dict[str, Any]])
         if any(isinstance(v, str) or v is None for v in values):
             value = values[int(weights[1] > weights[0])]
         else:
-            value = _vector(np.atleast_1d(weights[0] * np.asarray(values[0], np.float64)
-                            + weights[1] * np.asarray(values[1], np.float64)))  # fmt: skip
+            value = _vector(
+                np.atleast_1d(
+                    weights[0] * np.asarray(values[0], np.float64)
+                    + weights[1] * np.asarray(values[1], np.float64)
+                )
+            )
             value = value[0] if len(value) == 1 else value
         settings[key] = [value, default]
     return surface(**mixed, reflects=min(total, 1.0)) | {"settings": settings}
@@ -446,8 +469,9 @@ def _separate(node: Any, output: Any, get: Callable[[str], Any]) -> float:
         raise Irreducible(f"node {node.name!r} separates {node.mode}")
     channels = {"Red": 0, "Green": 1, "Blue": 2, "X": 0, "Y": 1, "Z": 2}
     source = _as_color(get("Color" if node.type == "SEPARATE_COLOR" else "Vector"))
-    return float(source[channels[output.identifier if output.identifier in channels
-                                   else output.name]])  # fmt: skip
+    return float(
+        source[channels[output.identifier if output.identifier in channels else output.name]]
+    )
 
 
 def _combine(node: Any, output: Any, get: Callable[[str], Any]) -> list[float]:
@@ -495,10 +519,13 @@ class Defaults:
     def options(self, node: Any) -> list[str]:
         """``node``'s type's own scalar options (not what every node has)."""
         return [
-            p.identifier for p in node.bl_rna.properties
-            if p.identifier not in self.common and p.type in _NODE_OPTIONS and not p.is_readonly
+            p.identifier
+            for p in node.bl_rna.properties
+            if p.identifier not in self.common
+            and p.type in _NODE_OPTIONS
+            and not p.is_readonly
             and not (getattr(p, "is_array", False) and p.array_length)
-        ]  # fmt: skip
+        ]
 
     def __call__(self, node: Any) -> dict[str, Any]:
         kind = node.bl_idname
@@ -529,10 +556,15 @@ def material_surface(material: Any, defaults: Defaults) -> dict[str, Any]:
     out: dict[str, Any] = {"name": material.name}
     tree = material.node_tree
     if tree is None:  # no nodes: the viewport colour and settings
-        return out | surface(
-            base_color=_vector(material.diffuse_color)[:3],
-            roughness=float(material.roughness), metallic=float(material.metallic),
-        ) | {"settings": {}}  # fmt: skip
+        return (
+            out
+            | surface(
+                base_color=_vector(material.diffuse_color)[:3],
+                roughness=float(material.roughness),
+                metallic=float(material.metallic),
+            )
+            | {"settings": {}}
+        )
     output = tree.get_output_node("CYCLES")
     if output is None:
         return out | surface() | {"settings": {}}  # no active output: Cycles renders it black

@@ -55,8 +55,9 @@ def save(bpy: Any, workspace: str) -> bytes:
     view_layer = bpy.context.view_layer
     objects = list(bpy.context.scene.objects)
     renders = renderable(objects, view_layer)
-    check_bound(objects, {o.name: renders[o.name] or o.visible_get(view_layer=view_layer)
-                          for o in objects})  # fmt: skip
+    check_bound(
+        objects, {o.name: renders[o.name] or o.visible_get(view_layer=view_layer) for o in objects}
+    )
     path = os.path.join(workspace, BLEND_NAME)
     handlers = bpy.app.handlers
     kept = {
@@ -234,8 +235,9 @@ def _shares(vertices: np.ndarray, faces: np.ndarray, indices: np.ndarray, slots:
     if not len(faces) or not slots:
         return [1.0] * slots
     corners = vertices[faces]
-    areas = np.linalg.norm(np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]),
-                           axis=1)  # fmt: skip
+    areas = np.linalg.norm(
+        np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]), axis=1
+    )
     weights = areas if areas.sum() > 0 else np.ones(len(faces))
     found = np.bincount(np.clip(indices, 0, slots - 1), weights=weights, minlength=slots)
     return [float(v) for v in found / found.sum()]
@@ -258,14 +260,33 @@ def _materials(
 
 # Light settings that Cycles does not read (EEVEE's shadows, the editor), left out of the
 # settings compared; the rest of a light's scalar settings are compared as they are.
-_LIGHT_UNREAD = frozenset({"name", "type", "energy", "color", "exposure", "use_nodes",
-                           "use_fake_user", "use_extra_user", "is_runtime_data", "tag",
-                           "show_cone", "use_custom_distance", "cutoff_distance",
-                           "shadow_buffer_clip_start", "shadow_filter_radius",
-                           "shadow_maximum_resolution", "use_shadow_jitter",
-                           "shadow_jitter_overblur", "use_absolute_resolution",
-                           "shadow_cascade_max_distance", "shadow_cascade_count",
-                           "shadow_cascade_exponent", "shadow_cascade_fade"})  # fmt: skip
+_LIGHT_UNREAD = frozenset(
+    {
+        "name",
+        "type",
+        "energy",
+        "color",
+        "exposure",
+        "use_nodes",
+        "use_fake_user",
+        "use_extra_user",
+        "is_runtime_data",
+        "tag",
+        "show_cone",
+        "use_custom_distance",
+        "cutoff_distance",
+        "shadow_buffer_clip_start",
+        "shadow_filter_radius",
+        "shadow_maximum_resolution",
+        "use_shadow_jitter",
+        "shadow_jitter_overblur",
+        "use_absolute_resolution",
+        "shadow_cascade_max_distance",
+        "shadow_cascade_count",
+        "shadow_cascade_exponent",
+        "shadow_cascade_fade",
+    }
+)
 _RAYS = ("visible_camera", "visible_diffuse", "visible_glossy", "visible_transmission",
          "visible_volume_scatter", "visible_shadow")  # fmt: skip
 
@@ -357,8 +378,9 @@ def _state(depsgraph: Any, objects: list[Any], defaults: Defaults) -> dict[str, 
         counts[label] = counts.get(label, 0) + 1
         found.append((f"{label}#{counts[label]}", entry))
         if len(found) > MAX_OBJECTS:
-            raise ValueError(f"the scene instances over {MAX_OBJECTS} meshes; the limit is "
-                             f"{MAX_OBJECTS}")  # fmt: skip
+            raise ValueError(
+                f"the scene instances over {MAX_OBJECTS} meshes; the limit is {MAX_OBJECTS}"
+            )
     out: dict[str, Any] = {}
     for obj in objects:
         evaluated = rendered.get(obj.name)
@@ -389,11 +411,11 @@ def _state(depsgraph: Any, objects: list[Any], defaults: Defaults) -> dict[str, 
             keys = obj.data.shape_keys if obj.type == "MESH" else None
             entry |= {
                 "materials": materials,
-                "shape_keys": {k.name: float(k.value) for k in keys.key_blocks[1:]} if keys
-                else {},
-                "vertices": vertices, "faces": faces,
+                "shape_keys": {k.name: float(k.value) for k in keys.key_blocks[1:]} if keys else {},
+                "vertices": vertices,
+                "faces": faces,
                 "geometry": True,
-            }  # fmt: skip
+            }
         elif obj.type in ("CURVES", "POINTCLOUD", "VOLUME", "GREASEPENCIL") and evaluated:
             entry["unread"] = f"a {obj.type.lower()} object, whose geometry is not measured"
         elif obj.type == "LIGHT":
@@ -425,11 +447,20 @@ def _instance(instance: Any, held: dict[str, str], budget: _Budget) -> dict[str,
     budget.spend(faces)
     location, rotation, scale = instance.matrix_world.decompose()
     return {
-        "type": "MESH", "parent": instance.parent.original.name, "shown": True,
-        "location": _vector(location), "rotation": _vector(rotation),
-        "scale": _vector(scale), "modifiers": [], "materials": [], "shape_keys": {},
-        "vertices": vertices, "faces": faces, "instanced": True, "geometry": True,
-    }  # fmt: skip
+        "type": "MESH",
+        "parent": instance.parent.original.name,
+        "shown": True,
+        "location": _vector(location),
+        "rotation": _vector(rotation),
+        "scale": _vector(scale),
+        "modifiers": [],
+        "materials": [],
+        "shape_keys": {},
+        "vertices": vertices,
+        "faces": faces,
+        "instanced": True,
+        "geometry": True,
+    }
 
 
 # -- Cycles renders from fixed cameras ------------------------------------------------------------

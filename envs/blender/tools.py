@@ -302,9 +302,11 @@ def _settings(modifier: Any) -> dict[str, Any]:
     return {
         p.identifier: getattr(modifier, p.identifier)
         for p in modifier.bl_rna.properties
-        if not p.is_readonly and p.type in ("INT", "FLOAT", "BOOLEAN", "ENUM")
-        and not getattr(p, "is_array", False) and p.identifier != "name"
-    }  # fmt: skip
+        if not p.is_readonly
+        and p.type in ("INT", "FLOAT", "BOOLEAN", "ENUM")
+        and not getattr(p, "is_array", False)
+        and p.identifier != "name"
+    }
 
 
 @registry.tool(needs_part=True)
@@ -394,11 +396,14 @@ def set_shape_key(
     block = keys.key_blocks.get(key) if keys else None
     if block is None or block == keys.reference_key:
         names = ", ".join(k.name for k in keys.key_blocks[1:]) if keys else ""
-        raise ToolCallError(f"set_shape_key: {name!r} has no shape key {key!r}; it has: "
-                            f"{names or 'none'}")  # fmt: skip
+        raise ToolCallError(
+            f"set_shape_key: {name!r} has no shape key {key!r}; it has: {names or 'none'}"
+        )
     if not block.slider_min <= value <= block.slider_max:
-        raise ToolCallError(f"set_shape_key: value {value:g} is outside {key!r}'s range "
-                            f"[{block.slider_min:g}, {block.slider_max:g}]")  # fmt: skip
+        raise ToolCallError(
+            f"set_shape_key: value {value:g} is outside {key!r}'s range "
+            f"[{block.slider_min:g}, {block.slider_max:g}]"
+        )
     block.value = value
     return f"{name!r} {key!r} = {value:g}"
 

@@ -103,8 +103,12 @@ class SceneReader:
         if framing is not None:
             directions = [list(v.direction) for v in DEFAULT_VIEWS]
             cameras = scene_data.fixed_cameras(list(framing.center), framing.half_width, directions)
-            args |= {"cameras": cameras, "size": self.view_size, "samples": self.samples,
-                     "seed": seed}  # fmt: skip
+            args |= {
+                "cameras": cameras,
+                "size": self.view_size,
+                "samples": self.samples,
+                "seed": seed,
+            }
             vertices, faces = ground_grid(framing, self.view_size)
             args["grid"] = {"vertices": vertices, "faces": faces}
         if self.session is None:
@@ -183,8 +187,11 @@ class SceneReader:
             goal.resampled = resampled.images
         target = Target(goal, framing, self.views(scene, framing), image_prompt(goal), blend)
         trusted = self.session
-        if hidden and trusted is not None and cache.hidden_from(trusted.allowed_paths,
-                                                                trusted.layers):  # fmt: skip
+        if (
+            hidden
+            and trusted is not None
+            and cache.hidden_from(trusted.allowed_paths, trusted.layers)
+        ):
             cache.store(key, _target_arrays(target))
         return target
 
@@ -244,9 +251,14 @@ _TARGET_SOURCES = (
 def target_key(task: Task, view_size: int, samples: int) -> str:
     """What decides a task's goal: its start and reference programs, its kind, the views' size,
     Cycles' samples, Blender's version and the code that builds, reads and draws scenes."""
-    inputs = {"start": task.start, "reference": task.reference, "kind": kind_of(task),
-              "view_size": view_size, "samples": samples,
-              "tools": cache.tool_versions("bpy")}  # fmt: skip
+    inputs = {
+        "start": task.start,
+        "reference": task.reference,
+        "kind": kind_of(task),
+        "view_size": view_size,
+        "samples": samples,
+        "tools": cache.tool_versions("bpy"),
+    }
     return cache.cache_key("blender-target", inputs, modules=_TARGET_SOURCES)
 
 
@@ -272,23 +284,39 @@ def cached_target(key: str, task: Task) -> Target | None:
     state, framing, image = arrays.get("state"), arrays.get("framing"), arrays.get("image")
     blend, images, resampled = arrays.get("blend"), arrays.get("images"), arrays.get("resampled")
     shapes_ok = (
-        state is not None and state.dtype == np.uint8 and state.ndim == 1
-        and framing is not None and framing.dtype == np.float64 and framing.shape == (4,)
-        and np.isfinite(framing).all() and framing[3] > 0
-        and image is not None and image.dtype == np.uint8 and image.ndim == 3
-        and image.shape[2] == 3 and blend is not None and blend.dtype == np.uint8
+        state is not None
+        and state.dtype == np.uint8
+        and state.ndim == 1
+        and framing is not None
+        and framing.dtype == np.float64
+        and framing.shape == (4,)
+        and np.isfinite(framing).all()
+        and framing[3] > 0
+        and image is not None
+        and image.dtype == np.uint8
+        and image.ndim == 3
+        and image.shape[2] == 3
+        and blend is not None
+        and blend.dtype == np.uint8
         and blend.ndim == 1
         and all(a is None or a.dtype == np.uint8 for a in (images, resampled))
         and (images is None) == (resampled is None) == (kind_of(task) not in RENDER_KINDS)
-    )  # fmt: skip
+    )
     if not shapes_ok:
         return None
     try:
         unpacked = protocol.decode(state.tobytes())["state"]
         goal = Goal(kind_of(task), unpacked, dict(task.verification.thresholds), images, resampled)
         saved = zlib.decompress(blend.tobytes())
-    except (protocol.ProtocolViolation, AttributeError, IndexError, KeyError, TypeError,
-            ValueError, zlib.error):  # fmt: skip
+    except (
+        protocol.ProtocolViolation,
+        AttributeError,
+        IndexError,
+        KeyError,
+        TypeError,
+        ValueError,
+        zlib.error,
+    ):
         return None
     x, y, z, half_width = (float(v) for v in framing)
     return Target(goal, Framing((x, y, z), half_width), image, image_prompt(goal), saved)
@@ -341,8 +369,12 @@ def ground_grid(framing: Framing, view_size: int) -> tuple[np.ndarray, np.ndarra
     vertices, faces = [], []
     for (x0, y0), (x1, y1) in quads:
         k = len(vertices)
-        vertices += [(x0, y0, GRID_HEIGHT), (x1, y0, GRID_HEIGHT), (x1, y1, GRID_HEIGHT),
-                     (x0, y1, GRID_HEIGHT)]  # fmt: skip
+        vertices += [
+            (x0, y0, GRID_HEIGHT),
+            (x1, y0, GRID_HEIGHT),
+            (x1, y1, GRID_HEIGHT),
+            (x0, y1, GRID_HEIGHT),
+        ]
         faces += [(k, k + 1, k + 2), (k, k + 2, k + 3)]
     return np.asarray(vertices, dtype=np.float64), np.asarray(faces, dtype=np.int32)
 

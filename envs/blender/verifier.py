@@ -221,8 +221,9 @@ def _solid(state: dict[str, Any]) -> Solid:
             open_objects.append(name)
     bounds = None
     if boxes:
-        bounds = np.array([np.min([b[0] for b in boxes], axis=0),
-                           np.max([b[1] for b in boxes], axis=0)])  # fmt: skip
+        bounds = np.array(
+            [np.min([b[0] for b in boxes], axis=0), np.max([b[1] for b in boxes], axis=0)]
+        )
     return Solid(union, shells, bounds, open_objects)
 
 
@@ -241,14 +242,18 @@ def _disagreements(solid: Solid, target: Solid, inter: float, size: float) -> li
     if solid.shells:
         largest, total = max(solid.shells), sum(solid.shells)
         if not largest * (1 - tol) - 1e-12 <= volume <= total * (1 + tol) + 1e-12:
-            found.append(f"the union's volume {volume:.4g} m³ is outside what its shells make "
-                         f"({largest:.4g} to {total:.4g} m³)")  # fmt: skip
+            found.append(
+                f"the union's volume {volume:.4g} m³ is outside what its shells make "
+                f"({largest:.4g} to {total:.4g} m³)"
+            )
         box = np.array(solid.union.bounding_box()).reshape(2, 3)
         if solid.bounds is not None and np.abs(box - solid.bounds).max() > tol * size:
             found.append("the union's bounds differ from its shells' bounds")
     if not -tol * goal <= inter <= min(volume, goal) * (1 + tol) + 1e-12:
-        found.append(f"the overlap {inter:.4g} m³ exceeds the volumes it is part of "
-                     f"({volume:.4g} and {goal:.4g} m³)")  # fmt: skip
+        found.append(
+            f"the overlap {inter:.4g} m³ exceeds the volumes it is part of "
+            f"({volume:.4g} and {goal:.4g} m³)"
+        )
     return found
 
 
@@ -294,9 +299,11 @@ class Goal:
 
 
 def verify_scene(
-    candidate: dict[str, Any] | None, goal: Goal, tier: str = "cheap",
+    candidate: dict[str, Any] | None,
+    goal: Goal,
+    tier: str = "cheap",
     images: np.ndarray | None = None,
-) -> VerifierReport:  # fmt: skip
+) -> VerifierReport:
     """Score a candidate scene state against ``goal`` (``images``: the candidate's renders, for
     kinds scored by renders too). ``None`` (no scene could be read) scores 0 with a check
     saying so."""
@@ -326,9 +333,12 @@ def verify_scene(
 
 
 def _with_renders(
-    metrics: dict[str, float], checks: dict[str, Any], score: float, render: dict[str, float],
+    metrics: dict[str, float],
+    checks: dict[str, Any],
+    score: float,
+    render: dict[str, float],
     goal: Goal,
-) -> float:  # fmt: skip
+) -> float:
     """The score with the renders' share (:data:`_IMAGE_WEIGHT`), and their verdict when they
     disagree with the parameters: renders that differ from the goal's (beyond its own noise)
     while every parameter read matches mean something the parameters do not read changes the
@@ -337,8 +347,9 @@ def _with_renders(
         c.get("ok") is not False for c in checks.values()
     )
     metrics |= render
-    seen = render | {"render_delta_e": max(
-        0.0, render["render_delta_e"] - metrics.get("render_noise", 0.0))}  # fmt: skip
+    seen = render | {
+        "render_delta_e": max(0.0, render["render_delta_e"] - metrics.get("render_noise", 0.0))
+    }
     weight = _IMAGE_WEIGHT[goal.kind]
     blended = score ** (1 - weight) * _render_term(seen) ** weight
     if params_ok and seen["render_delta_e"] > goal.thresholds["render_delta_e"]:
@@ -421,8 +432,10 @@ def _geometry(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
     mesh = scene_mesh(candidate)
     checks: dict[str, dict[str, Any]] = {}
     if not len(mesh.faces):
-        checks["meshes"] = {"ok": False, "message": "the scene has no mesh with faces in a "
-                            f"final render{_undrawn(candidate)}"}  # fmt: skip
+        checks["meshes"] = {
+            "ok": False,
+            "message": f"the scene has no mesh with faces in a final render{_undrawn(candidate)}",
+        }
         return {"iou": 0.0, "fscore": 0.0, "soft_fscore": 0.0}, checks, 0.0
     surface = goal.surface(tier)
     measured = surface.metrics(mesh, SAMPLES[tier], 0, exact_count=256)
@@ -446,15 +459,19 @@ def _geometry(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
     metrics["volume"], metrics["goal_volume"] = volume, goal_volume
     disagree = _disagreements(solid, target, inter, goal.size)
     if disagree:
-        checks["consistency"] = {"ok": False, "message": "the measures disagree: "
-                                 + "; ".join(disagree)}  # fmt: skip
+        checks["consistency"] = {
+            "ok": False,
+            "message": "the measures disagree: " + "; ".join(disagree),
+        }
         return metrics, checks, 0.0
     extent = mesh.extents / np.maximum(goal.mesh.extents, 1e-9)
     if np.abs(extent - 1).max() > 0.02:
         axes = "xyz"
         worst = int(np.argmax(np.abs(extent - 1)))
-        checks["size"] = {"ok": False, "message": f"the scene is {extent[worst]:.2f}× the goal's "
-                          f"size along {axes[worst]}"}  # fmt: skip
+        checks["size"] = {
+            "ok": False,
+            "message": f"the scene is {extent[worst]:.2f}× the goal's size along {axes[worst]}",
+        }
     soft = measured["soft_fscore"]
     if iou is not None and iou < goal.thresholds["iou"]:
         volumes = f"volume {volume:.3g} m³, goal {goal_volume:.3g} m³"
@@ -485,10 +502,16 @@ def _missing(name: str, checks: dict[str, Any], state: dict[str, Any] | None = N
 def _undrawn(state: dict[str, Any]) -> str:
     """Why the scene's geometry is not drawn: its objects hidden from the render (why), and
     those a render evaluates to no faces."""
-    notes = [f"{n!r} {o['hidden']}" for n, o in sorted(state["objects"].items())
-             if o.get("geometry") and o.get("hidden")]  # fmt: skip
-    notes += [f"{n!r} renders no faces" for n, o in sorted(shown_objects(state).items())
-              if not len(o["faces"])]  # fmt: skip
+    notes = [
+        f"{n!r} {o['hidden']}"
+        for n, o in sorted(state["objects"].items())
+        if o.get("geometry") and o.get("hidden")
+    ]
+    notes += [
+        f"{n!r} renders no faces"
+        for n, o in sorted(shown_objects(state).items())
+        if not len(o["faces"])
+    ]
     return (": " + "; ".join(notes[:4]) + (" …" if len(notes) > 4 else "")) if notes else ""
 
 
@@ -528,9 +551,11 @@ def pose_errors(have: np.ndarray, want: np.ndarray, size: float) -> dict[str, fl
 
 def _surface_points(o: dict[str, Any], count: int = 1024) -> np.ndarray:
     mesh = trimesh.Trimesh(o["vertices"], o["faces"], process=False)
-    return trimesh.sample.sample_surface_even(mesh, count, seed=0)[0] if mesh.area > 0 else (
-        np.asarray(o["vertices"], np.float64)
-    )  # fmt: skip
+    return (
+        trimesh.sample.sample_surface_even(mesh, count, seed=0)[0]
+        if mesh.area > 0
+        else (np.asarray(o["vertices"], np.float64))
+    )
 
 
 def surface_errors(have: dict[str, Any], want: dict[str, Any], size: float) -> dict[str, float]:
@@ -582,10 +607,14 @@ def _placement(candidate: dict[str, Any], goal: Goal, tier: str, render: Render 
         if errors["scale_error"] > goal.thresholds["scale_error"]:
             off.append(f"scaled {errors['scale_error']:.0%} off")
         if errors["shape_error"] > goal.thresholds["shape_error"]:
-            how = "" if same else f" ({len(have['vertices'])} vertices, the goal's has " \
-                f"{len(want['vertices'])})"  # fmt: skip
-            off.append(f"shaped differently{how}: surfaces "
-                       f"{errors['shape_error'] * goal.size:.2g} m apart")  # fmt: skip
+            how = (
+                ""
+                if same
+                else f" ({len(have['vertices'])} vertices, the goal's has {len(want['vertices'])})"
+            )
+            off.append(
+                f"shaped differently{how}: surfaces {errors['shape_error'] * goal.size:.2g} m apart"
+            )
         if off:
             checks[f"object {name}"] = {"ok": False, "message": f"{name!r} is " + ", ".join(off)}
         worst = {k: max(v, errors.get(k, 0.0)) for k, v in worst.items()}
@@ -715,8 +744,10 @@ def _material(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
         blind = next((m for m in (*shown, b) if "irreducible" in m), None)
         if blind is not None:
             if render is None:
-                raise ValueError(f"the material of {name!r} cannot be reduced "
-                                 f"({blind['irreducible']}) and there are no renders")  # fmt: skip
+                raise ValueError(
+                    f"the material of {name!r} cannot be reduced "
+                    f"({blind['irreducible']}) and there are no renders"
+                )
             checks[f"material {name}"] = {
                 "ok": None,
                 "message": f"{name!r}'s material {blind['name']!r} is not a constant surface "
@@ -753,9 +784,13 @@ def _material(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
 
 
 def _material_off(
-    a: dict[str, Any], b: dict[str, Any], errors: dict[str, float], settings: dict[str, float],
-    goal: Goal, several: bool,
-) -> list[str]:  # fmt: skip
+    a: dict[str, Any],
+    b: dict[str, Any],
+    errors: dict[str, float],
+    settings: dict[str, float],
+    goal: Goal,
+    several: bool,
+) -> list[str]:
     """What is off in material ``a`` against the goal's ``b``, in words."""
     glows = any(np.any(np.asarray(m["emission"]) > 0) for m in (a, b))
     labels = {k: label for k, (_key, label) in _MATERIAL_TERMS.items()}
@@ -766,8 +801,9 @@ def _material_off(
         for k in _MATERIAL_TERMS
         if errors[k] > goal.thresholds[k]
     ]
-    off += [_setting_text(k, a, b) for k, e in settings.items()
-            if e > goal.thresholds["settings_error"]]  # fmt: skip
+    off += [
+        _setting_text(k, a, b) for k, e in settings.items() if e > goal.thresholds["settings_error"]
+    ]
     if off and several:
         share = a.get("share", 1.0)
         return [f"material {a['name']!r} (on {share:.0%} of it): " + ", ".join(off)]
@@ -787,8 +823,10 @@ def _shape_keys(candidate: dict[str, Any], goal: Goal, tier: str, render: Render
             continue
         a, b = np.asarray(have["vertices"]), np.asarray(want["vertices"])
         if a.shape != b.shape:
-            checks[f"object {name}"] = {"ok": False, "message": f"{name!r} has {len(a)} vertices "
-                                        f"where the goal has {len(b)}"}  # fmt: skip
+            checks[f"object {name}"] = {
+                "ok": False,
+                "message": f"{name!r} has {len(a)} vertices where the goal has {len(b)}",
+            }
             worst, scores = math.inf, [*scores, 0.0]
             continue
         diagonal = float(np.linalg.norm(np.ptp(b, axis=0))) or 1.0
@@ -798,17 +836,22 @@ def _shape_keys(candidate: dict[str, Any], goal: Goal, tier: str, render: Render
             keys = want["shape_keys"]
             off = [k for k in keys if abs(have.get("shape_keys", {}).get(k, 0.0) - keys[k]) > 0.01]
             which = f" (keys off: {', '.join(off)})" if off else ""
-            checks[f"object {name}"] = {"ok": False, "message": f"{name!r}'s vertices are "
-                                        f"{error:.1%} of its size off{which}"}  # fmt: skip
+            checks[f"object {name}"] = {
+                "ok": False,
+                "message": f"{name!r}'s vertices are {error:.1%} of its size off{which}",
+            }
         worst = max(worst, error)
     metrics = {"vertex_error": worst}
     return metrics, checks, _diluted(candidate, goal, checks, metrics, scores)
 
 
 def _diluted(
-    candidate: dict[str, Any], goal: Goal, checks: dict[str, Any], metrics: dict[str, float],
+    candidate: dict[str, Any],
+    goal: Goal,
+    checks: dict[str, Any],
+    metrics: dict[str, float],
     scores: list[float],
-) -> float:  # fmt: skip
+) -> float:
     """The mean of ``scores`` times ``n_goal / (n_goal + n_extra)``: every mesh with faces the
     goal does not have (a cover, a leftover) takes a share, and fails the scene."""
     wanted = {n for n, o in _mesh_objects(goal.state).items() if len(o["faces"])}
@@ -869,8 +912,10 @@ def _lighting(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
         blind = next((x for x in (a, b) if "irreducible" in x), None)
         if blind is not None:
             if render is None:
-                raise ValueError(f"the light {name!r} cannot be read ({blind['irreducible']}) "
-                                 "and there are no renders")  # fmt: skip
+                raise ValueError(
+                    f"the light {name!r} cannot be read ({blind['irreducible']}) "
+                    "and there are no renders"
+                )
             checks[f"light {name} nodes"] = {
                 "ok": None,
                 "message": f"{name!r} is not read ({blind['irreducible']}): judged by the renders",
@@ -894,8 +939,11 @@ def _lighting(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
             (1.0 if same_type else 0.25)
             * math.prod(term(e, TOLERANCES[k]) for k, e in errors.items())
         )
-        off = [] if same_type else [f"a {a['type'].lower()} light where the goal has a "
-                                    f"{b['type'].lower()} light"]  # fmt: skip
+        off = (
+            []
+            if same_type
+            else [f"a {a['type'].lower()} light where the goal has a {b['type'].lower()} light"]
+        )
         if errors["energy_error"] > goal.thresholds["energy_error"]:
             ratio = power_a / max(power_b, 1e-6)
             off.append(f"{'too bright' if ratio > 1 else 'too dim'} (×{ratio:.2g})")
@@ -904,10 +952,12 @@ def _lighting(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
         if errors["light_position_error"] > goal.thresholds["light_position_error"]:
             off.append(f"{errors['light_position_error'] * goal.size:.2f} m from its goal position")
         if differ:
-            listed = ", ".join(f"{k} {a['settings'][k]:g} (goal {b['settings'][k]:g})"
-                               if isinstance(a["settings"][k], float) else
-                               f"{k} {a['settings'][k]} (goal {b['settings'][k]})"
-                               for k in differ[:4])  # fmt: skip
+            listed = ", ".join(
+                f"{k} {a['settings'][k]:g} (goal {b['settings'][k]:g})"
+                if isinstance(a["settings"][k], float)
+                else f"{k} {a['settings'][k]} (goal {b['settings'][k]})"
+                for k in differ[:4]
+            )
             off.append(f"settings differ: {listed}")
         if off:
             checks[f"light {name}"] = {"ok": False, "message": f"{name!r}: " + ", ".join(off)}
@@ -922,8 +972,10 @@ def _lighting(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
     worst["extra_lights"] = float(len(extra))
     if extra:
         listed = ", ".join(repr(n) for n in extra[:4]) + (" …" if len(extra) > 4 else "")
-        checks["extra lights"] = {"ok": False, "message": f"{len(extra)} light(s) the goal "
-                                  f"does not have: {listed}"}  # fmt: skip
+        checks["extra lights"] = {
+            "ok": False,
+            "message": f"{len(extra)} light(s) the goal does not have: {listed}",
+        }
     noise = goal.render_noise()
     if not unread and noise is not None and render is not None:
         worst["render_noise"] = noise  # as for materials: equal lights sampled differently

@@ -32,15 +32,20 @@ FAMILIES_BY_SUITE = {
 def suites() -> dict[str, Suite]:
     return {
         "primitives": generated_suite(
-            "primitives", "cadquery",
+            "primitives",
+            "cadquery",
             "One box, cylinder or sphere of varied size and placement.",
-            FAMILIES_BY_SUITE["primitives"].values(), PRIMITIVE_SEEDS,
+            FAMILIES_BY_SUITE["primitives"].values(),
+            PRIMITIVE_SEEDS,
         ),
         "procedural": generated_suite(
-            "procedural", "cadquery", "Every procedural family, a few seeds each.",
-            [FAMILIES[name] for name in sorted(FAMILIES)], PROCEDURAL_SEEDS,
+            "procedural",
+            "cadquery",
+            "Every procedural family, a few seeds each.",
+            [FAMILIES[name] for name in sorted(FAMILIES)],
+            PROCEDURAL_SEEDS,
         ),
-    }  # fmt: skip
+    }
 
 
 def task(task_id: str) -> Task | None:

@@ -115,9 +115,12 @@ def _plate_holes(rng: np.random.Generator) -> Params:
     hole = mm(rng, 2, min(length, width) / 6)
     inset = mm(rng, hole, min(length, width) / 3)
     return {
-        "length": length, "width": width, "thickness": mm(rng, 2, 12),
-        "hole": hole, "inset": inset,
-    }  # fmt: skip
+        "length": length,
+        "width": width,
+        "thickness": mm(rng, 2, 12),
+        "hole": hole,
+        "inset": inset,
+    }
 
 
 def _plate_holes_prompt(p: Params) -> str:
@@ -150,8 +153,12 @@ def _l_bracket(rng: np.random.Generator) -> Params:
     length, height, width = mm(rng, 25, 70), mm(rng, 25, 70), mm(rng, 15, 50)
     hole = mm(rng, 3, min(width, length - thickness, height - thickness) / 2)
     return {
-        "length": length, "height": height, "width": width, "thickness": thickness, "hole": hole,
-    }  # fmt: skip
+        "length": length,
+        "height": height,
+        "width": width,
+        "thickness": thickness,
+        "hole": hole,
+    }
 
 
 def _l_bracket_prompt(p: Params) -> str:
@@ -215,11 +222,13 @@ EDGE_SETS = {
 def _finished_block(rng: np.random.Generator) -> Params:
     length, width, height = mm(rng, 15, 80), mm(rng, 15, 80), mm(rng, 8, 50)
     return {
-        "length": length, "width": width, "height": height,
+        "length": length,
+        "width": width,
+        "height": height,
         "edges": list(EDGE_SETS)[rng.integers(len(EDGE_SETS))],
         "operation": ("fillet", "chamfer")[rng.integers(2)],
         "size": mm(rng, 1, 0.3 * min(length, width, height)),
-    }  # fmt: skip
+    }
 
 
 def _finished_block_prompt(p: Params) -> str:
@@ -280,10 +289,14 @@ def _slotted_plate(rng: np.random.Generator) -> Params:
     count = int(rng.integers(1, min(4, most) + 1))
     pitch = mm(rng, slot_width + 3, (width - 8 - slot_width) / (count - 1)) if count > 1 else 0.0
     return {
-        "length": length, "width": width, "thickness": mm(rng, 3, 10), "count": count,
-        "slot_length": mm(rng, slot_width + 5, length - 12), "slot_width": slot_width,
+        "length": length,
+        "width": width,
+        "thickness": mm(rng, 3, 10),
+        "count": count,
+        "slot_length": mm(rng, slot_width + 5, length - 12),
+        "slot_width": slot_width,
         "pitch": pitch,
-    }  # fmt: skip
+    }
 
 
 def _slotted_plate_prompt(p: Params) -> str:
@@ -314,9 +327,12 @@ def _slotted_plate_program(p: Params) -> str:
 def _enclosure(rng: np.random.Generator) -> Params:
     length, width, wall = mm(rng, 40, 120), mm(rng, 30, 90), mm(rng, 1.5, 4)
     return {
-        "length": length, "width": width, "height": mm(rng, 15, 60), "wall": wall,
+        "length": length,
+        "width": width,
+        "height": mm(rng, 15, 60),
+        "wall": wall,
         "radius": mm(rng, wall + 1.5, min(length, width) / 4),
-    }  # fmt: skip
+    }
 
 
 def _enclosure_prompt(p: Params) -> str:
@@ -344,10 +360,12 @@ def _v_pulley(rng: np.random.Generator) -> Params:
     diameter, width = mm(rng, 30, 100), mm(rng, 10, 30)
     bore = mm(rng, 5, diameter / 4)
     return {
-        "diameter": diameter, "width": width, "bore": bore,
+        "diameter": diameter,
+        "width": width,
+        "bore": bore,
         "groove_depth": mm(rng, 2, min(diameter / 4, (diameter - bore) / 2 - 4)),
         "groove_width": mm(rng, width / 2, width - 2),
-    }  # fmt: skip
+    }
 
 
 def _v_pulley_prompt(p: Params) -> str:
@@ -364,9 +382,14 @@ def _v_pulley_program(p: Params) -> str:
     r, b, g, w = p["diameter"] / 2, p["width"], p["groove_depth"], p["groove_width"]
     land = (b - w) / 2
     profile = [
-        (p["bore"] / 2, 0), (r, 0), (r, land), (r - g, b / 2), (r, b - land), (r, b),
+        (p["bore"] / 2, 0),
+        (r, 0),
+        (r, land),
+        (r - g, b / 2),
+        (r, b - land),
+        (r, b),
         (p["bore"] / 2, b),
-    ]  # fmt: skip
+    ]
     return (
         f"result = (\n"
         f"    cq.Workplane('XZ').polyline({_pts(profile)}).close()\n"
@@ -377,9 +400,11 @@ def _v_pulley_program(p: Params) -> str:
 
 def _transition(rng: np.random.Generator) -> Params:
     return {
-        "length": mm(rng, 15, 70), "width": mm(rng, 15, 70),
-        "diameter": mm(rng, 10, 60), "height": mm(rng, 15, 80),
-    }  # fmt: skip
+        "length": mm(rng, 15, 70),
+        "width": mm(rng, 15, 70),
+        "diameter": mm(rng, 10, 60),
+        "height": mm(rng, 15, 80),
+    }
 
 
 def _transition_prompt(p: Params) -> str:
@@ -404,9 +429,12 @@ def _transition_program(p: Params) -> str:
 def _bent_tube(rng: np.random.Generator) -> Params:
     outside = mm(rng, 8, 30)
     return {
-        "outside": outside, "wall": mm(rng, 1, outside / 4),
-        "radius": mm(rng, outside, 3 * outside), "rise": mm(rng, 10, 80), "run": mm(rng, 10, 80),
-    }  # fmt: skip
+        "outside": outside,
+        "wall": mm(rng, 1, outside / 4),
+        "radius": mm(rng, outside, 3 * outside),
+        "rise": mm(rng, 10, 80),
+        "run": mm(rng, 10, 80),
+    }
 
 
 def _bent_tube_prompt(p: Params) -> str:
@@ -438,10 +466,15 @@ def _flange(rng: np.random.Generator) -> Params:
     hole = mm(rng, 4, 10)
     pitch = mm(rng, hub + hole + 4, hub + hole + 30)
     return {
-        "diameter": mm(rng, pitch + hole + 6, pitch + hole + 20), "thickness": mm(rng, 5, 15),
-        "hub": hub, "hub_height": mm(rng, 5, 25), "bore": mm(rng, 5, hub - 6),
-        "holes": int(rng.integers(3, 9)), "hole": hole, "pitch": pitch,
-    }  # fmt: skip
+        "diameter": mm(rng, pitch + hole + 6, pitch + hole + 20),
+        "thickness": mm(rng, 5, 15),
+        "hub": hub,
+        "hub_height": mm(rng, 5, 25),
+        "bore": mm(rng, 5, hub - 6),
+        "holes": int(rng.integers(3, 9)),
+        "hole": hole,
+        "pitch": pitch,
+    }
 
 
 def _flange_prompt(p: Params) -> str:
@@ -481,9 +514,13 @@ def _pillow_block(rng: np.random.Generator) -> Params:
         "width": mm(rng, counterbore + 6, max(counterbore + 8, housing)),
         "base": base,
         "centre_height": mm(rng, max(base + bore / 2 + 3, housing / 2 + 0.5), base + housing),
-        "housing": housing, "bore": bore, "screw": screw, "counterbore": counterbore,
-        "counterbore_depth": mm(rng, 1.5, base / 2), "spacing": spacing,
-    }  # fmt: skip
+        "housing": housing,
+        "bore": bore,
+        "screw": screw,
+        "counterbore": counterbore,
+        "counterbore_depth": mm(rng, 1.5, base / 2),
+        "spacing": spacing,
+    }
 
 
 def _pillow_block_prompt(p: Params) -> str:

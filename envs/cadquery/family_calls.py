@@ -85,9 +85,15 @@ def l_bracket(p: Params) -> list[Call]:
         call("add_box", length=length, width=width, height=t, x=length / 2, z=t / 2),
         call("add_box", length=t, width=width, height=height, x=t / 2, z=height / 2),
         call("cut_hole", diameter=_f(p["hole"]), x=(t + length) / 2),
-        call("cut_cylinder", diameter=_f(p["hole"]), height=3 * t, x=t / 2, z=(t + height) / 2,
-             axis="X"),
-    ]  # fmt: skip
+        call(
+            "cut_cylinder",
+            diameter=_f(p["hole"]),
+            height=3 * t,
+            x=t / 2,
+            z=(t + height) / 2,
+            axis="X",
+        ),
+    ]
 
 
 def slotted_plate(p: Params) -> list[Call]:
@@ -124,10 +130,11 @@ def flange(p: Params) -> list[Call]:
     radius = _f(p["pitch"]) / 2
     calls = [
         call("add_cylinder", diameter=_f(p["diameter"]), height=thickness, z=thickness / 2),
-        call("add_cylinder", diameter=_f(p["hub"]), height=hub_height,
-             z=thickness + hub_height / 2),
+        call(
+            "add_cylinder", diameter=_f(p["hub"]), height=hub_height, z=thickness + hub_height / 2
+        ),
         call("cut_hole", diameter=_f(p["bore"])),
-    ]  # fmt: skip
+    ]
     for k in range(holes):
         angle = 2 * math.pi * k / holes
         x, y = radius * math.cos(angle), radius * math.sin(angle)
@@ -148,16 +155,30 @@ def pillow_block(p: Params) -> list[Call]:
         calls.append(call("cut_hole", diameter=_f(p["screw"]), x=x))
         # Counterbores run on 1 mm past the base's top face: no coplanar cut.
         calls.append(
-            call("cut_cylinder", diameter=_f(p["counterbore"]), height=depth + 1, x=x,
-                 z=base - depth + (depth + 1) / 2)
-        )  # fmt: skip
+            call(
+                "cut_cylinder",
+                diameter=_f(p["counterbore"]),
+                height=depth + 1,
+                x=x,
+                z=base - depth + (depth + 1) / 2,
+            )
+        )
     return calls
 
 
 FAMILY_CALLS: dict[str, Callable[[Params], list[Call]]] = {
     fn.__name__: fn
     for fn in (
-        primitive, plate_holes, u_channel, finished_block, stepped_shaft, l_bracket,
-        slotted_plate, enclosure, v_pulley, flange, pillow_block,
+        primitive,
+        plate_holes,
+        u_channel,
+        finished_block,
+        stepped_shaft,
+        l_bracket,
+        slotted_plate,
+        enclosure,
+        v_pulley,
+        flange,
+        pillow_block,
     )
-}  # fmt: skip
+}

@@ -73,9 +73,13 @@ def _cut(part: Any, cutter: Any, tool: str, what: str) -> Any:
     the part is (a cut that removes nothing is a mistake, not a step)."""
     have, cut = part.val().BoundingBox(), cutter.val().BoundingBox()
     apart = (
-        have.xmax < cut.xmin or cut.xmax < have.xmin or have.ymax < cut.ymin
-        or cut.ymax < have.ymin or have.zmax < cut.zmin or cut.zmax < have.zmin
-    )  # fmt: skip
+        have.xmax < cut.xmin
+        or cut.xmax < have.xmin
+        or have.ymax < cut.ymin
+        or cut.ymax < have.ymin
+        or have.zmax < cut.zmin
+        or cut.zmax < have.zmin
+    )
     if apart:
         raise ToolCallError(
             f"{tool}: the {what} misses the part, which spans x {have.xmin:g}..{have.xmax:g}, "
@@ -105,9 +109,14 @@ def _cylinder(diameter: float, height: float, x: float, y: float, z: float, axis
 
 @registry.tool(failure="could not fuse the box with the part")
 def add_box(
-    part: Any, length: Length, width: Length, height: Length,
-    x: Coordinate = 0.0, y: Coordinate = 0.0, z: Coordinate = 0.0,
-) -> Any:  # fmt: skip
+    part: Any,
+    length: Length,
+    width: Length,
+    height: Length,
+    x: Coordinate = 0.0,
+    y: Coordinate = 0.0,
+    z: Coordinate = 0.0,
+) -> Any:
     """Add a box centred at (x, y, z), fused with the part.
 
     Args:
@@ -123,9 +132,14 @@ def add_box(
 
 @registry.tool(failure="could not fuse the cylinder with the part")
 def add_cylinder(
-    part: Any, diameter: Length, height: Length, x: Coordinate = 0.0, y: Coordinate = 0.0,
-    z: Coordinate = 0.0, axis: Axis = "Z",
-) -> Any:  # fmt: skip
+    part: Any,
+    diameter: Length,
+    height: Length,
+    x: Coordinate = 0.0,
+    y: Coordinate = 0.0,
+    z: Coordinate = 0.0,
+    axis: Axis = "Z",
+) -> Any:
     """Add a cylinder centred at (x, y, z) along an axis, fused with the part.
 
     Args:
@@ -158,9 +172,14 @@ def add_sphere(
 
 @registry.tool(needs_part=True, failure="could not cut the box out of the part")
 def cut_box(
-    part: Any, length: Length, width: Length, height: Length,
-    x: Coordinate = 0.0, y: Coordinate = 0.0, z: Coordinate = 0.0,
-) -> Any:  # fmt: skip
+    part: Any,
+    length: Length,
+    width: Length,
+    height: Length,
+    x: Coordinate = 0.0,
+    y: Coordinate = 0.0,
+    z: Coordinate = 0.0,
+) -> Any:
     """Cut a box centred at (x, y, z) out of the part (a pocket, notch or slot).
 
     Args:
@@ -176,9 +195,14 @@ def cut_box(
 
 @registry.tool(needs_part=True, failure="could not cut the cylinder out of the part")
 def cut_cylinder(
-    part: Any, diameter: Length, height: Length, x: Coordinate = 0.0, y: Coordinate = 0.0,
-    z: Coordinate = 0.0, axis: Axis = "Z",
-) -> Any:  # fmt: skip
+    part: Any,
+    diameter: Length,
+    height: Length,
+    x: Coordinate = 0.0,
+    y: Coordinate = 0.0,
+    z: Coordinate = 0.0,
+    axis: Axis = "Z",
+) -> Any:
     """Cut a cylinder centred at (x, y, z) along an axis out of the part (a bore or counterbore).
 
     Args:

@@ -162,16 +162,27 @@ def _cached_part(key: str) -> Part | None:
     features, brep, shells = arrays.get("features"), arrays.get("brep"), arrays.get("shells")
     tolerance, note = arrays.get("tolerance"), arrays.get("note")
     shapes_ok = (
-        vertices is not None and vertices.dtype == np.float64 and vertices.ndim == 2
-        and vertices.shape[1] == 3 and faces is not None and faces.dtype == np.int64
-        and faces.ndim == 2 and faces.shape[1] == 3 and len(faces) > 0
-        and faces.min() >= 0 and faces.max() < len(vertices)
-        and tolerance is not None and tolerance.shape == () and tolerance.dtype == np.float64
+        vertices is not None
+        and vertices.dtype == np.float64
+        and vertices.ndim == 2
+        and vertices.shape[1] == 3
+        and faces is not None
+        and faces.dtype == np.int64
+        and faces.ndim == 2
+        and faces.shape[1] == 3
+        and len(faces) > 0
+        and faces.min() >= 0
+        and faces.max() < len(vertices)
+        and tolerance is not None
+        and tolerance.shape == ()
+        and tolerance.dtype == np.float64
         and (features is None or (features.dtype == np.float64 and features.ndim == 2))
-        and shells is not None and shells.dtype == np.float64 and shells.ndim == 2
+        and shells is not None
+        and shells.dtype == np.float64
+        and shells.ndim == 2
         and (brep is None or (brep.dtype == np.uint8 and brep.ndim == 1))
         and (note is None or (note.dtype.kind == "U" and note.shape == ()))
-    )  # fmt: skip
+    )
     if not shapes_ok:
         return None
     # The very arrays the cold build made (already merged and cleaned): not processed again.

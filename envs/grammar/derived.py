@@ -129,7 +129,7 @@ CATALOGUE = derived_catalogue()
 @dataclasses.dataclass(frozen=True)
 class CallContext:
     """What derived values are computed from: the prompt's numbers in reading order (as
-    ``toolgym.agents.observations.prompt_numbers`` reads them) and the episode's previous
+    ``toolgym.agents.trainer.observations.prompt_numbers`` reads them) and the episode's previous
     applied call (``None`` at its start)."""
 
     numbers: tuple[float, ...] = ()
@@ -183,7 +183,7 @@ class EpisodeContexts:
         self, observations: Mapping[str, Any], numbers: np.ndarray, number_at: np.ndarray
     ) -> list[CallContext]:
         """Per env, the context of its next call (``numbers``, ``number_at``: as
-        ``toolgym.agents.observations.prompt_numbers`` reads the prompts)."""
+        ``toolgym.agents.trainer.observations.prompt_numbers`` reads the prompts)."""
         out = []
         for i in range(len(self.applied)):
             if int(observations["step"][i]) == 0:

@@ -240,7 +240,7 @@ def _step_section(
 
 
 def _agent_section(agent: dict[str, Any], chars: int = 4000) -> str:
-    """A language model's turns that led to the step (``agents/openai_runner.py``): tokens,
+    """A language model's turns that led to the step (``agents/llm/openai_runner.py``): tokens,
     latency, attempts, and what it wrote besides its calls."""
     e = html.escape
     parts = ["<h2>Model</h2>"]
@@ -259,8 +259,9 @@ def _agent_section(agent: dict[str, Any], chars: int = 4000) -> str:
         ]
         parts.append(f"<p class='muted'>{e(' · '.join(facts))}</p>")
         replies = [m for m in turn.get("messages") or [] if isinstance(m, dict)]
-        text = next((m.get("content") for m in reversed(replies) if m.get("role") == "assistant"),
-                    None)  # fmt: skip
+        text = next(
+            (m.get("content") for m in reversed(replies) if m.get("role") == "assistant"), None
+        )
         if isinstance(text, str) and text.strip():
             parts.append(f"<pre>{e(text[:chars])}{'…' if len(text) > chars else ''}</pre>")
     return "\n".join(parts)

@@ -561,8 +561,11 @@ def git_commit() -> str | None:
     try:
         done = subprocess.run(
             ["git", "-C", str(source), "rev-parse", "HEAD"],
-            capture_output=True, text=True, timeout=10, check=False,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     commit = done.stdout.strip()

@@ -70,9 +70,12 @@ def run_frames(episodes: list[RecordedEpisode]) -> list[np.ndarray]:
 def write_gif(frames: list[np.ndarray], path: Path, seconds_per_frame: float = 1.0) -> None:
     images = [Image.fromarray(f) for f in frames]
     images[0].save(
-        path, save_all=True, append_images=images[1:], duration=int(seconds_per_frame * 1000),
+        path,
+        save_all=True,
+        append_images=images[1:],
+        duration=int(seconds_per_frame * 1000),
         loop=0,
-    )  # fmt: skip
+    )
 
 
 def write_mp4(frames: list[np.ndarray], path: Path, fps: int = 2) -> None:
@@ -88,9 +91,14 @@ def write_mp4(frames: list[np.ndarray], path: Path, fps: int = 2) -> None:
     height, width = frames[0].shape[:2]
     even = (height + height % 2, width + width % 2)  # H.264 wants even sizes
     writer = imageio_ffmpeg.write_frames(
-        str(path), (even[1], even[0]), fps=fps, codec="libx264", pix_fmt_out="yuv420p",
-        macro_block_size=1, ffmpeg_log_level="error",
-    )  # fmt: skip
+        str(path),
+        (even[1], even[0]),
+        fps=fps,
+        codec="libx264",
+        pix_fmt_out="yuv420p",
+        macro_block_size=1,
+        ffmpeg_log_level="error",
+    )
     writer.send(None)
     for frame in frames:
         canvas = np.full((*even, 3), 255, np.uint8)

@@ -45,8 +45,9 @@ class SceneBackend(Backend):
 
         namespace = super().session_globals()
         world = World()
-        namespace.update(core=core, bullet=bullet, World=World, SceneError=SceneError,
-                         tools=Tools())  # fmt: skip
+        namespace.update(
+            core=core, bullet=bullet, World=World, SceneError=SceneError, tools=Tools()
+        )
         _set_world(namespace, world)
         return namespace
 
@@ -152,9 +153,14 @@ def host(namespace: Namespace, args: dict[str, Any]) -> dict[str, Any]:
     first stop or the finished trace."""
     from toolgym.envs.scene.logic import Host
 
-    namespace["__host__"] = Host(args["description"], args["path"], float(args["speed"]),
-                                 float(args["seconds"]), args["listen"],
-                                 args.get("waits", ()))  # fmt: skip
+    namespace["__host__"] = Host(
+        args["description"],
+        args["path"],
+        float(args["speed"]),
+        float(args["seconds"]),
+        args["listen"],
+        args.get("waits", ()),
+    )
     return namespace["__host__"].advance()
 
 

@@ -80,12 +80,16 @@ def past_thresholds(task: Task) -> str | None:
         lines = [PLACED]
         for c in _constraints(spec, "facing"):
             turn = c["tol_deg"] + PAST_DEG
-            lines.append(f"for o in _placed:\n    if o.asset == {c['asset']!r}:\n"
-                         f"        o.set_hpr((o.hpr[0] + {turn}, 0, 0))\n")  # fmt: skip
+            lines.append(
+                f"for o in _placed:\n    if o.asset == {c['asset']!r}:\n"
+                f"        o.set_hpr((o.hpr[0] + {turn}, 0, 0))\n"
+            )
         for c in _constraints(spec, "aligned"):
             turn = rules.ALIGN_DEG + PAST_DEG
-            lines.append(f"for o in _placed:\n    if o.asset == {c['asset']!r}:\n"
-                         f"        o.set_hpr((o.hpr[0] + {turn}, 0, 0))\n")  # fmt: skip
+            lines.append(
+                f"for o in _placed:\n    if o.asset == {c['asset']!r}:\n"
+                f"        o.set_hpr((o.hpr[0] + {turn}, 0, 0))\n"
+            )
         for c in _constraints(spec, "against_wall"):
             nx, ny = rules._WALL_NORMALS[c["wall"]]
             off = c["gap"] + PAST_M
@@ -100,18 +104,26 @@ def past_thresholds(task: Task) -> str | None:
         if not _places(spec):
             return None
         lift = rules.SUPPORT_M + PAST_M  # every placed thing floats just past touching
-        return _script(task, PLACED + f"for o in _placed:\n    x, y, z = o.pos\n"
-                       f"    o.set_pos((x, y, z + {lift}))\n")  # fmt: skip
+        return _script(
+            task,
+            PLACED + f"for o in _placed:\n    x, y, z = o.pos\n    o.set_pos((x, y, z + {lift}))\n",
+        )
     if spec.template == "door":
         lift = 2 * rules.PLAYER_HALF[2] - rules.OVERLAP_M - PAST_M  # under the player's height
-        return _script(task, "def _lift(name):\n    x, y, z = world.get(name).pos\n"
-                       f"    world.get(name).set_pos((x, y, z + {lift}))\n"
-                       "world.open = _lift\n")  # fmt: skip
+        return _script(
+            task,
+            "def _lift(name):\n    x, y, z = world.get(name).pos\n"
+            f"    world.get(name).set_pos((x, y, z + {lift}))\n"
+            "world.open = _lift\n",
+        )
     if spec.template == "coins":
         nudge = rules.LEVEL_STILL_M + PAST_M
-        return _script(task, "def _nudge(name):\n    x, y, z = world.get(name).pos\n"
-                       f"    world.get(name).set_pos((x + {nudge}, y, z))\n"
-                       "world.destroy = _nudge\n")  # fmt: skip
+        return _script(
+            task,
+            "def _nudge(name):\n    x, y, z = world.get(name).pos\n"
+            f"    world.get(name).set_pos((x + {nudge}, y, z))\n"
+            "world.destroy = _nudge\n",
+        )
     if spec.template == "platform":
         (c,) = _constraints(spec, "platform")
         off = rules.MOVER_TOL_M + PAST_M
@@ -119,8 +131,10 @@ def past_thresholds(task: Task) -> str | None:
         return f"world.mover('platform_1', {points!r}, speed={c['speed']!r}, loop=True)\n"
     (c,) = _constraints(spec, "spawner")
     x, y, z = c["pos"]
-    return (f"world.spawner({c['asset']!r}, ({x + rules.SPAWN_NEAR_M + 0.05!r}, {y!r}, {z!r}), "
-            f"interval={c['interval']!r}, count={c['count']})\n")  # fmt: skip
+    return (
+        f"world.spawner({c['asset']!r}, ({x + rules.SPAWN_NEAR_M + 0.05!r}, {y!r}, {z!r}), "
+        f"interval={c['interval']!r}, count={c['count']})\n"
+    )
 
 
 # Frames the logic session is asked about are the host's; (world.frame + 1) % 2 is the parity
@@ -150,20 +164,28 @@ def between_frames(task: Task) -> str | None:
         )
     if spec.template == "spawner":
         (c,) = _constraints(spec, "spawner")
-        return _script(task, (
-            "def _flicker(world, dt):\n"
-            "    if 'extra_1' in world.objects:\n        world.destroy('extra_1')\n"
-            f"    if {_ODD}:\n        world.spawn({c['asset']!r}, {tuple(c['pos'])!r}, "
-            "name='extra_1')\n"
-            "world.on_update(_flicker)\n"))  # fmt: skip
+        return _script(
+            task,
+            (
+                "def _flicker(world, dt):\n"
+                "    if 'extra_1' in world.objects:\n        world.destroy('extra_1')\n"
+                f"    if {_ODD}:\n        world.spawn({c['asset']!r}, {tuple(c['pos'])!r}, "
+                "name='extra_1')\n"
+                "world.on_update(_flicker)\n"
+            ),
+        )
     subjects = [o["name"] for o in spec.level["objects"] if o["asset"] in ("door", "coin")]
-    return _script(task, (
-        f"_home = {{n: world.get(n).pos for n in {subjects!r}}}\n"
-        "def _aside(world, dt):\n"
-        "    for name, (x, y, z) in _home.items():\n"
-        "        if name in world.objects and not world.get(name).is_open:\n"
-        f"            world.get(name).set_pos((x, y, z + ({ASIDE_M} if {_ODD} else 0)))\n"
-        "world.on_update(_aside)\n"))  # fmt: skip
+    return _script(
+        task,
+        (
+            f"_home = {{n: world.get(n).pos for n in {subjects!r}}}\n"
+            "def _aside(world, dt):\n"
+            "    for name, (x, y, z) in _home.items():\n"
+            "        if name in world.objects and not world.get(name).is_open:\n"
+            f"            world.get(name).set_pos((x, y, z + ({ASIDE_M} if {_ODD} else 0)))\n"
+            "world.on_update(_aside)\n"
+        ),
+    )
 
 
 def wrong_support(task: Task) -> str | None:
@@ -172,13 +194,18 @@ def wrong_support(task: Task) -> str | None:
     spec = _spec(task)
     if not _places(spec):
         return None
-    return _script(task, PLACED + (
-        "for o in _placed:\n"
-        "    x, y, z = o.pos\n"
-        "    on_floor = abs(z - o.size[2] / 2) < 0.01\n"
-        f"    o.set_pos((x, y, z + {BALL_M}))\n"
-        "    if on_floor:\n"
-        f"        world.spawn('ball', (x - 0.02, y, {BALL_M / 2}))\n"))  # fmt: skip
+    return _script(
+        task,
+        PLACED
+        + (
+            "for o in _placed:\n"
+            "    x, y, z = o.pos\n"
+            "    on_floor = abs(z - o.size[2] / 2) < 0.01\n"
+            f"    o.set_pos((x, y, z + {BALL_M}))\n"
+            "    if on_floor:\n"
+            f"        world.spawn('ball', (x - 0.02, y, {BALL_M / 2}))\n"
+        ),
+    )
 
 
 def edge_balance(task: Task) -> str | None:
@@ -187,11 +214,17 @@ def edge_balance(task: Task) -> str | None:
     spec = _spec(task)
     if spec.template == "stack":
         step = 0.25 + PAST_M  # half a crate: every crate's centre past the edge below it
-        return _script(task, PLACED + (
-            "_crates = sorted([o for o in _placed if o.asset == 'crate'], key=lambda o: o.pos[2])\n"
-            "for k, o in enumerate(_crates):\n"
-            "    x, y, z = _crates[0].pos[0], o.pos[1], o.pos[2]\n"
-            f"    o.set_pos((x + {step} * k, y, z))\n"))  # fmt: skip
+        return _script(
+            task,
+            PLACED
+            + (
+                "_crates = sorted([o for o in _placed if o.asset == 'crate'],\n"
+                "                 key=lambda o: o.pos[2])\n"
+                "for k, o in enumerate(_crates):\n"
+                "    x, y, z = _crates[0].pos[0], o.pos[1], o.pos[2]\n"
+                f"    o.set_pos((x + {step} * k, y, z))\n"
+            ),
+        )
     if spec.template == "table_top":
         edge = 0.8 + PAST_M  # the table's half length
         return _script(
@@ -216,13 +249,17 @@ def inside_others(task: Task) -> str | None:
         return None
     if spec.kind == "layout":
         pairs = sorted({(c["asset"], c["other"]) for c in _constraints(spec, "next_to")})
-        return _script(task, PLACED + "".join(
-            f"_other = next(o for o in _placed if o.asset == {other!r})\n"
-            f"for o in _placed:\n    if o.asset == {what!r}:\n"
-            "        o.set_pos((_other.pos[0], _other.pos[1], o.pos[2]))\n"
-            for what, other in pairs))  # fmt: skip
-    return _script(task, PLACED + (
-        "for o in _placed[1:]:\n    o.set_pos(_placed[0].pos)\n"))  # fmt: skip
+        return _script(
+            task,
+            PLACED
+            + "".join(
+                f"_other = next(o for o in _placed if o.asset == {other!r})\n"
+                f"for o in _placed:\n    if o.asset == {what!r}:\n"
+                "        o.set_pos((_other.pos[0], _other.pos[1], o.pos[2]))\n"
+                for what, other in pairs
+            ),
+        )
+    return _script(task, PLACED + ("for o in _placed[1:]:\n    o.set_pos(_placed[0].pos)\n"))
 
 
 def path_triggers(task: Task) -> str | None:
@@ -232,8 +269,10 @@ def path_triggers(task: Task) -> str | None:
     if spec.template == "door":
         (c,) = _constraints(spec, "door")
         zx, zy, zz, size = c["zone"][0], c["zone"][1], c["zone"][2], c["zone"][3]
-        return (f"world.trigger('zone_1', ({zx!r}, {zy!r}, {zz!r}), ({size!r}, 0.1, 1.8))\n"
-                "world.bind('zone_1', 'enter', 'open', 'door_1', only='player')\n")  # fmt: skip
+        return (
+            f"world.trigger('zone_1', ({zx!r}, {zy!r}, {zz!r}), ({size!r}, 0.1, 1.8))\n"
+            "world.bind('zone_1', 'enter', 'open', 'door_1', only='player')\n"
+        )
     return None
 
 
@@ -243,11 +282,16 @@ def static_bodies(task: Task) -> str | None:
     spec = _spec(task)
     if not any(ASSETS[a].body == "dynamic" for a in _spawned(spec)):
         return None
-    return _script(task, PLACED + (
-        "for o in _placed:\n"
-        "    if o.body == 'dynamic':\n"
-        "        x, y, z = o.pos\n"
-        "        world.set_body(o.name, 'static').set_pos((x, y, z + 0.01))\n"))  # fmt: skip
+    return _script(
+        task,
+        PLACED
+        + (
+            "for o in _placed:\n"
+            "    if o.body == 'dynamic':\n"
+            "        x, y, z = o.pos\n"
+            "        world.set_body(o.name, 'static').set_pos((x, y, z + 0.01))\n"
+        ),
+    )
 
 
 def callback_work(task: Task) -> str | None:
@@ -257,24 +301,33 @@ def callback_work(task: Task) -> str | None:
     spec = _spec(task)
     if spec.template == "roll":
         x, y, _ = next(o["pos"] for o in spec.level["objects"] if o["asset"] == "goal_zone")
-        return ("def _teleport(world, dt):\n"
-                f"    world.get('ball_1').set_pos(({x!r}, {y!r}, 0.15))\n"
-                "world.on_update(_teleport)\n")  # fmt: skip
+        return (
+            "def _teleport(world, dt):\n"
+            f"    world.get('ball_1').set_pos(({x!r}, {y!r}, 0.15))\n"
+            "world.on_update(_teleport)\n"
+        )
     if spec.template == "ramp_jump":
         (c,) = _constraints(spec, "beyond")
-        return ("def _teleport(world, dt):\n"
-                f"    world.get('ball_1').set_pos(({c['value'] + 0.5!r}, 0, 0.15))\n"
-                "world.on_update(_teleport)\n")  # fmt: skip
+        return (
+            "def _teleport(world, dt):\n"
+            f"    world.get('ball_1').set_pos(({c['value'] + 0.5!r}, 0, 0.15))\n"
+            "world.on_update(_teleport)\n"
+        )
     if spec.template == "dominoes":
-        return _script(task, PLACED + (
-            "for o in _placed:\n    o.set_hpr((90, 0, 0))\n"
-            "def _tip(world):\n"
-            "    for o in world.objects.values():\n"
-            "        if not o.level and abs(o.hpr[1]) < 1:\n"
-            "            x, y, _ = o.pos\n"
-            "            o.set_pos((x, y, 0.025))\n            o.set_hpr((90, 90, 0))\n"
-            "            break\n"
-            "world.every(0.2, _tip)\n"))  # fmt: skip
+        return _script(
+            task,
+            PLACED
+            + (
+                "for o in _placed:\n    o.set_hpr((90, 0, 0))\n"
+                "def _tip(world):\n"
+                "    for o in world.objects.values():\n"
+                "        if not o.level and abs(o.hpr[1]) < 1:\n"
+                "            x, y, _ = o.pos\n"
+                "            o.set_pos((x, y, 0.025))\n            o.set_hpr((90, 90, 0))\n"
+                "            break\n"
+                "world.every(0.2, _tip)\n"
+            ),
+        )
     return None
 
 
@@ -288,15 +341,22 @@ def level_edits(task: Task) -> str | None:
     if spec.template == "ramp_jump":
         return "for k in range(5):\n    world.get(f'crate_{k + 1}').remove()\n"
     if spec.template == "stack":
-        return _script(task, PLACED + (
-            "for o in _placed:\n    x, y, z = o.pos\n    o.set_pos((x + 2, y, z))\n"
-            "x, y, z = world.get('goal_zone_1').pos\n"
-            "world.get('goal_zone_1').set_pos((x + 2, y, z))\n"))  # fmt: skip
+        return _script(
+            task,
+            PLACED
+            + (
+                "for o in _placed:\n    x, y, z = o.pos\n    o.set_pos((x + 2, y, z))\n"
+                "x, y, z = world.get('goal_zone_1').pos\n"
+                "world.get('goal_zone_1').set_pos((x + 2, y, z))\n"
+            ),
+        )
     if spec.template == "door":
         return "world.remove('door_1')\n"
     if spec.template == "coins":
-        return "for name in [n for n in world.objects if n.startswith('coin_')]:\n" \
-               "    world.remove(name)\nworld.count('coins', 3)\n"  # fmt: skip
+        return (
+            "for name in [n for n in world.objects if n.startswith('coin_')]:\n"
+            "    world.remove(name)\nworld.count('coins', 3)\n"
+        )
     if spec.template == "platform":
         return "world.remove('platform_1')\n"
     return None
@@ -305,18 +365,24 @@ def level_edits(task: Task) -> str | None:
 def cheats() -> tuple[Cheat, ...]:
     """Every generic scene cheat (see the module docstring)."""
     return (
-        Cheat("past-thresholds", "every value just past the threshold that decides it",
-              past_thresholds),
+        Cheat(
+            "past-thresholds",
+            "every value just past the threshold that decides it",
+            past_thresholds,
+        ),
         Cheat("between-frames", "the subject elsewhere on every other frame", between_frames),
         Cheat("wrong-support", "everything balanced on balls", wrong_support),
         Cheat("edge-balance", "centres just past the edge of what holds them", edge_balance),
         Cheat("inside-others", "things inside the things they should be beside", inside_others),
         Cheat("path-triggers", "triggers that fit only the prompt's demo path", path_triggers),
-        Cheat("static-bodies", "static bodies floating where the catalogue says dynamic",
-              static_bodies),
+        Cheat(
+            "static-bodies",
+            "static bodies floating where the catalogue says dynamic",
+            static_bodies,
+        ),
         Cheat("callback-work", "a callback doing a physics task's work", callback_work),
         Cheat("level-edits", "the level changed to make the task trivial", level_edits),
-    )  # fmt: skip
+    )
 
 
 # -- the near miss -------------------------------------------------------------------------------
@@ -366,14 +432,24 @@ def near_miss(task: Task) -> str | None:
         # The crates lie further along +X (north and south walls) or +Y: away from them.
         away = rules.NEAR_M + 0.1
         dx, dy = (-away, 0.0) if c["wall"] in ("north", "south") else (0.0, -away)
-        return _script(task, PLACED + (
-            "_shelf = next(o for o in _placed if o.asset == 'shelf')\n"
-            "x, y, z = _shelf.pos\n"
-            f"_shelf.set_pos((x + {dx!r}, y + {dy!r}, z))\n"))  # fmt: skip
+        return _script(
+            task,
+            PLACED
+            + (
+                "_shelf = next(o for o in _placed if o.asset == 'shelf')\n"
+                "x, y, z = _shelf.pos\n"
+                f"_shelf.set_pos((x + {dx!r}, y + {dy!r}, z))\n"
+            ),
+        )
     if t == "stack":
-        return _script(task, PLACED + (
-            "_top = max(_placed, key=lambda o: o.pos[2])\n"
-            "x, y, z = _top.pos\n_top.set_pos((x, y + 0.03, z))\n"))  # fmt: skip
+        return _script(
+            task,
+            PLACED
+            + (
+                "_top = max(_placed, key=lambda o: o.pos[2])\n"
+                "x, y, z = _top.pos\n_top.set_pos((x, y + 0.03, z))\n"
+            ),
+        )
     if t == "roll":
         vx, vy = _roll_aim(spec)
         return f"world.get('ball_1').set_velocity(({vx!r}, {vy!r}, 0.0))\n"
@@ -383,9 +459,14 @@ def near_miss(task: Task) -> str | None:
             PLACED + ("_ramp = _placed[0]\nx, y, z = _ramp.pos\n_ramp.set_pos((x, y + 0.4, z))\n"),
         )
     if t == "dominoes":
-        return _script(task, PLACED + (
-            "_last = max(_placed, key=lambda o: o.pos[1])\n"
-            "x, y, z = _last.pos\n_last.set_pos((x + 0.2, y, z))\n"))  # fmt: skip
+        return _script(
+            task,
+            PLACED
+            + (
+                "_last = max(_placed, key=lambda o: o.pos[1])\n"
+                "x, y, z = _last.pos\n_last.set_pos((x + 0.2, y, z))\n"
+            ),
+        )
     if t == "door":  # the trigger reaches 0.55 m too far on the side the 2nd path passes
         (c,) = _constraints(spec, "door")
         zx, zy, zz, size = c["zone"][:4]
@@ -413,6 +494,8 @@ def near_miss(task: Task) -> str | None:
         return f"world.mover('platform_1', {c['points']!r}, speed={speed!r}, loop=True)\n"
     if t == "spawner":
         (c,) = _constraints(spec, "spawner")
-        return (f"world.after(0.1, lambda w: w.spawner({c['asset']!r}, {tuple(c['pos'])!r}, "
-                f"interval={c['interval']!r}, count={c['count']}))\n")  # fmt: skip
+        return (
+            f"world.after(0.1, lambda w: w.spawner({c['asset']!r}, {tuple(c['pos'])!r}, "
+            f"interval={c['interval']!r}, count={c['count']}))\n"
+        )
     return None

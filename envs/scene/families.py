@@ -73,22 +73,45 @@ class Spec:
 
 def _level(room: tuple[float, float, float] | None = None) -> dict[str, Any]:
     return {
-        "version": 1, "seed": 0, "dt": 1 / 60, "substeps": 2,
+        "version": 1,
+        "seed": 0,
+        "dt": 1 / 60,
+        "substeps": 2,
         "room": None if room is None else {"width": room[0], "depth": room[1], "door_x": room[2]},
-        "objects": [], "triggers": [], "bindings": [], "movers": [], "spawners": [],
+        "objects": [],
+        "triggers": [],
+        "bindings": [],
+        "movers": [],
+        "spawners": [],
         "counters": {},
-    }  # fmt: skip
+    }
 
 
-def _add(level: dict[str, Any], name: str, asset_name: str, pos: Any, heading: float = 0.0,
-         body: str | None = None, velocity: Any = (0.0, 0.0, 0.0)) -> None:  # fmt: skip
+def _add(
+    level: dict[str, Any],
+    name: str,
+    asset_name: str,
+    pos: Any,
+    heading: float = 0.0,
+    body: str | None = None,
+    velocity: Any = (0.0, 0.0, 0.0),
+) -> None:
     entry = asset(asset_name)
     level["objects"].append(
-        {"name": name, "asset": asset_name, "pos": [float(v) for v in pos],
-         "hpr": [float(heading), 0.0, 0.0], "body": body or entry.body, "mass": entry.mass,
-         "friction": entry.friction, "restitution": entry.restitution,
-         "velocity": [float(v) for v in velocity], "open": False, "level": True}
-    )  # fmt: skip
+        {
+            "name": name,
+            "asset": asset_name,
+            "pos": [float(v) for v in pos],
+            "hpr": [float(heading), 0.0, 0.0],
+            "body": body or entry.body,
+            "mass": entry.mass,
+            "friction": entry.friction,
+            "restitution": entry.restitution,
+            "velocity": [float(v) for v in velocity],
+            "open": False,
+            "level": True,
+        }
+    )
 
 
 def _call(tool: str, /, **arguments: Any) -> dict[str, Any]:
@@ -169,9 +192,18 @@ def dining(p: Mapping[str, Any]) -> Spec:
         "everything must rest on the floor, and a 0.5 m wide walkway must lead from the doorway "
         f"to the table. {LAYOUT_RULES} {CONVENTIONS}"
     )
-    return Spec("dining", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 0.5,
-                prompt, _code(calls), tuple(calls),
-                bounds=(-w / 2, -d / 2, w / 2, d / 2))  # fmt: skip
+    return Spec(
+        "dining",
+        "layout",
+        _level((w, d, door_x)),
+        tuple(constraints),
+        2.0,
+        0.5,
+        prompt,
+        _code(calls),
+        tuple(calls),
+        bounds=(-w / 2, -d / 2, w / 2, d / 2),
+    )
 
 
 _WALLS = {  # inner face coordinate from the room size, outward normal, heading facing the room
@@ -201,12 +233,18 @@ def storage(p: Mapping[str, Any]) -> Spec:
         {"kind": "count", "asset": "crate", "n": crates, "weight": 1.0},
         {"kind": "against_wall", "asset": "shelf", "wall": wall, "gap": 0.1, "weight": 1.0},
         {"kind": "next_to", "asset": "crate", "other": "shelf", "gap": 2.0, "weight": 1.0},
-        {"kind": "against_wall", "asset": "crate", "wall": wall, "gap": 0.1, "weight": 1.0,
-         "facing": False},
+        {
+            "kind": "against_wall",
+            "asset": "crate",
+            "wall": wall,
+            "gap": 0.1,
+            "weight": 1.0,
+            "facing": False,
+        },
         {"kind": "near", "asset": "shelf", "x": round(sx, 3), "y": round(sy, 3), "weight": 1.0},
         *_common_layout(w, d, door_x, "shelf"),
         *_on_floor("shelf", "crate"),
-    ]  # fmt: skip
+    ]
     prompt = (
         f"Set up a store room. {_room_text(w, d, door_x)} Put one shelf against the {wall} wall "
         f"(its back within 0.1 m of the wall, its open front facing into the room), centred at "
@@ -215,9 +253,18 @@ def storage(p: Mapping[str, Any]) -> Spec:
         "must rest on the floor, and a 0.5 m wide walkway must lead from the doorway to the "
         f"shelf. {LAYOUT_RULES} {CONVENTIONS}"
     )
-    return Spec("storage", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 0.5,
-                prompt, _code(calls), tuple(calls),
-                bounds=(-w / 2, -d / 2, w / 2, d / 2))  # fmt: skip
+    return Spec(
+        "storage",
+        "layout",
+        _level((w, d, door_x)),
+        tuple(constraints),
+        2.0,
+        0.5,
+        prompt,
+        _code(calls),
+        tuple(calls),
+        bounds=(-w / 2, -d / 2, w / 2, d / 2),
+    )
 
 
 def table_top(p: Mapping[str, Any]) -> Spec:
@@ -248,9 +295,18 @@ def table_top(p: Mapping[str, Any]) -> Spec:
         "interpenetrate or leave the room, everything must rest where it is, and a 0.5 m wide "
         f"walkway must lead from the doorway to the table. {LAYOUT_RULES} {CONVENTIONS}"
     )
-    return Spec("table_top", "layout", _level((w, d, door_x)), tuple(constraints), 2.0, 0.5,
-                prompt, _code(calls), tuple(calls),
-                bounds=(-w / 2, -d / 2, w / 2, d / 2))  # fmt: skip
+    return Spec(
+        "table_top",
+        "layout",
+        _level((w, d, door_x)),
+        tuple(constraints),
+        2.0,
+        0.5,
+        prompt,
+        _code(calls),
+        tuple(calls),
+        bounds=(-w / 2, -d / 2, w / 2, d / 2),
+    )
 
 
 # -- physics -----------------------------------------------------------------------------------
@@ -266,10 +322,17 @@ def stack(p: Mapping[str, Any]) -> Spec:
     ]
     constraints = [
         {"kind": "count", "asset": "crate", "n": n, "weight": 1.0},
-        {"kind": "stands", "asset": "crate", "n": n, "x": x, "y": y, "overhang": overhang,
-         "weight": 3.0},
+        {
+            "kind": "stands",
+            "asset": "crate",
+            "n": n,
+            "x": x,
+            "y": y,
+            "overhang": overhang,
+            "weight": 3.0,
+        },
         _INITIAL,
-    ]  # fmt: skip
+    ]
     shift = (
         f", each crate shifted {_f(overhang)} m further along +X than the one below it"
         if overhang
@@ -281,8 +344,18 @@ def stack(p: Mapping[str, Any]) -> Spec:
         "must still stand (every crate within 5 cm of where it was placed, even when the "
         f"placement is off by a millimetre). {SETUP} {CONVENTIONS}"
     )
-    return Spec("stack", "physics", level, tuple(constraints), 4.0, 1.5, prompt, _code(calls),
-                tuple(calls), bounds=(x - 3, y - 3, x + 3, y + 3))  # fmt: skip
+    return Spec(
+        "stack",
+        "physics",
+        level,
+        tuple(constraints),
+        4.0,
+        1.5,
+        prompt,
+        _code(calls),
+        tuple(calls),
+        bounds=(x - 3, y - 3, x + 3, y + 3),
+    )
 
 
 def roll(p: Mapping[str, Any]) -> Spec:
@@ -306,9 +379,19 @@ def roll(p: Mapping[str, Any]) -> Spec:
         f"simulation. {SETUP} {CONVENTIONS}"
     )
     reach = max(abs(gx), abs(gy)) + 2
-    return Spec("roll", "physics", level, tuple(constraints), seconds, seconds, prompt,
-                _code(calls), tuple(calls), adjustable={"ball_1": ("velocity",)},
-                bounds=(-reach, -reach, reach, reach))  # fmt: skip
+    return Spec(
+        "roll",
+        "physics",
+        level,
+        tuple(constraints),
+        seconds,
+        seconds,
+        prompt,
+        _code(calls),
+        tuple(calls),
+        adjustable={"ball_1": ("velocity",)},
+        bounds=(-reach, -reach, reach, reach),
+    )
 
 
 def ramp_jump(p: Mapping[str, Any]) -> Spec:
@@ -322,11 +405,18 @@ def ramp_jump(p: Mapping[str, Any]) -> Spec:
     target = wall_x + 1.0
     constraints = [
         {"kind": "count", "asset": "ramp", "n": 1, "weight": 0.5},
-        {"kind": "clears", "name": "ball_1", "x": wall_x, "y0": -1.25, "y1": 1.25, "top": 0.5,
-         "weight": 2.0},
+        {
+            "kind": "clears",
+            "name": "ball_1",
+            "x": wall_x,
+            "y0": -1.25,
+            "y1": 1.25,
+            "top": 0.5,
+            "weight": 2.0,
+        },
         {"kind": "beyond", "name": "ball_1", "axis": 0, "value": target, "weight": 2.0},
         _INITIAL,
-    ]  # fmt: skip
+    ]
     prompt = (
         f"The ball ball_1 rolls from (-2, 0) along +X at {_f(speed)} m/s towards a wall of "
         f"static crates (0.5 m high) at x = {_f(wall_x)}. Place one ramp (it rises 0.4 m over "
@@ -334,8 +424,18 @@ def ramp_jump(p: Mapping[str, Any]) -> Spec:
         f"over the wall (not round its ends at y = ±1.25) and is beyond x = {_f(target)} after "
         f"4 s. {SETUP} {CONVENTIONS}"
     )
-    return Spec("ramp_jump", "physics", level, tuple(constraints), 4.0, 4.0, prompt,
-                _code(calls), tuple(calls), bounds=(-3, -3, wall_x + 4, 3))  # fmt: skip
+    return Spec(
+        "ramp_jump",
+        "physics",
+        level,
+        tuple(constraints),
+        4.0,
+        4.0,
+        prompt,
+        _code(calls),
+        tuple(calls),
+        bounds=(-3, -3, wall_x + 4, 3),
+    )
 
 
 def dominoes(p: Mapping[str, Any]) -> Spec:
@@ -346,13 +446,26 @@ def dominoes(p: Mapping[str, Any]) -> Spec:
     calls = [_call("spawn_row", asset="domino", count=n, x=x, y=0.0, dx=0.0, dy=spacing)]
     constraints = [
         {"kind": "count", "asset": "domino", "n": n, "weight": 1.0},
-        {"kind": "aligned", "asset": "domino", "heading": 0.0, "period": 180.0,
-         "what": "falling along the chain", "weight": 1.0},
-        {"kind": "chain", "asset": "domino", "x": x, "y0": 0.0, "y1": length, "by": "ball_1",
-         "weight": 1.0},
+        {
+            "kind": "aligned",
+            "asset": "domino",
+            "heading": 0.0,
+            "period": 180.0,
+            "what": "falling along the chain",
+            "weight": 1.0,
+        },
+        {
+            "kind": "chain",
+            "asset": "domino",
+            "x": x,
+            "y0": 0.0,
+            "y1": length,
+            "by": "ball_1",
+            "weight": 1.0,
+        },
         {"kind": "all_fallen", "asset": "domino", "n": n, "weight": 2.0},
         dict(_INITIAL, on=("floor",)),
-    ]  # fmt: skip
+    ]
     prompt = (
         f"The ball ball_1 rolls from ({_f(x)}, -1) along +Y at 2 m/s. Stand {n} dominoes "
         f"(0.2 × 0.05 × 0.4 m; at heading 0 they fall along ±Y) in a chain from ({_f(x)}, 0) to "
@@ -360,22 +473,37 @@ def dominoes(p: Mapping[str, Any]) -> Spec:
         "over the first and each domino knocks over the next, in order, and every domino falls "
         f"within 5 s. {FLOOR_SETUP} {CONVENTIONS}"
     )
-    return Spec("dominoes", "physics", level, tuple(constraints), 5.0, 5.0, prompt,
-                _code(calls), tuple(calls), bounds=(x - 2, -2, x + 2, length + 1))  # fmt: skip
+    return Spec(
+        "dominoes",
+        "physics",
+        level,
+        tuple(constraints),
+        5.0,
+        5.0,
+        prompt,
+        _code(calls),
+        tuple(calls),
+        bounds=(x - 2, -2, x + 2, length + 1),
+    )
 
 
 # -- logic -------------------------------------------------------------------------------------
 
 
 def _walk(rng: random.Random, start: tuple[float, float], end: tuple[float, float]) -> dict:
-    return {"path": [[start[0], start[1], 0.9], [end[0], end[1], 0.9]],
-            "speed": round(rng.uniform(1.2, 2.0), 2)}  # fmt: skip
+    return {
+        "path": [[start[0], start[1], 0.9], [end[0], end[1], 0.9]],
+        "speed": round(rng.uniform(1.2, 2.0), 2),
+    }
 
 
-def _line(rng: random.Random, start: Any, end: Any, low: float = 1.0, high: float = 2.5,
-          waits: Any = ()) -> dict:  # fmt: skip
-    path = {"path": [[float(start[0]), float(start[1]), 0.9], [float(end[0]), float(end[1]), 0.9]],
-            "speed": round(rng.uniform(low, high), 2)}  # fmt: skip
+def _line(
+    rng: random.Random, start: Any, end: Any, low: float = 1.0, high: float = 2.5, waits: Any = ()
+) -> dict:
+    path = {
+        "path": [[float(start[0]), float(start[1]), 0.9], [float(end[0]), float(end[1]), 0.9]],
+        "speed": round(rng.uniform(low, high), 2),
+    }
     if waits:
         path["path"][1:1] = [[float(w[0]), float(w[1]), 0.9] for w, _ in waits]
         path["waits"] = [0.0] + [float(t) for _, t in waits]
@@ -413,22 +541,49 @@ def door_paths(rng: random.Random, zx: float, zy: float, size: float) -> list[di
     paths = []
     off = rng.uniform(-size / 3, size / 3)
     paths.append(_line(rng, at(sides[0], -(h + 2)), at(sides[0], h + 2, off)))  # across
-    paths.append(_line(rng, at(sides[1], h + rng.uniform(0.3, 0.5), -4),  # a near miss
-                       at(sides[1], h + rng.uniform(0.3, 0.5), 4)))  # fmt: skip
+    paths.append(
+        _line(
+            rng,
+            at(sides[1], h + rng.uniform(0.3, 0.5), -4),  # a near miss
+            at(sides[1], h + rng.uniform(0.3, 0.5), 4),
+        )
+    )
     inside = size / 2 - rng.uniform(0.05, 0.2)  # stop just inside the zone's edge
     paths.append(_line(rng, at(sides[2], h + 2.5), at(sides[2], inside, rng.uniform(-0.3, 0.3))))
     pause = at(sides[3], h + 0.2)  # wait just outside, then step in slowly
-    paths.append(_line(rng, at(sides[3], h + 1.5), at(sides[3], 0.1), 0.6, 0.9,
-                       waits=[(pause, rng.uniform(0.8, 1.2))]))  # fmt: skip
+    paths.append(
+        _line(
+            rng,
+            at(sides[3], h + 1.5),
+            at(sides[3], 0.1),
+            0.6,
+            0.9,
+            waits=[(pause, rng.uniform(0.8, 1.2))],
+        )
+    )
     s, t = rng.choice([-1, 1]), rng.choice([-1, 1])
     paths.append(_line(rng, *corner(s, t, rng.uniform(0.08, 0.15), 3.0)))  # clip a corner
     paths.append(_line(rng, *corner(-s, -t, rng.uniform(0.08, 0.15), 3.0), 2.5, 3.0))  # running
     linger = at(sides[3], size / 4)  # in, stand, and back out
-    paths.append(_line(rng, at(sides[3], h + 2), at(sides[3], h + 2, 0.5), 1.0, 1.5,
-                       waits=[(linger, rng.uniform(0.8, 1.2))]))  # fmt: skip
+    paths.append(
+        _line(
+            rng,
+            at(sides[3], h + 2),
+            at(sides[3], h + 2, 0.5),
+            1.0,
+            1.5,
+            waits=[(linger, rng.uniform(0.8, 1.2))],
+        )
+    )
     near = at(sides[0], h + 0.3)  # walk up to the zone, stand 0.3 m short of it, walk away
-    paths.append(_line(rng, at(sides[0], h + 2.5), at(sides[0], h + 2.5, 1.0),
-                       waits=[(near, rng.uniform(1.0, 1.5))]))  # fmt: skip
+    paths.append(
+        _line(
+            rng,
+            at(sides[0], h + 2.5),
+            at(sides[0], h + 2.5, 1.0),
+            waits=[(near, rng.uniform(1.0, 1.5))],
+        )
+    )
     far = h + rng.uniform(1.0, 1.6)
     paths.append(_line(rng, at(sides[2], far, -4), at(sides[2], far, 4)))  # well beside it
     paths.append(_line(rng, *corner(s, -t, -rng.uniform(0.15, 0.3), 3.0)))  # miss a corner
@@ -457,8 +612,16 @@ def coin_paths(rng: random.Random, xs: list[float]) -> list[dict]:
     paths.append(_line(rng, (x0 - 2.0, -2.0), (x0 + 2.0, 2.0)))
     c = rng.randrange(1, len(xs))  # up to a coin, stand 0.15 m short of it, and turn away
     short = xs[c] - 0.4 - 0.15
-    paths.append(_line(rng, (first, 0.0), (short, -side * 2.0), 1.2, 2.0,
-                       waits=[((short, 0.0), rng.uniform(0.8, 1.2))]))  # fmt: skip
+    paths.append(
+        _line(
+            rng,
+            (first, 0.0),
+            (short, -side * 2.0),
+            1.2,
+            2.0,
+            waits=[((short, 0.0), rng.uniform(0.8, 1.2))],
+        )
+    )
     return paths
 
 
@@ -470,11 +633,18 @@ def door(p: Mapping[str, Any]) -> Spec:
     _add(level, "door_1", "door", (dx, dy, 1.0))
     trajectories = door_paths(rng, zx, zy, size)
     calls = [
-        _call("add_trigger", name="zone_1", x=zx, y=zy, z=0.9, size_x=size, size_y=size,
-              size_z=1.8),
-        _call("on_trigger", trigger="zone_1", action="open", target="door_1", event="enter",
-              only="player"),
-    ]  # fmt: skip
+        _call(
+            "add_trigger", name="zone_1", x=zx, y=zy, z=0.9, size_x=size, size_y=size, size_z=1.8
+        ),
+        _call(
+            "on_trigger",
+            trigger="zone_1",
+            action="open",
+            target="door_1",
+            event="enter",
+            only="player",
+        ),
+    ]
     reference = (
         f"def open_door(world, trigger, other):\n"
         f"    if other == 'player':\n"
@@ -486,8 +656,9 @@ def door(p: Mapping[str, Any]) -> Spec:
     # Held out: the player's ways through the doorway (its middle and near each jamb), along
     # which an open door must leave the player's box clear.
     passages = [[[dx + off, dy - 1.0, 0.9], [dx + off, dy + 1.0, 0.9]] for off in (-0.2, 0.0, 0.2)]
-    constraints = [{"kind": "door", "door": "door_1", "zone": zone, "passages": passages,
-                    "weight": 1.0}]  # fmt: skip
+    constraints = [
+        {"kind": "door", "door": "door_1", "zone": zone, "passages": passages, "weight": 1.0}
+    ]
     demo = _walk(random.Random(99), (zx - 4, zy), (zx + 4, zy))
     prompt = (
         f"Game logic: the door door_1 at ({_f(dx)}, {_f(dy)}) must open (world.open('door_1'): "
@@ -499,9 +670,19 @@ def door(p: Mapping[str, Any]) -> Spec:
         f"{demo['path']}, speed={demo['speed']}) and world.run(6); the verifier plays its own "
         f"paths on a fresh copy of the level. {CONVENTIONS}"
     )
-    return Spec("door", "logic", level, tuple(constraints), 6.0, 6.0, prompt, reference,
-                tuple(calls), trajectories=tuple(trajectories),
-                bounds=(zx - 5, zy - 5, zx + 5, zy + 5))  # fmt: skip
+    return Spec(
+        "door",
+        "logic",
+        level,
+        tuple(constraints),
+        6.0,
+        6.0,
+        prompt,
+        reference,
+        tuple(calls),
+        trajectories=tuple(trajectories),
+        bounds=(zx - 5, zy - 5, zx + 5, zy + 5),
+    )
 
 
 def coins(p: Mapping[str, Any]) -> Spec:
@@ -519,9 +700,10 @@ def coins(p: Mapping[str, Any]) -> Spec:
         calls += [
             _call("add_trigger", name=zone, x=x, y=y, z=0.5, size_x=0.3, size_y=0.05, size_z=0.3),
             _call("on_trigger", trigger=zone, action="count", target="coins", only="player"),
-            _call("on_trigger", trigger=zone, action="destroy", target=f"coin_{k + 1}",
-                  only="player"),
-        ]  # fmt: skip
+            _call(
+                "on_trigger", trigger=zone, action="destroy", target=f"coin_{k + 1}", only="player"
+            ),
+        ]
     reference = (
         "def collect(world, trigger, other):\n"
         "    coin = 'coin_' + trigger.split('_')[1]\n"
@@ -542,9 +724,19 @@ def coins(p: Mapping[str, Any]) -> Spec:
         f"verifier plays its own paths on a fresh copy of the level. {CONVENTIONS}"
     )
     reach = abs(first) + 1
-    return Spec("coins", "logic", level, tuple(constraints), 8.0, 8.0, prompt, reference,
-                tuple(calls), trajectories=tuple(trajectories),
-                bounds=(-reach, -reach, reach, reach))  # fmt: skip
+    return Spec(
+        "coins",
+        "logic",
+        level,
+        tuple(constraints),
+        8.0,
+        8.0,
+        prompt,
+        reference,
+        tuple(calls),
+        trajectories=tuple(trajectories),
+        bounds=(-reach, -reach, reach, reach),
+    )
 
 
 def platform(p: Mapping[str, Any]) -> Spec:
@@ -553,17 +745,32 @@ def platform(p: Mapping[str, Any]) -> Spec:
     level = _level()
     _add(level, "platform_1", "platform", (ax, ay, height))
     calls = [
-        _call("add_waypoint_mover", name="platform_1", x1=ax, y1=ay, z1=height, x2=bx, y2=by,
-              z2=height, speed=speed, loop="yes"),
-    ]  # fmt: skip
+        _call(
+            "add_waypoint_mover",
+            name="platform_1",
+            x1=ax,
+            y1=ay,
+            z1=height,
+            x2=bx,
+            y2=by,
+            z2=height,
+            speed=speed,
+            loop="yes",
+        ),
+    ]
     reference = (
         f"world.mover('platform_1', [({ax!r}, {ay!r}, {height!r}), ({bx!r}, {by!r}, "
         f"{height!r})], speed={speed!r}, loop=True)\n"
     )
     constraints = [
-        {"kind": "platform", "name": "platform_1", "points": [[ax, ay, height], [bx, by, height]],
-         "speed": speed, "weight": 1.0},
-    ]  # fmt: skip
+        {
+            "kind": "platform",
+            "name": "platform_1",
+            "points": [[ax, ay, height], [bx, by, height]],
+            "speed": speed,
+            "weight": 1.0,
+        },
+    ]
     aside = [[ax, ay + 4.0, 0.9]]
     prompt = (
         f"Game logic: the platform platform_1 must move back and forth between ({_f(ax)}, "
@@ -574,9 +781,19 @@ def platform(p: Mapping[str, Any]) -> Spec:
     )
     lo_x, hi_x = min(ax, bx) - 3, max(ax, bx) + 3
     lo_y, hi_y = min(ay, by) - 3, max(ay, by) + 5
-    return Spec("platform", "logic", level, tuple(constraints), 8.0, 4.0, prompt, reference,
-                tuple(calls), trajectories=({"path": aside, "speed": 1.0},),
-                bounds=(lo_x, lo_y, hi_x, hi_y))  # fmt: skip
+    return Spec(
+        "platform",
+        "logic",
+        level,
+        tuple(constraints),
+        8.0,
+        4.0,
+        prompt,
+        reference,
+        tuple(calls),
+        trajectories=({"path": aside, "speed": 1.0},),
+        bounds=(lo_x, lo_y, hi_x, hi_y),
+    )
 
 
 def spawner(p: Mapping[str, Any]) -> Spec:
@@ -590,25 +807,49 @@ def spawner(p: Mapping[str, Any]) -> Spec:
     )
     seconds = round(min(interval * (n + 2), 10.0), 2)
     constraints = [
-        {"kind": "spawner", "asset": what, "pos": [x, y, z], "interval": interval, "count": n,
-         "weight": 1.0},
-    ]  # fmt: skip
+        {
+            "kind": "spawner",
+            "asset": what,
+            "pos": [x, y, z],
+            "interval": interval,
+            "count": n,
+            "weight": 1.0,
+        },
+    ]
     prompt = (
         f"Game logic: a spawner at ({_f(x)}, {_f(y)}, {_f(z)}) must emit {n} {what} objects, one "
         f"every {_f(interval)} s, the first {_f(interval)} s after the game starts, and then stop "
         f"(world.spawner(...), or timers). The verifier plays the level for {_f(seconds)} s "
         f"and counts them. {CONVENTIONS}"
     )
-    return Spec("spawner", "logic", level, tuple(constraints), seconds, seconds, prompt,
-                reference, tuple(calls), trajectories=({"path": [[x, y + 5, 0.9]], "speed": 1.0},),
-                bounds=(x - 4, y - 4, x + 4, y + 4))  # fmt: skip
+    return Spec(
+        "spawner",
+        "logic",
+        level,
+        tuple(constraints),
+        seconds,
+        seconds,
+        prompt,
+        reference,
+        tuple(calls),
+        trajectories=({"path": [[x, y + 5, 0.9]], "speed": 1.0},),
+        bounds=(x - 4, y - 4, x + 4, y + 4),
+    )
 
 
 TEMPLATES: dict[str, Callable[[Mapping[str, Any]], Spec]] = {
-    "dining": dining, "storage": storage, "table_top": table_top, "stack": stack, "roll": roll,
-    "ramp_jump": ramp_jump, "dominoes": dominoes, "door": door, "coins": coins,
-    "platform": platform, "spawner": spawner,
-}  # fmt: skip
+    "dining": dining,
+    "storage": storage,
+    "table_top": table_top,
+    "stack": stack,
+    "roll": roll,
+    "ramp_jump": ramp_jump,
+    "dominoes": dominoes,
+    "door": door,
+    "coins": coins,
+    "platform": platform,
+    "spawner": spawner,
+}
 
 
 def spec_for(parameters: Mapping[str, Any]) -> Spec:
@@ -642,45 +883,83 @@ def spec_json(spec: Spec) -> str:
 def _draw(template: str, rng: random.Random) -> dict[str, Any]:
     """Parameters of ``template`` drawn from ``rng`` (ranges in which the reference works)."""
     u = rng.uniform
-    room = {"room_w": rng.choice([6.0, 7.0, 8.0]), "room_d": rng.choice([6.0, 7.0]),
-            "door_x": round(u(-1.5, 1.5), 1)}  # fmt: skip
+    room = {
+        "room_w": rng.choice([6.0, 7.0, 8.0]),
+        "room_d": rng.choice([6.0, 7.0]),
+        "door_x": round(u(-1.5, 1.5), 1),
+    }
     if template == "dining":
-        return room | {"table_x": round(u(-0.8, 0.8), 1), "table_y": round(u(0.0, 0.8), 1),
-                       "chairs": rng.randint(2, 6)}  # fmt: skip
+        return room | {
+            "table_x": round(u(-0.8, 0.8), 1),
+            "table_y": round(u(0.0, 0.8), 1),
+            "chairs": rng.randint(2, 6),
+        }
     if template == "storage":
         wall = rng.choice(["north", "east", "west"])
         return room | {"wall": wall, "crates": rng.randint(1, 3), "along": round(u(-1.5, -0.5), 1)}
     if template == "table_top":
-        return room | {"table_x": round(u(-0.8, 0.8), 1), "table_y": round(u(0.0, 0.8), 1),
-                       "crates": rng.randint(1, 3)}  # fmt: skip
+        return room | {
+            "table_x": round(u(-0.8, 0.8), 1),
+            "table_y": round(u(0.0, 0.8), 1),
+            "crates": rng.randint(1, 3),
+        }
     if template == "stack":
         crates = rng.randint(2, 5)  # overhangs well inside the balance limit 0.5 m / crates
         overhang = rng.choice([0.0, 0.0, 0.03, 0.05, 0.08])
-        return {"crates": crates, "x": round(u(-2, 2), 1), "y": round(u(-2, 2), 1),
-                "overhang": min(overhang, round(0.3 / crates, 2))}  # fmt: skip
+        return {
+            "crates": crates,
+            "x": round(u(-2, 2), 1),
+            "y": round(u(-2, 2), 1),
+            "overhang": min(overhang, round(0.3 / crates, 2)),
+        }
     if template == "roll":
-        return {"goal_x": round(u(2, 5), 1) * rng.choice([-1, 1]), "goal_y": round(u(-3, 3), 1),
-                "seconds": rng.choice([3.0, 4.0])}  # fmt: skip
+        return {
+            "goal_x": round(u(2, 5), 1) * rng.choice([-1, 1]),
+            "goal_y": round(u(-3, 3), 1),
+            "seconds": rng.choice([3.0, 4.0]),
+        }
     if template == "ramp_jump":
         return {"wall_x": round(u(2.0, 3.5), 1), "speed": rng.choice([5.5, 6.0, 6.5])}
     if template == "dominoes":
         count = rng.randint(5, 12)
-        return {"count": count, "x": round(u(-2, 2), 1),
-                "length": round((count - 1) * u(0.2, 0.3), 2)}  # fmt: skip
+        return {
+            "count": count,
+            "x": round(u(-2, 2), 1),
+            "length": round((count - 1) * u(0.2, 0.3), 2),
+        }
     if template == "door":
-        return {"zone_x": round(u(-2, 2), 1), "zone_y": round(u(-2, 2), 1),
-                "zone_size": rng.choice([1.0, 1.5, 2.0]), "door_x": round(u(-3, 3), 1),
-                "door_y": round(u(3, 4), 1), "trajectory_seed": rng.randrange(10**6)}  # fmt: skip
+        return {
+            "zone_x": round(u(-2, 2), 1),
+            "zone_y": round(u(-2, 2), 1),
+            "zone_size": rng.choice([1.0, 1.5, 2.0]),
+            "door_x": round(u(-3, 3), 1),
+            "door_y": round(u(3, 4), 1),
+            "trajectory_seed": rng.randrange(10**6),
+        }
     if template == "coins":
-        return {"coins": rng.randint(3, 6), "spacing": rng.choice([0.8, 1.0, 1.2]),
-                "trajectory_seed": rng.randrange(10**6)}  # fmt: skip
+        return {
+            "coins": rng.randint(3, 6),
+            "spacing": rng.choice([0.8, 1.0, 1.2]),
+            "trajectory_seed": rng.randrange(10**6),
+        }
     if template == "platform":
         ax, ay = round(u(-2, 0), 1), round(u(-2, 2), 1)
-        return {"ax": ax, "ay": ay, "bx": round(ax + u(1.5, 3), 1), "by": ay,
-                "height": round(u(0.2, 1.0), 1), "speed": rng.choice([0.5, 1.0, 1.5])}  # fmt: skip
-    return {"asset": rng.choice(["ball", "crate", "coin"]), "count": rng.randint(2, 6),
-            "interval": rng.choice([0.5, 1.0]), "x": round(u(-2, 2), 1), "y": round(u(-2, 2), 1),
-            "z": 2.0}  # fmt: skip
+        return {
+            "ax": ax,
+            "ay": ay,
+            "bx": round(ax + u(1.5, 3), 1),
+            "by": ay,
+            "height": round(u(0.2, 1.0), 1),
+            "speed": rng.choice([0.5, 1.0, 1.5]),
+        }
+    return {
+        "asset": rng.choice(["ball", "crate", "coin"]),
+        "count": rng.randint(2, 6),
+        "interval": rng.choice([0.5, 1.0]),
+        "x": round(u(-2, 2), 1),
+        "y": round(u(-2, 2), 1),
+        "z": 2.0,
+    }
 
 
 DIFFICULTY = {

@@ -70,22 +70,38 @@ class Placed:
     @classmethod
     def of(cls, obj: Mapping[str, Any]) -> Placed:
         """From a scene description's object (``pos``, ``hpr``, ``body``)."""
-        return cls(obj["name"], obj["asset"], np.asarray(obj["pos"], float),
-                   rotation_hpr(obj["hpr"]), obj.get("body") != "ghost")  # fmt: skip
+        return cls(
+            obj["name"],
+            obj["asset"],
+            np.asarray(obj["pos"], float),
+            rotation_hpr(obj["hpr"]),
+            obj.get("body") != "ghost",
+        )
 
     @classmethod
     def at(cls, obj: Mapping[str, Any], row: Sequence[float]) -> Placed:
         """``obj`` at a trace's sample ``row`` (x, y, z, qw, qx, qy, qz)."""
-        return cls(obj["name"], obj["asset"], np.asarray(row[:3], float),
-                   rotation_quat(row[3:7]), obj.get("body") != "ghost")  # fmt: skip
+        return cls(
+            obj["name"],
+            obj["asset"],
+            np.asarray(row[:3], float),
+            rotation_quat(row[3:7]),
+            obj.get("body") != "ghost",
+        )
 
     def parts(self) -> list[tuple[str, Box]]:
         """Its collision parts: ``(kind, box)``, kind ``box``, ``sphere`` or ``wedge``."""
         return [
-            (part.kind, (self.pos + self.rot @ np.asarray(part.offset), self.rot,
-                         np.asarray(part.size) / 2))
+            (
+                part.kind,
+                (
+                    self.pos + self.rot @ np.asarray(part.offset),
+                    self.rot,
+                    np.asarray(part.size) / 2,
+                ),
+            )
             for part in ASSETS[self.asset].parts
-        ]  # fmt: skip
+        ]
 
     def boxes(self) -> list[Box]:
         return [box for _, box in self.parts()]
@@ -237,8 +253,10 @@ def depth_inside(point: Sequence[float], polygon: np.ndarray) -> float:
     inside = min(depths)
     if inside >= 0:
         return inside
-    outside = min(-depth_inside(p, np.stack([a, b])) for a, b in
-                  zip(polygon, np.roll(polygon, -1, axis=0), strict=True))  # fmt: skip
+    outside = min(
+        -depth_inside(p, np.stack([a, b]))
+        for a, b in zip(polygon, np.roll(polygon, -1, axis=0), strict=True)
+    )
     return -outside
 
 
@@ -319,8 +337,9 @@ class Support:
         return self.depth > -math.inf
 
 
-def support(o: Placed, others: Iterable[Placed], allowed: Callable[[str], bool],
-            gap_m: float, sink_m: float) -> Support:  # fmt: skip
+def support(
+    o: Placed, others: Iterable[Placed], allowed: Callable[[str], bool], gap_m: float, sink_m: float
+) -> Support:
     """Where ``o`` touches the floor and the flat tops of ``others`` (see the module docstring),
     and whether the surfaces ``allowed(name)`` accepts hold it up."""
     low, centre = lowest(o), o.pos[:2]
@@ -346,15 +365,19 @@ def support(o: Placed, others: Iterable[Placed], allowed: Callable[[str], bool],
         if len(touch):
             contacts[surface.name] = (
                 np.concatenate([contacts[surface.name], touch])
-                if surface.name in contacts else touch
-            )  # fmt: skip
+                if surface.name in contacts
+                else touch
+            )
     held_by = [region for name, region in contacts.items() if allowed(name)]
     if not held_by:
         return Support(contacts, False, -math.inf, float(gap), under)
     region = hull(np.concatenate(held_by))
     spheres = all(kind == "sphere" for kind, _ in o.parts())
-    depth = -float(np.linalg.norm(region[0] - centre)) if spheres and len(region) == 1 else (
-        depth_inside(centre, region))  # fmt: skip
+    depth = (
+        -float(np.linalg.norm(region[0] - centre))
+        if spheres and len(region) == 1
+        else (depth_inside(centre, region))
+    )
     # A ball stands on one point: held when that point is under its centre.
     held = bool(depth >= -1e-6 if spheres else depth > 0)
     return Support(contacts, held, float(depth), float(gap), under)

@@ -146,8 +146,17 @@ def reaction(world: World, state: dict[str, Any], phase: str) -> dict[str, Any]:
     for name, obj in world.objects.items():
         if name not in before:
             pos, hpr = _pose(obj)
-            actions.append({"do": "spawn", "object": name, "asset": obj.asset, "body": obj.body,
-                            "pos": pos, "hpr": hpr, "velocity": _velocity(obj)})  # fmt: skip
+            actions.append(
+                {
+                    "do": "spawn",
+                    "object": name,
+                    "asset": obj.asset,
+                    "body": obj.body,
+                    "pos": pos,
+                    "hpr": hpr,
+                    "velocity": _velocity(obj),
+                }
+            )
             continue
         (pos, hpr), closed, velocity = before[name]
         if closed is None and obj.closed_pos is not None:
@@ -163,8 +172,9 @@ def reaction(world: World, state: dict[str, Any], phase: str) -> dict[str, Any]:
             actions.append({"do": "velocity", "object": name, "velocity": _velocity(obj)})
     for counter, value in world.counters.items():
         if value != counters.get(counter, 0):
-            actions.append({"do": "count", "counter": counter,
-                            "amount": value - counters.get(counter, 0)})  # fmt: skip
+            actions.append(
+                {"do": "count", "counter": counter, "amount": value - counters.get(counter, 0)}
+            )
     actions += [{"do": "mover", **m} for m in world.movers[movers:]]
     actions += [
         {"do": "spawner", **{k: v for k, v in s.items() if k not in ("spawned", "start")}}
@@ -214,8 +224,12 @@ def apply(world: World, action: Any) -> None:
         )
     elif kind == "mover":
         _target(world, action, "target")
-        world.mover(action["target"], action.get("points", ()), action.get("speed", 1.0),
-                    bool(action.get("loop", True)))  # fmt: skip
+        world.mover(
+            action["target"],
+            action.get("points", ()),
+            action.get("speed", 1.0),
+            bool(action.get("loop", True)),
+        )
     elif kind == "spawner":
         if action.get("asset") == PLAYER:
             raise SceneError("the logic may not spawn a player; the verifier walks its own")
@@ -256,8 +270,15 @@ class Host:
     ``{"done": False, "phase", "state"}`` (``state``: :func:`mirror`), or, at the end,
     ``{"done": True, "trace": ...}``; the next call passes the logic session's answer."""
 
-    def __init__(self, description: dict[str, Any], path: list, speed: float, seconds: float,
-                 listen: dict[str, Any], waits: list | tuple = ()) -> None:  # fmt: skip
+    def __init__(
+        self,
+        description: dict[str, Any],
+        path: list,
+        speed: float,
+        seconds: float,
+        listen: dict[str, Any],
+        waits: list | tuple = (),
+    ) -> None:
         self.world = World.build(description)
         self.world.protected = {PLAYER}  # bindings and movers may not act on the verifier's
         self.world.player_path(path, speed, waits=waits)
@@ -279,8 +300,9 @@ class Host:
         if answer is not None:
             actions = answer.get("actions")
             if not isinstance(actions, list) or len(actions) > MAX_ACTIONS:
-                raise SceneError(f"the logic must answer with a list of at most {MAX_ACTIONS} "
-                                 "actions")  # fmt: skip
+                raise SceneError(
+                    f"the logic must answer with a list of at most {MAX_ACTIONS} actions"
+                )
             for action in actions:
                 apply(self.world, action)
             self._heed(answer)
@@ -297,9 +319,10 @@ class Host:
                 self.recorder.after_frame()  # what this frame simulated, before any answer
                 self.done, self.stage = self.done + 1, "pre"
                 events = [
-                    e for e in world.events[self.mark:]
+                    e
+                    for e in world.events[self.mark :]
                     if e["kind"] in EVENTS and e["kind"] in self.listen.get(e.get("trigger"), ())
-                ]  # fmt: skip
+                ]
                 self.mark = len(world.events)
                 if events:
                     return {"done": False, "phase": "post", "state": mirror(world, events)}

@@ -139,8 +139,17 @@ class SceneObject:
     """A named object of the world: an asset with a body. ``node`` is its Panda3D ``NodePath``
     (a Bullet rigid body, or a ghost for ghost bodies)."""
 
-    def __init__(self, world: World, name: str, asset_name: str, body: str, node: NodePath,
-                 mass: float, friction: float, restitution: float) -> None:  # fmt: skip
+    def __init__(
+        self,
+        world: World,
+        name: str,
+        asset_name: str,
+        body: str,
+        node: NodePath,
+        mass: float,
+        friction: float,
+        restitution: float,
+    ) -> None:
         self.world, self.name, self.asset, self.body, self.node = (
             world,
             name,
@@ -334,15 +343,27 @@ class World:
         del self.objects[name]
 
     def set_body(
-        self, name: str, body: str, mass: float | None = None, friction: float | None = None,
+        self,
+        name: str,
+        body: str,
+        mass: float | None = None,
+        friction: float | None = None,
         restitution: float | None = None,
-    ) -> SceneObject:  # fmt: skip
+    ) -> SceneObject:
         """Give ``name`` a new body (respawned in place, same name)."""
         old = self.get(name)
         pos, hpr, asset_name, level = old.pos, old.hpr, old.asset, old.level
         self.remove(name)
-        obj = self.spawn(asset_name, pos, hpr, name=name, body=body, mass=mass,
-                         friction=friction, restitution=restitution)  # fmt: skip
+        obj = self.spawn(
+            asset_name,
+            pos,
+            hpr,
+            name=name,
+            body=body,
+            mass=mass,
+            friction=friction,
+            restitution=restitution,
+        )
         obj.level = level
         return obj
 
@@ -382,9 +403,14 @@ class World:
         (found.on_enter if event == "enter" else found.on_exit).append(callback)
 
     def bind(
-        self, trigger: str, event: str, action: str, target: str = "", amount: int = 1,
+        self,
+        trigger: str,
+        event: str,
+        action: str,
+        target: str = "",
+        amount: int = 1,
         only: str = "",
-    ) -> None:  # fmt: skip
+    ) -> None:
         """Declarative logic (plain data, part of the description): when something (``only``:
         an object name or asset, if given) enters or exits ``trigger``, ``open``, ``close``,
         ``toggle`` or ``destroy`` the object ``target`` (``"other"``: what entered),
@@ -398,9 +424,15 @@ class World:
         if action == "spawn" and target not in ASSETS:
             raise SceneError(f"spawn needs an asset as target, got {target!r}")
         self.bindings.append(
-            {"trigger": trigger, "event": event, "action": action, "target": str(target),
-             "amount": int(amount), "only": str(only)}
-        )  # fmt: skip
+            {
+                "trigger": trigger,
+                "event": event,
+                "action": action,
+                "target": str(target),
+                "amount": int(amount),
+                "only": str(only),
+            }
+        )
 
     def on_update(self, callback: Callback) -> None:
         """Call ``callback(world, dt)`` every frame, before physics."""
@@ -436,14 +468,22 @@ class World:
             obj = self.set_body(target, "kinematic")
         obj.set_pos(waypoints[0])
         self.movers.append(
-            {"target": target, "points": [[p.x, p.y, p.z] for p in waypoints], "speed": speed,
-             "loop": bool(loop)}
-        )  # fmt: skip
+            {
+                "target": target,
+                "points": [[p.x, p.y, p.z] for p in waypoints],
+                "speed": speed,
+                "loop": bool(loop),
+            }
+        )
 
     def spawner(
-        self, asset_name: str, pos: Sequence[float], interval: float, count: int,
+        self,
+        asset_name: str,
+        pos: Sequence[float],
+        interval: float,
+        count: int,
         velocity: Sequence[float] = (0.0, 0.0, 0.0),
-    ) -> None:  # fmt: skip
+    ) -> None:
         """Spawn ``count`` ``asset_name`` objects at ``pos``, one every ``interval`` seconds,
         the first one ``interval`` from now, each with ``velocity``."""
         if asset_name not in ASSETS:
@@ -456,10 +496,16 @@ class World:
         position = _vector(pos, "spawner: pos")
         v = _vector(velocity, "spawner: velocity", -MAX_SPEED, MAX_SPEED)
         self.spawners.append(
-            {"asset": asset_name, "pos": [position.x, position.y, position.z],
-             "interval": interval, "count": count, "velocity": [v.x, v.y, v.z], "spawned": 0,
-             "start": self.time}
-        )  # fmt: skip
+            {
+                "asset": asset_name,
+                "pos": [position.x, position.y, position.z],
+                "interval": interval,
+                "count": count,
+                "velocity": [v.x, v.y, v.z],
+                "spawned": 0,
+                "start": self.time,
+            }
+        )
 
     def count(self, counter: str, amount: int = 1) -> int:
         """Add ``amount`` to the counter ``counter``; returns its value."""
@@ -497,8 +543,9 @@ class World:
     def log(self, kind: str, **data: Any) -> None:
         """Add an event ``{"t", "frame", "kind", ...data}`` to ``world.events``."""
         if len(self.events) < MAX_EVENTS:
-            self.events.append({"t": round(self.time, 6), "frame": self.frame, "kind": str(kind),
-                                **data})  # fmt: skip
+            self.events.append(
+                {"t": round(self.time, 6), "frame": self.frame, "kind": str(kind), **data}
+            )
 
     # -- the player ----------------------------------------------------------------------------
     def player_path(
@@ -516,15 +563,22 @@ class World:
             raise SceneError("a player path needs 1 to 256 waypoints")
         pauses = [_positive(w, "a wait (s)", MAX_RUN_S) for w in waits][: len(points)]
         player = self._ensure_player(name, points[0])
-        self._player = {"name": player.name, "points": [tuple(p) for p in points],
-                        "speed": _positive(speed, "speed (m/s)", MAX_SPEED), "waits": pauses,
-                        "t0": self.time, "inputs": None}  # fmt: skip
+        self._player = {
+            "name": player.name,
+            "points": [tuple(p) for p in points],
+            "speed": _positive(speed, "speed (m/s)", MAX_SPEED),
+            "waits": pauses,
+            "t0": self.time,
+            "inputs": None,
+        }
         return player
 
     def player_inputs(
-        self, inputs: Iterable[Sequence[float]], start: Sequence[float] = (0, 0, 0.9),
+        self,
+        inputs: Iterable[Sequence[float]],
+        start: Sequence[float] = (0, 0, 0.9),
         name: str = "player",
-    ) -> SceneObject:  # fmt: skip
+    ) -> SceneObject:
         """A kinematic player that follows an input sequence: ``(seconds, vx, vy)`` rows, each a
         velocity (m/s) held for that long."""
         rows = [(_positive(s, "seconds", MAX_RUN_S), float(vx), float(vy)) for s, vx, vy in inputs]
@@ -660,10 +714,18 @@ class World:
         quat = obj.node.get_quat()
         half = Vec3(*obj.size) / 2
         reach = [  # the object's world bounding box half sizes
-            sum(abs(axis[k]) * half[i] for i, axis in enumerate(
-                (quat.xform(Vec3(1, 0, 0)), quat.xform(Vec3(0, 1, 0)), quat.xform(Vec3(0, 0, 1)))))
+            sum(
+                abs(axis[k]) * half[i]
+                for i, axis in enumerate(
+                    (
+                        quat.xform(Vec3(1, 0, 0)),
+                        quat.xform(Vec3(0, 1, 0)),
+                        quat.xform(Vec3(0, 0, 1)),
+                    )
+                )
+            )
             for k in range(3)
-        ]  # fmt: skip
+        ]
         gap = obj.node.get_pos() - trigger.node.get_pos()
         return all(abs(gap[k]) < reach[k] + trigger.size[k] / 2 for k in range(3))
 
@@ -749,8 +811,11 @@ class World:
         """A new world from :meth:`describe`'s output; raises :class:`SceneError` on bad data."""
         if not isinstance(description, dict):
             raise SceneError("a scene description must be a dict")
-        world = cls(description.get("seed", 0), description.get("dt", 1 / 60),
-                    description.get("substeps", 2))  # fmt: skip
+        world = cls(
+            description.get("seed", 0),
+            description.get("dt", 1 / 60),
+            description.get("substeps", 2),
+        )
         if description.get("room") is not None:
             room = description["room"]
             world.make_room(room["width"], room["depth"], room.get("door_x", 0.0))
@@ -758,10 +823,15 @@ class World:
             if o.get("name") in world.objects:
                 continue  # the room's walls
             obj = world.spawn(
-                o["asset"], o["pos"], o.get("hpr", (0, 0, 0)), name=o["name"],
-                body=o.get("body"), mass=o.get("mass"), friction=o.get("friction"),
+                o["asset"],
+                o["pos"],
+                o.get("hpr", (0, 0, 0)),
+                name=o["name"],
+                body=o.get("body"),
+                mass=o.get("mass"),
+                friction=o.get("friction"),
                 restitution=o.get("restitution"),
-            )  # fmt: skip
+            )
             obj.level = bool(o.get("level", False))
             if any(o.get("velocity", (0, 0, 0))):
                 obj.set_velocity(o["velocity"])
@@ -771,13 +841,20 @@ class World:
         for t in description.get("triggers", ()):
             world.trigger(t["name"], t["pos"], t["size"])
         for b in description.get("bindings", ()):
-            world.bind(b["trigger"], b["event"], b["action"], b.get("target", ""),
-                       b.get("amount", 1), b.get("only", ""))  # fmt: skip
+            world.bind(
+                b["trigger"],
+                b["event"],
+                b["action"],
+                b.get("target", ""),
+                b.get("amount", 1),
+                b.get("only", ""),
+            )
         for m in description.get("movers", ()):
             world.mover(m["target"], m["points"], m["speed"], m.get("loop", True))
         for s in description.get("spawners", ()):
-            world.spawner(s["asset"], s["pos"], s["interval"], s["count"],
-                          s.get("velocity", (0, 0, 0)))  # fmt: skip
+            world.spawner(
+                s["asset"], s["pos"], s["interval"], s["count"], s.get("velocity", (0, 0, 0))
+            )
         world.counters = {str(k): int(v) for k, v in description.get("counters", {}).items()}
         return world
 
@@ -796,10 +873,14 @@ class World:
         }
         left, right = -width / 2 - t, width / 2 + t
         gap_l, gap_r = door_x - 0.5, door_x + 0.5
-        walls["wall_south"] = (((left + gap_l) / 2, -depth / 2 - t / 2, h / 2),
-                               (gap_l - left, t, h))  # fmt: skip
-        walls["wall_south_2"] = (((gap_r + right) / 2, -depth / 2 - t / 2, h / 2),
-                                 (right - gap_r, t, h))  # fmt: skip
+        walls["wall_south"] = (
+            ((left + gap_l) / 2, -depth / 2 - t / 2, h / 2),
+            (gap_l - left, t, h),
+        )
+        walls["wall_south_2"] = (
+            ((gap_r + right) / 2, -depth / 2 - t / 2, h / 2),
+            (right - gap_r, t, h),
+        )
         for name, (center, size) in walls.items():
             node = BulletRigidBodyNode(name)
             node.add_shape(BulletBoxShape(Vec3(*size) / 2))

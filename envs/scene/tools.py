@@ -58,8 +58,9 @@ def _scene(call: Any) -> Any:
         raise ToolCallError(str(exc)) from None
 
 
-def _place(world: World, asset_name: str, pos: tuple[float, float, float], heading: float,
-           body: str) -> Any:  # fmt: skip
+def _place(
+    world: World, asset_name: str, pos: tuple[float, float, float], heading: float, body: str
+) -> Any:
     free = [n for n in OBJECT_NAMES if n.startswith(asset_name + "_") and n not in world.objects]
     if not free:
         raise ToolCallError(f"there are already {MAX_INDEX} {asset_name} objects")
@@ -72,11 +73,14 @@ def _place(world: World, asset_name: str, pos: tuple[float, float, float], headi
 
 @registry.tool
 def spawn(
-    world: Any, asset: AssetName, x: Coordinate = 0.0, y: Coordinate = 0.0,
+    world: Any,
+    asset: AssetName,
+    x: Coordinate = 0.0,
+    y: Coordinate = 0.0,
     z: Annotated[float, Param("m", -1.0, 20.0, 0.05)] = -1.0,
     heading: Angle = 0.0,
     body: Annotated[str, Param(choices=("default", *BODIES))] = "default",
-) -> Any:  # fmt: skip
+) -> Any:
     """Spawn a catalogue asset, named <asset>_<k> with the lowest free k.
 
     Args:
@@ -94,10 +98,15 @@ def spawn(
 
 @registry.tool
 def spawn_row(
-    world: Any, asset: AssetName, count: Count, x: Coordinate = 0.0, y: Coordinate = 0.0,
+    world: Any,
+    asset: AssetName,
+    count: Count,
+    x: Coordinate = 0.0,
+    y: Coordinate = 0.0,
     dx: Annotated[float, Param("m", -5.0, 5.0, 0.05)] = 0.0,
-    dy: Annotated[float, Param("m", -5.0, 5.0, 0.05)] = 0.5, heading: Angle = 0.0,
-) -> Any:  # fmt: skip
+    dy: Annotated[float, Param("m", -5.0, 5.0, 0.05)] = 0.5,
+    heading: Angle = 0.0,
+) -> Any:
     """Spawn count copies of an asset resting on the floor, the first at (x, y), each next one
     (dx, dy) further (a domino chain, a row of chairs).
 
@@ -111,19 +120,24 @@ def spawn_row(
         heading: turn of every copy about +Z.
     """
     names = [
-        _place(world, asset, (x + k * dx, y + k * dy, _resting_z(asset, -1.0)), heading,
-               "default").name
+        _place(
+            world, asset, (x + k * dx, y + k * dy, _resting_z(asset, -1.0)), heading, "default"
+        ).name
         for k in range(count)
-    ]  # fmt: skip
+    ]
     world.note = f"spawned {', '.join(names)}"
     return world
 
 
 @registry.tool
 def spawn_stack(
-    world: Any, asset: AssetName, count: Count, x: Coordinate = 0.0, y: Coordinate = 0.0,
+    world: Any,
+    asset: AssetName,
+    count: Count,
+    x: Coordinate = 0.0,
+    y: Coordinate = 0.0,
     heading: Angle = 0.0,
-) -> Any:  # fmt: skip
+) -> Any:
     """Stack count copies of an asset at (x, y), the first on the floor, each on the one below.
 
     Args:
@@ -144,9 +158,12 @@ def spawn_stack(
 
 @registry.tool
 def move(
-    world: Any, name: ObjectName, x: Coordinate, y: Coordinate,
+    world: Any,
+    name: ObjectName,
+    x: Coordinate,
+    y: Coordinate,
     z: Annotated[float, Param("m", -1.0, 20.0, 0.05)] = -1.0,
-) -> Any:  # fmt: skip
+) -> Any:
     """Move an object so its centre is at (x, y, z).
 
     Args:
@@ -193,11 +210,13 @@ def delete(world: Any, name: ObjectName) -> Any:
 
 @registry.tool
 def set_body(
-    world: Any, name: ObjectName, body: Annotated[str, Param(choices=BODIES)],
+    world: Any,
+    name: ObjectName,
+    body: Annotated[str, Param(choices=BODIES)],
     mass: Annotated[float, Param("kg", -1.0, 1000.0, 0.5)] = -1.0,
     friction: Annotated[float, Param(None, -1.0, 2.0, 0.05)] = -1.0,
     restitution: Annotated[float, Param(None, -1.0, 1.0, 0.05)] = -1.0,
-) -> Any:  # fmt: skip
+) -> Any:
     """Give an object a body: static, dynamic, kinematic or ghost, with mass, friction and
     restitution (-1, the default: the asset's own).
 
@@ -232,9 +251,15 @@ def set_velocity(world: Any, name: ObjectName, vx: Speed, vy: Speed, vz: Speed =
 
 @registry.tool
 def add_trigger(
-    world: Any, name: TriggerName, x: Coordinate, y: Coordinate, z: Height = 0.9,
-    size_x: Extent = 1.0, size_y: Extent = 1.0, size_z: Extent = 1.8,
-) -> Any:  # fmt: skip
+    world: Any,
+    name: TriggerName,
+    x: Coordinate,
+    y: Coordinate,
+    z: Height = 0.9,
+    size_x: Extent = 1.0,
+    size_y: Extent = 1.0,
+    size_z: Extent = 1.8,
+) -> Any:
     """Add a ghost trigger box centred at (x, y, z); on_trigger connects it to actions.
 
     Args:
@@ -253,12 +278,14 @@ def add_trigger(
 
 @registry.tool
 def on_trigger(
-    world: Any, trigger: TriggerName, action: Annotated[str, Param(choices=ACTIONS)],
+    world: Any,
+    trigger: TriggerName,
+    action: Annotated[str, Param(choices=ACTIONS)],
     target: Annotated[str, Param(choices=(*OBJECT_NAMES, *COUNTERS, *ASSET_NAMES, "other"))],
     event: Annotated[str, Param(choices=EVENTS)] = "enter",
     only: Annotated[str, Param(choices=("", *ASSET_NAMES, *OBJECT_NAMES))] = "",
     amount: Annotated[int, Param(None, -10, 10, 1)] = 1,
-) -> Any:  # fmt: skip
+) -> Any:
     """Connect a trigger to an action: when something enters (or exits) it, open, close, toggle
     or destroy the target object ("other": what entered), count amount on the target counter, or
     spawn the target asset at the trigger.
@@ -278,10 +305,17 @@ def on_trigger(
 
 @registry.tool
 def add_waypoint_mover(
-    world: Any, name: ObjectName, x1: Coordinate, y1: Coordinate, z1: Height, x2: Coordinate,
-    y2: Coordinate, z2: Height, speed: Annotated[float, Param("m/s", 0.1, 20.0, 0.1)] = 1.0,
+    world: Any,
+    name: ObjectName,
+    x1: Coordinate,
+    y1: Coordinate,
+    z1: Height,
+    x2: Coordinate,
+    y2: Coordinate,
+    z2: Height,
+    speed: Annotated[float, Param("m/s", 0.1, 20.0, 0.1)] = 1.0,
     loop: Annotated[str, Param(choices=("yes", "no"))] = "yes",
-) -> Any:  # fmt: skip
+) -> Any:
     """Make an object kinematic and move it from waypoint 1 to waypoint 2 (and back, with loop).
 
     Args:
@@ -303,9 +337,17 @@ def add_waypoint_mover(
 
 @registry.tool
 def add_spawner(
-    world: Any, asset: AssetName, x: Coordinate, y: Coordinate, z: Height,
-    interval: Seconds, count: Count, vx: Speed = 0.0, vy: Speed = 0.0, vz: Speed = 0.0,
-) -> Any:  # fmt: skip
+    world: Any,
+    asset: AssetName,
+    x: Coordinate,
+    y: Coordinate,
+    z: Height,
+    interval: Seconds,
+    count: Count,
+    vx: Speed = 0.0,
+    vy: Speed = 0.0,
+    vz: Speed = 0.0,
+) -> Any:
     """Spawn count copies of an asset at (x, y, z), one every interval seconds, each with the
     velocity (vx, vy, vz).
 

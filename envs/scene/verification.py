@@ -89,16 +89,19 @@ def sanitize(description: Any) -> dict[str, Any]:
         names.add(name)
         objects.append(
             {
-                "name": name, "asset": kind, "body": o["body"],
+                "name": name,
+                "asset": kind,
+                "body": o["body"],
                 "pos": _numbers(o.get("pos"), f"{name}: pos", 3, MAX_COORD_M),
                 "hpr": _numbers(o.get("hpr"), f"{name}: hpr", 3, 3600),
                 "mass": _numbers([o.get("mass")], f"{name}: mass", 1, 10_000)[0],
                 "friction": _numbers([o.get("friction")], f"{name}: friction", 1, 10)[0],
                 "restitution": _numbers([o.get("restitution")], f"{name}: restitution", 1, 1)[0],
                 "velocity": _numbers(o.get("velocity"), f"{name}: velocity", 3, MAX_SPEED),
-                "open": bool(o.get("open", False)), "level": bool(o.get("level", False)),
+                "open": bool(o.get("open", False)),
+                "level": bool(o.get("level", False)),
             }
-        )  # fmt: skip
+        )
         if objects[-1]["body"] == "dynamic" and objects[-1]["mass"] <= 0:
             raise DescriptionError(f"{name}: a dynamic body needs a mass above 0")
     return {"objects": objects}
@@ -127,9 +130,14 @@ def _catalogue(spec: Spec, o: dict[str, Any]) -> dict[str, Any]:
     """The properties a placed object keeps from the catalogue in a layout or physics task."""
     entry = ASSETS[o["asset"]]
     body = o["body"] if o["body"] in spec.bodies.get(o["asset"], ()) else entry.body
-    return {"body": body, "mass": entry.mass, "friction": entry.friction,
-            "restitution": entry.restitution, "velocity": [0.0, 0.0, 0.0],
-            "open": False}  # fmt: skip
+    return {
+        "body": body,
+        "mass": entry.mass,
+        "friction": entry.friction,
+        "restitution": entry.restitution,
+        "velocity": [0.0, 0.0, 0.0],
+        "open": False,
+    }
 
 
 def changes(spec: Spec, agent: dict[str, Any]) -> tuple[list[str], list[str]]:
@@ -163,12 +171,16 @@ def changes(spec: Spec, agent: dict[str, Any]) -> tuple[list[str], list[str]]:
         kept = _catalogue(spec, o)
         what = [
             f"a {o['body']} body (the catalogue's {kept['body']} is kept)"
-            if o["body"] != kept["body"] else "",
-            *(f"{k} {o[k]:g} (the catalogue's {kept[k]:g} is kept)"
-              for k in ("mass", "friction", "restitution") if abs(o[k] - kept[k]) > 1e-9),
+            if o["body"] != kept["body"]
+            else "",
+            *(
+                f"{k} {o[k]:g} (the catalogue's {kept[k]:g} is kept)"
+                for k in ("mass", "friction", "restitution")
+                if abs(o[k] - kept[k]) > 1e-9
+            ),
             "an initial velocity (placed objects start at rest)" if any(o["velocity"]) else "",
             "opened (placed objects start closed)" if o["open"] else "",
-        ]  # fmt: skip
+        ]
         if any(what):
             refused.append(f"{o['name']} was given " + ", ".join(w for w in what if w))
     return refused, ignored
@@ -193,13 +205,21 @@ def sanitize_trace(value: Any) -> dict[str, Any]:
         assets = {str(k): str(v) for k, v in value["assets"].items()}
         counters = {str(k): int(v) for k, v in value["counters"].items()}
         refused = sorted(
-            {f"{e.get('action')} {e.get('object')}" for e in value.get("events", ())
-             if isinstance(e, dict) and e.get("kind") == "refused"}
-        )[:20]  # fmt: skip
+            {
+                f"{e.get('action')} {e.get('object')}"
+                for e in value.get("events", ())
+                if isinstance(e, dict) and e.get("kind") == "refused"
+            }
+        )[:20]
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise DescriptionError(f"the session's trace is malformed: {exc}") from None
-    return {"times": times, "samples": samples, "assets": assets, "counters": counters,
-            "refused": refused}  # fmt: skip
+    return {
+        "times": times,
+        "samples": samples,
+        "assets": assets,
+        "counters": counters,
+        "refused": refused,
+    }
 
 
 class TrustedSimulator:
@@ -295,17 +315,23 @@ def sanitize_logic(description: Any) -> dict[str, Any]:
     if not isinstance(description, dict):
         raise DescriptionError("the scene description is not a table")
     triggers = [
-        {"name": _text(t.get("name"), "a trigger's name"),
-         "pos": _numbers(t.get("pos"), "a trigger's pos", 3, MAX_COORD_M),
-         "size": _numbers(t.get("size"), "a trigger's size", 3, 100)}
+        {
+            "name": _text(t.get("name"), "a trigger's name"),
+            "pos": _numbers(t.get("pos"), "a trigger's pos", 3, MAX_COORD_M),
+            "size": _numbers(t.get("size"), "a trigger's size", 3, 100),
+        }
         for t in _rows(description, "triggers", MAX_TRIGGERS)
-    ]  # fmt: skip
+    ]
     bindings = [
-        {**{k: _text(b.get(k, ""), f"a binding's {k}")
-            for k in ("trigger", "event", "action", "target", "only")},
-         "amount": _whole(b.get("amount", 1), "a binding's amount", 1000)}
+        {
+            **{
+                k: _text(b.get(k, ""), f"a binding's {k}")
+                for k in ("trigger", "event", "action", "target", "only")
+            },
+            "amount": _whole(b.get("amount", 1), "a binding's amount", 1000),
+        }
         for b in _rows(description, "bindings", 256)
-    ]  # fmt: skip
+    ]
     for b in bindings:
         if b["target"] == PLAYER and b["action"] not in ("count", "spawn"):
             raise DescriptionError(f"a binding may not {b['action']} the player")
@@ -317,19 +343,23 @@ def sanitize_logic(description: Any) -> dict[str, Any]:
         if m.get("target") == PLAYER:
             raise DescriptionError("a mover may not move the player; the verifier walks it")
         movers.append(
-            {"target": _text(m.get("target"), "a mover's target"),
-             "points": [_numbers(p, "a mover's waypoint", 3, MAX_COORD_M) for p in points],
-             "speed": _numbers([m.get("speed")], "a mover's speed", 1, MAX_SPEED)[0],
-             "loop": bool(m.get("loop", True))}
-        )  # fmt: skip
+            {
+                "target": _text(m.get("target"), "a mover's target"),
+                "points": [_numbers(p, "a mover's waypoint", 3, MAX_COORD_M) for p in points],
+                "speed": _numbers([m.get("speed")], "a mover's speed", 1, MAX_SPEED)[0],
+                "loop": bool(m.get("loop", True)),
+            }
+        )
     spawners = [
-        {"asset": _text(s.get("asset"), "a spawner's asset"),
-         "pos": _numbers(s.get("pos"), "a spawner's pos", 3, MAX_COORD_M),
-         "interval": _numbers([s.get("interval")], "a spawner's interval", 1, 120)[0],
-         "count": _whole(s.get("count"), "a spawner's count", 200),
-         "velocity": _numbers(s.get("velocity"), "a spawner's velocity", 3, MAX_SPEED)}
+        {
+            "asset": _text(s.get("asset"), "a spawner's asset"),
+            "pos": _numbers(s.get("pos"), "a spawner's pos", 3, MAX_COORD_M),
+            "interval": _numbers([s.get("interval")], "a spawner's interval", 1, 120)[0],
+            "count": _whole(s.get("count"), "a spawner's count", 200),
+            "velocity": _numbers(s.get("velocity"), "a spawner's velocity", 3, MAX_SPEED),
+        }
         for s in _rows(description, "spawners", 64)
-    ]  # fmt: skip
+    ]
     return {"triggers": triggers, "bindings": bindings, "movers": movers, "spawners": spawners}
 
 
@@ -366,8 +396,11 @@ def _listening(value: Any) -> dict[str, Any]:
     next_timer = value.get("next_timer")
     if isinstance(next_timer, bool) or not isinstance(next_timer, int | float | None):
         next_timer = None
-    return {"triggers": triggers, "every_frame": bool(value.get("every_frame")),
-            "next_timer": next_timer}  # fmt: skip
+    return {
+        "triggers": triggers,
+        "every_frame": bool(value.get("every_frame")),
+        "next_timer": next_timer,
+    }
 
 
 def _failure(result: Any) -> str:
@@ -375,16 +408,27 @@ def _failure(result: Any) -> str:
 
 
 def play_path(
-    logic: Session, host: Any, scene: dict[str, Any], listen: dict[str, Any],
-    trajectory: dict[str, Any], seconds: float, budget_s: float,
-) -> tuple[dict[str, Any] | None, str | None]:  # fmt: skip
+    logic: Session,
+    host: Any,
+    scene: dict[str, Any],
+    listen: dict[str, Any],
+    trajectory: dict[str, Any],
+    seconds: float,
+    budget_s: float,
+) -> tuple[dict[str, Any] | None, str | None]:
     """One held-out play: the trusted ``host`` (``TrustedSimulator.request`` under its lock)
     owns the world and the player; ``logic`` (the agent's session) answers each stop with
     actions within ``REACT_S`` s each and ``budget_s`` s in all. Returns ``(trace, None)`` or
     ``(None, why)``."""
     deadline = time.monotonic() + budget_s
-    args = {"description": scene, "path": trajectory["path"], "speed": trajectory["speed"],
-            "waits": trajectory.get("waits", []), "seconds": seconds, "listen": listen}  # fmt: skip
+    args = {
+        "description": scene,
+        "path": trajectory["path"],
+        "speed": trajectory["speed"],
+        "waits": trajectory.get("waits", []),
+        "seconds": seconds,
+        "listen": listen,
+    }
     stop = host("host", args)
     dt = float(scene.get("dt", 1 / 60))
     while stop.ok and isinstance(stop.value, dict) and not stop.value.get("done"):
@@ -407,9 +451,12 @@ def play_path(
 
 
 def played(
-    spec: Spec, actions: Sequence[Action], tier: str, simulator: TrustedSimulator,
+    spec: Spec,
+    actions: Sequence[Action],
+    tier: str,
+    simulator: TrustedSimulator,
     limits: Limits | None = None,
-) -> tuple[list[tuple[dict, dict]], str | None]:  # fmt: skip
+) -> tuple[list[tuple[dict, dict]], str | None]:
     """Replay ``actions`` on a fresh copy of the level in a fresh logic session, then play the
     held-out paths (two at the cheap tier, all at the exact one) on the trusted ``simulator``,
     the logic session answering its stops from a snapshot of its replayed state each time.
@@ -449,8 +496,9 @@ def played(
                         session.rollback(snapshot)
                 except SandboxError as exc:
                     return [], f"the game logic could not be reset for path {k + 1}: {exc}"
-                trace, why = play_path(session, host, scene, listen, trajectory, spec.seconds,
-                                       limits.wall_s)  # fmt: skip
+                trace, why = play_path(
+                    session, host, scene, listen, trajectory, spec.seconds, limits.wall_s
+                )
                 if why:
                     return [], f"the game did not run to the end on path {k + 1}: {why}"
                 plays.append((trajectory, trace))
@@ -478,9 +526,12 @@ class Candidate:
 
 
 def verify_candidate(
-    task: Task, candidate: Candidate | None, tier: str, simulator: TrustedSimulator,
+    task: Task,
+    candidate: Candidate | None,
+    tier: str,
+    simulator: TrustedSimulator,
     limits: Limits | None = None,
-) -> tuple[VerifierReport, dict[str, Any]]:  # fmt: skip
+) -> tuple[VerifierReport, dict[str, Any]]:
     """Score a candidate at ``tier``; returns the report and the scene that was checked."""
     spec = spec_for(task.parameters)
     if candidate is None:
@@ -498,11 +549,16 @@ def verify_candidate(
             if why:
                 return failed_report(tier, why), scene
             notes["refused"] += sorted(
-                {f"the logic's binding to {r} was skipped (logic may not act on the verifier's "
-                 "player)" for _, trace in plays for r in trace.get("refused", ())}
-            )  # fmt: skip
-            return verify_scene(scene, spec.constraints, tier, plays=plays,
-                                seconds=spec.seconds, notes=notes), scene  # fmt: skip
+                {
+                    f"the logic's binding to {r} was skipped (logic may not act on the verifier's "
+                    "player)"
+                    for _, trace in plays
+                    for r in trace.get("refused", ())
+                }
+            )
+            return verify_scene(
+                scene, spec.constraints, tier, plays=plays, seconds=spec.seconds, notes=notes
+            ), scene
         # A set-up that starts wrong earns nothing from its outcome: it is not simulated.
         started = all(
             check_initial(Scene(scene), c)[0] for c in spec.constraints if c["kind"] == "initial"
@@ -593,8 +649,11 @@ _REFERENCE_SOURCES = (
 def _reference_key(task: Task) -> str:
     """What decides a reference scene: the reference program, the task's parameters (its
     level), Panda3D's version and the code that builds and reads scenes."""
-    inputs = {"reference": task.reference, "parameters": dict(task.parameters),
-              "panda3d": cache.tool_versions("panda3d")}  # fmt: skip
+    inputs = {
+        "reference": task.reference,
+        "parameters": dict(task.parameters),
+        "panda3d": cache.tool_versions("panda3d"),
+    }
     return cache.cache_key("scene-reference", inputs, modules=_REFERENCE_SOURCES)
 
 
@@ -608,8 +667,11 @@ def _cached_scene(key: str) -> dict[str, Any] | None:
         scene = protocol.decode(packed.tobytes())["scene"]
     except (protocol.ProtocolViolation, KeyError, TypeError, ValueError):  # not a message of ours
         return None
-    ok = (isinstance(scene, dict) and isinstance(scene.get("objects"), list)
-          and isinstance(scene.get("triggers"), list))  # fmt: skip
+    ok = (
+        isinstance(scene, dict)
+        and isinstance(scene.get("objects"), list)
+        and isinstance(scene.get("triggers"), list)
+    )
     return scene if ok else None
 
 

@@ -106,11 +106,15 @@ def room_walls(room: Mapping[str, Any] | None) -> list[tuple[str, Box]]:
         "north wall": ((0, d / 2 + t / 2, 0.5), (w + 2 * t, t, 1.0)),
         "east wall": ((w / 2 + t / 2, 0, 0.5), (t, d, 1.0)),
         "west wall": ((-w / 2 - t / 2, 0, 0.5), (t, d, 1.0)),
-        "south wall": (((left + door_x - 0.5) / 2, -d / 2 - t / 2, 0.5),
-                       (door_x - 0.5 - left, t, 1)),
-        "south wall ": (((door_x + 0.5 + right) / 2, -d / 2 - t / 2, 0.5),
-                        (right - door_x - 0.5, t, 1)),
-    }  # fmt: skip
+        "south wall": (
+            ((left + door_x - 0.5) / 2, -d / 2 - t / 2, 0.5),
+            (door_x - 0.5 - left, t, 1),
+        ),
+        "south wall ": (
+            ((door_x + 0.5 + right) / 2, -d / 2 - t / 2, 0.5),
+            (right - door_x - 0.5, t, 1),
+        ),
+    }
     return [
         (name.strip(), (np.array(c, float), np.eye(3), np.array(s, float) / 2))
         for name, (c, s) in specs.items()
@@ -227,13 +231,18 @@ def _unsupported(name: str, held: Any, names: Sequence[str], verb: str = "starts
         return f"{name} {verb} on {_contact_names(held.contacts)}, not on {_words(names)}"
     regions = [r for r in held.contacts.values() if len(r)]
     if all(len(r) == 1 for r in regions):
-        return (f"{name} {verb} balanced on a point of {_contact_names(held.contacts)} "
-                "(it would tip)")  # fmt: skip
+        return (
+            f"{name} {verb} balanced on a point of {_contact_names(held.contacts)} (it would tip)"
+        )
     if set(held.contacts) == {FLOOR}:
-        return (f"{name} {verb} tipping over (its centre {-held.depth:.3f} m outside where it "
-                "touches the floor)")  # fmt: skip
-    return (f"{name} {verb} with its centre {-held.depth:.3f} m past the edge of what holds it "
-            f"({_contact_names(held.contacts)}; it would tip)")  # fmt: skip
+        return (
+            f"{name} {verb} tipping over (its centre {-held.depth:.3f} m outside where it "
+            "touches the floor)"
+        )
+    return (
+        f"{name} {verb} with its centre {-held.depth:.3f} m past the edge of what holds it "
+        f"({_contact_names(held.contacts)}; it would tip)"
+    )
 
 
 def _plural(n: int, word: str) -> str:
@@ -498,10 +507,13 @@ def check_initial(scene: Scene, c: Mapping[str, Any]) -> Check:
             continue
         here = Placed.of(o)
         depth, other = max(
-            ((max(penetration(p, q) for p in here.boxes() for q in b.boxes()), b.name)
-             for b in solid if b.name != o["name"]),
+            (
+                (max(penetration(p, q) for p in here.boxes() for q in b.boxes()), b.name)
+                for b in solid
+                if b.name != o["name"]
+            ),
             default=(0.0, ""),
-        )  # fmt: skip
+        )
         if -bottom(o) > OVERLAP_M:
             bad.append(f"{o['name']} starts {-bottom(o):.3f} m into the floor")
         elif depth > OVERLAP_M:
@@ -516,11 +528,17 @@ def check_initial(scene: Scene, c: Mapping[str, Any]) -> Check:
 
 
 STATIC_CHECKS = {
-    "count": check_count, "near": check_near, "next_to": check_next_to, "facing": check_facing,
-    "against_wall": check_against_wall, "inside_room": check_inside_room,
-    "no_overlap": check_no_overlap, "walkway": check_walkway, "aligned": check_aligned,
+    "count": check_count,
+    "near": check_near,
+    "next_to": check_next_to,
+    "facing": check_facing,
+    "against_wall": check_against_wall,
+    "inside_room": check_inside_room,
+    "no_overlap": check_no_overlap,
+    "walkway": check_walkway,
+    "aligned": check_aligned,
     "initial": check_initial,
-}  # fmt: skip
+}
 
 
 # -- simulated checks ----------------------------------------------------------------------------
@@ -569,8 +587,9 @@ def check_resting(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) 
                     bad.append(_unsupported(f"{o['name']} ({o['body']})", held, (), "is"))
                 else:
                     where = "above" if held.gap > 0 else "into"
-                    bad.append(f"{o['name']} ({o['body']}) is {abs(held.gap):.2f} m {where} "
-                               f"{held.under}")  # fmt: skip
+                    bad.append(
+                        f"{o['name']} ({o['body']}) is {abs(held.gap):.2f} m {where} {held.under}"
+                    )
                 continue
         rows = [r for r in _rows(trace, o["name"]) if r is not None]
         if not rows:
@@ -609,9 +628,13 @@ def check_on(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) -> Ch
     bad = []
     for o in found:
         here = Placed.of(o)
-        tops = [f for f in surfaces(b for b in start if b.name != o["name"] and allowed(b.name))
-                if f.outline is not None and len(f.outline) >= 3
-                and depth_inside(here.pos, f.outline) >= 0]  # fmt: skip
+        tops = [
+            f
+            for f in surfaces(b for b in start if b.name != o["name"] and allowed(b.name))
+            if f.outline is not None
+            and len(f.outline) >= 3
+            and depth_inside(here.pos, f.outline) >= 0
+        ]
         low = lowest(here)
         sunk = max(((f.z - low, f.name) for f in tops), default=(0.0, ""))
         if sunk[0] > ON_CONTACT_M:
@@ -626,8 +649,10 @@ def check_on(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) -> Ch
                     f"on {_words(names) if floor else _contact_names_of(scene, c['other'])}"
                 )
             elif FLOOR not in touched and len(touched) == len(placed_on.contacts):
-                bad.append(f"{o['name']}'s centre is {-placed_on.depth:.3f} m past the edge of "
-                           f"{_contact_names(touched)}'s top")  # fmt: skip
+                bad.append(
+                    f"{o['name']}'s centre is {-placed_on.depth:.3f} m past the edge of "
+                    f"{_contact_names(touched)}'s top"
+                )
             else:
                 bad.append(_unsupported(o["name"], placed_on, names, "is placed"))
             continue
@@ -697,8 +722,12 @@ def check_stands(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) -
     fallen = [o["name"] for o in crates if o["name"] not in stood]
     if not fallen:
         return True, 1.0, f"the stack of {len(crates)} stands"
-    return (False, share, f"the stack fell: {len(fallen)} of {len(crates)} moved more than "
-            f"{STAND_MOVE_M:g} m ({fallen[0]} first)")  # fmt: skip
+    return (
+        False,
+        share,
+        f"the stack fell: {len(fallen)} of {len(crates)} moved more than "
+        f"{STAND_MOVE_M:g} m ({fallen[0]} first)",
+    )
 
 
 def _zone_box(scene: Scene, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -777,21 +806,33 @@ def check_chain(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) ->
     axis = (end - start) / max(float(np.linalg.norm(end - start)), 1e-9)
     along = lambda o: float((np.asarray(o["pos"][:2]) - start) @ axis)  # noqa: E731
     chain = sorted(found, key=along)
-    ends = [float(np.linalg.norm(np.asarray(o["pos"][:2]) - m))
-            for o, m in ((chain[0], start), (chain[-1], end))]  # fmt: skip
+    ends = [
+        float(np.linalg.norm(np.asarray(o["pos"][:2]) - m))
+        for o, m in ((chain[0], start), (chain[-1], end))
+    ]
     if max(ends) > CHAIN_M:
-        return (False, 1 / (1 + max(ends)), f"the chain's ends are {ends[0]:.2f} m and "
-                f"{ends[1]:.2f} m from the marks (at most {CHAIN_M:g})")  # fmt: skip
+        return (
+            False,
+            1 / (1 + max(ends)),
+            f"the chain's ends are {ends[0]:.2f} m and "
+            f"{ends[1]:.2f} m from the marks (at most {CHAIN_M:g})",
+        )
     for o in chain:
         rel = np.asarray(o["pos"][:2]) - start
         off = abs(float(rel[0] * axis[1] - rel[1] * axis[0]))
         if off > CHAIN_M:
-            return (False, 0.5, f"{o['name']} is {off:.2f} m off the line between the marks "
-                    f"(at most {CHAIN_M:g})")  # fmt: skip
+            return (
+                False,
+                0.5,
+                f"{o['name']} is {off:.2f} m off the line between the marks (at most {CHAIN_M:g})",
+            )
     for one, two in itertools.pairwise(chain):
         if part_gap(Placed.of(one), Placed.of(two)) <= TOUCH_M:
-            return (False, 0.5, f"{one['name']} starts touching {two['name']} (the pieces of a "
-                    "chain start apart)")  # fmt: skip
+            return (
+                False,
+                0.5,
+                f"{one['name']} starts touching {two['name']} (the pieces of a chain start apart)",
+            )
     knocked = [_knocked(_rows(trace, o["name"])) for o in chain]
     problems, good = [], 0
     for k, o in enumerate(chain):
@@ -802,8 +843,10 @@ def check_chain(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) ->
         elif k and (knocked[k - 1] is None or knocked[k - 1] > at):
             problems.append(f"{o['name']} tipped at {trace['times'][at]:.2f} s, before {before}")
         elif before not in scene.objects or not _touched(scene, trace, before, o["name"], at):
-            problems.append(f"{o['name']} tipped at {trace['times'][at]:.2f} s without {before} "
-                            "touching it first")  # fmt: skip
+            problems.append(
+                f"{o['name']} tipped at {trace['times'][at]:.2f} s without {before} "
+                "touching it first"
+            )
         else:
             good += 1
     if not problems:
@@ -857,10 +900,15 @@ def check_clears(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) -
 
 
 SIMULATED_CHECKS = {
-    "resting": check_resting, "stands": check_stands, "reaches": check_reaches,
-    "beyond": check_beyond, "chain": check_chain, "all_fallen": check_all_fallen,
-    "clears": check_clears, "on": check_on,
-}  # fmt: skip
+    "resting": check_resting,
+    "stands": check_stands,
+    "reaches": check_reaches,
+    "beyond": check_beyond,
+    "chain": check_chain,
+    "all_fallen": check_all_fallen,
+    "clears": check_clears,
+    "on": check_on,
+}
 
 
 # -- logic checks (one trace per held-out trajectory) --------------------------------------------
@@ -873,8 +921,9 @@ def player_positions(trajectory: Mapping[str, Any], times: Sequence[float]) -> n
     return np.asarray([path_point(points, float(trajectory["speed"]), waits, t) for t in times])
 
 
-def _overlap_times(trajectory: Mapping[str, Any], box: tuple[np.ndarray, np.ndarray],
-                   dt: float, seconds: float) -> list[float]:  # fmt: skip
+def _overlap_times(
+    trajectory: Mapping[str, Any], box: tuple[np.ndarray, np.ndarray], dt: float, seconds: float
+) -> list[float]:
     """Frame times (s) at which the player's box overlaps ``box`` (centre, half sizes)."""
     times = np.arange(1, round(seconds / dt) + 1) * dt
     where = player_positions(trajectory, times)
@@ -922,15 +971,20 @@ class Doorway:
     def why(self, row: Sequence[float]) -> str:
         """What blocks the doorway at ``row`` (an ajar door), in words."""
         low = float(corners(Placed.at(self.door, row).boxes()[0])[:, 2].min())
-        return (f"{self.door['name']} still blocks its doorway: its lowest edge is {low:.2f} m "
-                f"up, and a player {2 * PLAYER_HALF[2]:g} m tall walking through meets it "
-                f"{self._judge(row)[1]:.2f} m deep")  # fmt: skip
+        return (
+            f"{self.door['name']} still blocks its doorway: its lowest edge is {low:.2f} m "
+            f"up, and a player {2 * PLAYER_HALF[2]:g} m tall walking through meets it "
+            f"{self._judge(row)[1]:.2f} m deep"
+        )
 
 
 def check_door(
-    scene: Scene, plays: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
-    c: Mapping[str, Any], dt: float, seconds: float,
-) -> list[tuple[str, Check]]:  # fmt: skip
+    scene: Scene,
+    plays: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    c: Mapping[str, Any],
+    dt: float,
+    seconds: float,
+) -> list[tuple[str, Check]]:
     """Per held-out path: a player who enters the ``zone`` finds the door closed until then
     (until ``EARLY_FRAMES`` before) and open from ``DOOR_DELAY_S`` after the first overlap to
     the end; one who walks past finds it closed at every frame. Open means its doorway is clear: the
@@ -946,10 +1000,16 @@ def check_door(
         states = [doorway.state(r) for r in rows]
         if entered:
             t0 = entered[0]
-            early = [(t, s) for t, s in zip(times, states, strict=False)
-                     if t < t0 - EARLY_FRAMES * dt and s != "closed"]  # fmt: skip
-            late = [(t, s, r) for t, s, r in zip(times, states, rows, strict=False)
-                    if t >= t0 + DOOR_DELAY_S]  # fmt: skip
+            early = [
+                (t, s)
+                for t, s in zip(times, states, strict=False)
+                if t < t0 - EARLY_FRAMES * dt and s != "closed"
+            ]
+            late = [
+                (t, s, r)
+                for t, s, r in zip(times, states, rows, strict=False)
+                if t >= t0 + DOOR_DELAY_S
+            ]
             shut = [(t, s, r) for t, s, r in late if s != "open"]
             if early:
                 what = "opened" if early[0][1] == "open" else "moved"
@@ -962,11 +1022,20 @@ def check_door(
                     )
                 )
             elif not late or shut:
-                why = f" (at {shut[0][0]:.2f} s {doorway.why(shut[0][2])})" if (
-                    shut and shut[0][1] == "ajar") else ""  # fmt: skip
-                results.append(("enter", False, f"path {k + 1}: the player entered the zone at "
-                                f"{t0:.2f} s and the door was not open {DOOR_DELAY_S:g} s later "
-                                f"and from then on{why}"))  # fmt: skip
+                why = (
+                    f" (at {shut[0][0]:.2f} s {doorway.why(shut[0][2])})"
+                    if (shut and shut[0][1] == "ajar")
+                    else ""
+                )
+                results.append(
+                    (
+                        "enter",
+                        False,
+                        f"path {k + 1}: the player entered the zone at "
+                        f"{t0:.2f} s and the door was not open {DOOR_DELAY_S:g} s later "
+                        f"and from then on{why}",
+                    )
+                )
             else:
                 results.append(
                     ("enter", True, f"path {k + 1}: the door opened when the player entered")
@@ -975,11 +1044,22 @@ def check_door(
             moved = [(t, s) for t, s in zip(times, states, strict=False) if s != "closed"]
             if moved:
                 what = "opened" if moved[0][1] == "open" else "moved"
-                results.append(("beside", False, f"path {k + 1}: the player walked past the zone "
-                                f"and the door {what} at {moved[0][0]:.2f} s"))  # fmt: skip
+                results.append(
+                    (
+                        "beside",
+                        False,
+                        f"path {k + 1}: the player walked past the zone "
+                        f"and the door {what} at {moved[0][0]:.2f} s",
+                    )
+                )
             else:
-                results.append(("beside", True, f"path {k + 1}: the player walked past and the "
-                                "door stayed closed"))  # fmt: skip
+                results.append(
+                    (
+                        "beside",
+                        True,
+                        f"path {k + 1}: the player walked past and the door stayed closed",
+                    )
+                )
     return _gated(results, "the door never opened for a player who entered the zone")
 
 
@@ -1002,9 +1082,12 @@ def _gated(
 
 
 def check_coins(
-    scene: Scene, plays: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
-    c: Mapping[str, Any], dt: float, seconds: float,
-) -> list[tuple[str, Check]]:  # fmt: skip
+    scene: Scene,
+    plays: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    c: Mapping[str, Any],
+    dt: float,
+    seconds: float,
+) -> list[tuple[str, Check]]:
     """Per held-out path: every level coin the player's box overlaps is gone from
     ``COIN_DELAY_S`` after the first touch (not before it), every other coin stays, each within
     ``LEVEL_STILL_M`` of its place at every frame while it exists, and the ``counter`` reads the
@@ -1046,9 +1129,15 @@ def check_coins(
                     collected = True
             elif rows and rows[-1] is None:
                 problems.append(f"{coin['name']} vanished though the player never touched it")
-            strayed = next(((t, d) for t, r in zip(times, rows, strict=False) if r is not None
-                            and (d := float(np.linalg.norm(np.asarray(r[:3]) - box[0])))
-                            > LEVEL_STILL_M), None)  # fmt: skip
+            strayed = next(
+                (
+                    (t, d)
+                    for t, r in zip(times, rows, strict=False)
+                    if r is not None
+                    and (d := float(np.linalg.norm(np.asarray(r[:3]) - box[0]))) > LEVEL_STILL_M
+                ),
+                None,
+            )
             if strayed:
                 problems.append(
                     f"{coin['name']} was {strayed[1]:.2f} m from its place at "
@@ -1084,9 +1173,12 @@ def _mover_position(points: np.ndarray, speed: float, t: float) -> np.ndarray:
 
 
 def check_platform(
-    scene: Scene, plays: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
-    c: Mapping[str, Any], dt: float, seconds: float,
-) -> list[tuple[str, Check]]:  # fmt: skip
+    scene: Scene,
+    plays: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    c: Mapping[str, Any],
+    dt: float,
+    seconds: float,
+) -> list[tuple[str, Check]]:
     """Per held-out path: the mover's target within ``MOVER_TOL_M`` of where its two waypoints
     and speed put it (back and forth) at every frame of the play."""
     points = np.asarray(c["points"], float)
@@ -1106,19 +1198,23 @@ def check_platform(
         worst = int(np.argmax(errors))
         ok = errors[worst] <= MOVER_TOL_M
         message = (
-            f"{c['name']} follows its waypoints at every frame" if ok else
-            f"{c['name']} is {errors[worst]:.2f} m off its path at "
+            f"{c['name']} follows its waypoints at every frame"
+            if ok
+            else f"{c['name']} is {errors[worst]:.2f} m off its path at "
             f"{trace['times'][worst]:.2f} s ({good:.0%} of frames on it, at most "
             f"{MOVER_TOL_M:g} m off)"
-        )  # fmt: skip
+        )
         out.append((f"path_{k + 1}", (ok, good, message)))
     return out
 
 
 def check_spawner(
-    scene: Scene, plays: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
-    c: Mapping[str, Any], dt: float, seconds: float,
-) -> list[tuple[str, Check]]:  # fmt: skip
+    scene: Scene,
+    plays: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    c: Mapping[str, Any],
+    dt: float,
+    seconds: float,
+) -> list[tuple[str, Check]]:
     """Per held-out path: by each frame (but within ``SPAWN_SLACK_S`` of a due time) as many
     ``asset`` objects have appeared as are due (one every ``interval`` s, the first one
     ``interval`` after the start, ``count`` in all), each within ``SPAWN_NEAR_M`` of ``pos``."""
@@ -1175,8 +1271,11 @@ def check_spawner(
 
 
 LOGIC_CHECKS = {
-    "door": check_door, "coins": check_coins, "platform": check_platform, "spawner": check_spawner,
-}  # fmt: skip
+    "door": check_door,
+    "coins": check_coins,
+    "platform": check_platform,
+    "spawner": check_spawner,
+}
 
 
 # -- the report ----------------------------------------------------------------------------------
@@ -1212,8 +1311,12 @@ def verify_scene(
         key, n = name, 2
         while key in checks:
             key, n = f"{name}_{n}", n + 1
-        checks[key] = {"ok": bool(ok), "message": message, "weight": float(weight),
-                       "shaping": float(shaping)}  # fmt: skip
+        checks[key] = {
+            "ok": bool(ok),
+            "message": message,
+            "weight": float(weight),
+            "shaping": float(shaping),
+        }
 
     for c in constraints:
         kind, weight = c["kind"], float(c.get("weight", 1.0))
@@ -1222,8 +1325,15 @@ def verify_scene(
             add(label, weight, STATIC_CHECKS[kind](scene, c))
         elif kind in SIMULATED_CHECKS:
             if not started:
-                add(label, weight, (False, 0.0, f"{kind} not credited: the set-up is wrong at "
-                                    "t = 0 (see initial)"))  # fmt: skip
+                add(
+                    label,
+                    weight,
+                    (
+                        False,
+                        0.0,
+                        f"{kind} not credited: the set-up is wrong at t = 0 (see initial)",
+                    ),
+                )
                 continue
             results = [SIMULATED_CHECKS[kind](scene, trace, c) for trace in traces]
             if not results:
@@ -1259,8 +1369,12 @@ def verify_scene(
             ),
         )
     if notes.get("ignored"):
-        checks["ignored"] = {"ok": None, "message": "ignored: " + "; ".join(notes["ignored"]),
-                             "weight": 0.0, "shaping": 0.0}  # fmt: skip
+        checks["ignored"] = {
+            "ok": None,
+            "message": "ignored: " + "; ".join(notes["ignored"]),
+            "weight": 0.0,
+            "shaping": 0.0,
+        }
     scored = {k: v for k, v in checks.items() if v["ok"] is not None}
     total = sum(v["weight"] for v in scored.values())
     score = sum(

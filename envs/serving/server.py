@@ -92,8 +92,9 @@ def create_app(
     @app.middleware("http")
     async def guard(request: Request, call_next: Any) -> Any:
         if request.url.path != "/health" and not authorised(request.headers):
-            return _error(401, "missing or wrong bearer token (Authorization: Bearer ...)",
-                          "unauthorised")  # fmt: skip
+            return _error(
+                401, "missing or wrong bearer token (Authorization: Bearer ...)", "unauthorised"
+            )
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > max_request_bytes):
             return _error(413, f"the body is over {max_request_bytes} bytes", "too_large")
@@ -216,9 +217,10 @@ def _ws_message(
             return {"type": "observation", "data": result}, result["session_id"], False
         if kind not in ("step", "finish", "state"):
             raise ServerError(
-                400, f"unknown message type {kind!r}; known: reset, step, state, finish, close",
+                400,
+                f"unknown message type {kind!r}; known: reset, step, state, finish, close",
                 "malformed_request",
-            )  # fmt: skip
+            )
         if session_id is None:
             raise ServerError(409, "send a reset first", "not_reset")
         if kind == "step":

@@ -103,10 +103,11 @@ class Sessions:
         with self._lock:  # reserve the slot before the (slow) make
             if len(self._sessions) >= self.max_sessions:
                 raise ServerError(
-                    503, f"the server holds its cap of {self.max_sessions} sessions; close one "
+                    503,
+                    f"the server holds its cap of {self.max_sessions} sessions; close one "
                     f"(DELETE /sessions/<id>) or wait for one to idle out ({self.idle_s:g} s)",
                     "at_capacity",
-                )  # fmt: skip
+                )
             session_id = uuid.uuid4().hex
             placeholder = _Session(session_id, env_id, kwargs, None, threading.Lock(), time.time())
             self._sessions[session_id] = placeholder
@@ -174,10 +175,10 @@ class Sessions:
             now = time.time()
             with self._lock:
                 idle = [
-                    s.id for s in self._sessions.values()
-                    if s.env is not None and now - s.last_used > self.idle_s
-                    and not s.lock.locked()
-                ]  # fmt: skip
+                    s.id
+                    for s in self._sessions.values()
+                    if s.env is not None and now - s.last_used > self.idle_s and not s.lock.locked()
+                ]
             for session_id in idle:
                 self.close(session_id, f"expired after {self.idle_s:g} s idle")
 
@@ -193,9 +194,11 @@ def _check_env(env_id: Any, env_kwargs: dict[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(env_kwargs) - takes)
     if unknown:
         raise ServerError(
-            400, f"{env_id}: env_kwargs {unknown} are not arguments a client may set; "
-            f"allowed: {sorted(takes)}", "bad_env_kwargs",
-        )  # fmt: skip
+            400,
+            f"{env_id}: env_kwargs {unknown} are not arguments a client may set; "
+            f"allowed: {sorted(takes)}",
+            "bad_env_kwargs",
+        )
     return dict(env_kwargs)
 
 
@@ -281,9 +284,10 @@ class Protocol:
             session_id = body.session_id
             if body.env is not None or body.env_kwargs is not None:
                 raise ServerError(
-                    400, "env and env_kwargs are chosen when a session opens; open a new one",
+                    400,
+                    "env and env_kwargs are chosen when a session opens; open a new one",
                     "bad_request",
-                )  # fmt: skip
+                )
         try:
             with self.sessions.use(session_id) as session:
                 try:

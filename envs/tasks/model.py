@@ -223,9 +223,19 @@ def parse_task(table: Any, suite: str, domain: str, where: str) -> Task:
     name = fields.get("name", str)
     fields.where = f"{where} ({name!r})"
     fields.check_unknown(
-        {"name", "prompt", "reference", "parameters", "difficulty", "split", "verification",
-         "tool_calls", "start", "family"}
-    )  # fmt: skip
+        {
+            "name",
+            "prompt",
+            "reference",
+            "parameters",
+            "difficulty",
+            "split",
+            "verification",
+            "tool_calls",
+            "start",
+            "family",
+        }
+    )
     parameters = fields.get("parameters", dict, {})
     for key, value in parameters.items():
         if not isinstance(value, Scalar):
@@ -263,9 +273,11 @@ def _tool_calls(fields: _Fields) -> tuple[str, ...] | None:
             except ValueError:
                 call = None
         ok = isinstance(call, dict) and isinstance(call.get("name"), str)
-        if not ok or not isinstance(call.get("arguments", {}), dict) or set(call) - {
-            "name", "arguments"
-        }:  # fmt: skip
+        if (
+            not ok
+            or not isinstance(call.get("arguments", {}), dict)
+            or set(call) - {"name", "arguments"}
+        ):
             raise fields.fail("tool_calls", f"call {k} must be {{name = ..., arguments = {{...}}}}")
         texts.append(json.dumps({"name": call["name"], "arguments": call.get("arguments", {})}))
     return tuple(texts)

@@ -157,8 +157,11 @@ class FuzzReport:
         return {
             "trials": [
                 {
-                    "task": t.task, "family": t.family, "cheat": t.cheat,
-                    "caught": t.caught, "broken": t.broken,
+                    "task": t.task,
+                    "family": t.family,
+                    "cheat": t.cheat,
+                    "caught": t.caught,
+                    "broken": t.broken,
                     "cheat_scores": dataclasses.asdict(t.scored),
                     "near_miss_scores": dataclasses.asdict(t.near_miss),
                 }
@@ -166,7 +169,7 @@ class FuzzReport:
             ],
             "by_family": self.by("family"),
             "by_cheat": self.by("cheat"),
-        }  # fmt: skip
+        }
 
 
 def family_of(task: Task) -> str:

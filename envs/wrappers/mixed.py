@@ -82,31 +82,46 @@ class MixedEnv(gym.Env[dict[str, Any], str]):
 
     metadata = {"render_modes": []}  # noqa: RUF012 - gymnasium API
 
-    def __init__(self, mix: str | Sequence[tuple[str, str]], view_size: int = 32,
-                 max_steps: int | Mapping[str, int] | None = None,
-                 **env_kwargs: Any) -> None:  # fmt: skip
+    def __init__(
+        self,
+        mix: str | Sequence[tuple[str, str]],
+        view_size: int = 32,
+        max_steps: int | Mapping[str, int] | None = None,
+        **env_kwargs: Any,
+    ) -> None:
         self.mix = parse_mix(mix)
         self.tools = [tool for tool, _ in self.mix]
         self.suite_tool = tool_of_task(self.mix)
         if not isinstance(max_steps, Mapping):
             max_steps = dict.fromkeys(self.tools, max_steps)
         self.envs = {
-            tool: gym.make(get_domain(tool).env_id, suite=suite, action_mode="tool",
-                           view_size=view_size, **env_kwargs,
-                           **({"max_steps": max_steps[tool]} if max_steps.get(tool) else {}))
+            tool: gym.make(
+                get_domain(tool).env_id,
+                suite=suite,
+                action_mode="tool",
+                view_size=view_size,
+                **env_kwargs,
+                **({"max_steps": max_steps[tool]} if max_steps.get(tool) else {}),
+            )
             for tool, suite in self.mix
-        }  # fmt: skip
+        }
         first = next(iter(self.envs.values()))
         self.size = 2 * view_size
         image = spaces.Box(0, 255, (self.size, self.size, 3), np.uint8)
         inner = first.observation_space
         self.observation_space = spaces.Dict(
-            {"image": image, "target": image, "prompt": inner["prompt"],
-             "feedback": inner["feedback"],
-             "step": max((env.observation_space["step"] for env in self.envs.values()),
-                         key=lambda space: space.n),
-             "tool": spaces.Discrete(len(self.tools))}
-        )  # fmt: skip
+            {
+                "image": image,
+                "target": image,
+                "prompt": inner["prompt"],
+                "feedback": inner["feedback"],
+                "step": max(
+                    (env.observation_space["step"] for env in self.envs.values()),
+                    key=lambda space: space.n,
+                ),
+                "tool": spaces.Discrete(len(self.tools)),
+            }
+        )
         self.action_space = first.action_space
         self.tool = self.tools[0]
 

@@ -30,8 +30,9 @@ other entry is allowed (entries past a tool's own slots are repaired as above).
 id, through the registered ``toolgym/CadQuery-Std-v0``, ``toolgym/Blender-Std-v0`` and
 ``toolgym/GameScene-Std-v0`` (this wrapper over the env in tool mode).
 
-``toolgym.agents.peer_spaces.TrainerSpaces`` is its sibling for a like-for-like comparison with
-the bundled trainer (it needs the trainer's observation arrays, so it lives beside the trainer).
+``toolgym.agents.trainer.peer_spaces.TrainerSpaces`` is its sibling for a like-for-like comparison
+with the bundled trainer (it needs the trainer's observation arrays, so it lives beside the
+trainer).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ class StandardSpaces(gym.Wrapper):
         # (the grammar's stop operation is no tool of the registry: it needs nothing)
         self._needs_part = np.array(
             [op in spec and spec[op]["needs_part"] for op in self.grammar.ops]
-        )  # fmt: skip
+        )
         self._has_part = False
         inner = env.observation_space
         self.observation_space = spaces.Dict(
@@ -173,6 +174,8 @@ def suite_grammar(env: Any, max_bins: int) -> Grammar:
     choices = text_choices(registry, [c for t in tasks for c in t.tool_calls or ()])
     tools = usable_tools(registry, choices)
     return Grammar(
-        registry, choices, max_bins=max_bins,
+        registry,
+        choices,
+        max_bins=max_bins,
         tools=None if len(tools) == len(registry.tools) else tools,
-    )  # fmt: skip
+    )

@@ -62,12 +62,15 @@ def tasks(
 def _list_suites(found: list[Any], as_json: bool) -> None:
     rows = [
         {
-            "suite": s.name, "domain": s.domain, "tasks": len(s.tasks),
-            "train": len(s.split("train")), "test": len(s.split("test")),
+            "suite": s.name,
+            "domain": s.domain,
+            "tasks": len(s.tasks),
+            "train": len(s.split("train")),
+            "test": len(s.split("test")),
             "description": s.description,
         }
         for s in found
-    ]  # fmt: skip
+    ]
     if as_json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return
@@ -96,10 +99,12 @@ def show(
     image: Annotated[Path | None, typer.Option(help="Write the target's views here (PNG).")] = None,
     export: Annotated[
         Path | None,
-        typer.Option(help="Write the target here; the suffix picks the format (CAD: .step, "
-                     ".stl, .brep or .glb)."),
+        typer.Option(
+            help="Write the target here; the suffix picks the format (CAD: .step, "
+            ".stl, .brep or .glb)."
+        ),
     ] = None,
-) -> None:  # fmt: skip
+) -> None:
     """Show a task: its prompt and details; write its target's views and the target itself."""
     from toolgym.envs.domains import get_domain
     from toolgym.envs.tasks.suites import get_task
@@ -113,8 +118,10 @@ def show(
     for path in (image, export):
         if path is not None:
             check_writable_file(path)
-    console.print(f"[bold]{escape(found.id)}[/]  ({found.domain}, difficulty {found.difficulty}, "
-                  f"{found.split} split)")  # fmt: skip
+    console.print(
+        f"[bold]{escape(found.id)}[/]  ({found.domain}, difficulty {found.difficulty}, "
+        f"{found.split} split)"
+    )
     console.print(escape(found.prompt), soft_wrap=True)
     if image is None and export is None:
         console.print(

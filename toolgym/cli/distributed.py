@@ -25,7 +25,7 @@ def connect(address: str | None) -> None:
     """Connect to Ray at ``address`` (nothing when ``None``), or exit 2 naming it."""
     if address is None:
         return
-    from toolgym.agents.ray_runners import RayAddressError, start
+    from toolgym.agents.distributed.runners import RayAddressError, start
 
     try:
         start(address)
@@ -40,7 +40,7 @@ def episode_runner(address: str | None) -> Callable[..., Any]:
 
         return run_episodes
     connect(address)
-    from toolgym.agents.ray_runners import run_episodes
+    from toolgym.agents.distributed.runners import run_episodes
 
     return run_episodes
 
@@ -52,6 +52,6 @@ def batch_verifier(address: str | None) -> Callable[..., Any]:
 
         return verify_batch
     connect(address)
-    from toolgym.agents.ray_runners import verify_batch
+    from toolgym.agents.distributed.runners import verify_batch
 
     return verify_batch

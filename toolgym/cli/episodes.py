@@ -72,10 +72,23 @@ def run(
         if ray is not None:
             fail("--ray is for the random and oracle agents; a model's episodes run here (--jobs)")
         return run_openai(
-            env, base_url, model, api_key_env, episodes=episodes, suite=suite, split=split,
-            task=task, action_mode=action_mode, max_steps=max_steps, seed=seed, wall_s=wall_s,
-            record=record, as_json=as_json, jobs=jobs, image_size=image_size,
-        )  # fmt: skip
+            env,
+            base_url,
+            model,
+            api_key_env,
+            episodes=episodes,
+            suite=suite,
+            split=split,
+            task=task,
+            action_mode=action_mode,
+            max_steps=max_steps,
+            seed=seed,
+            wall_s=wall_s,
+            record=record,
+            as_json=as_json,
+            jobs=jobs,
+            image_size=image_size,
+        )
     if agent not in ("random", "oracle"):
         fail(f"unknown agent {agent!r}; known: random, oracle, openai")
     if out is not None:
@@ -91,10 +104,19 @@ def run(
     interrupted = False
     try:
         results = episode_runner(ray)(
-            env, agent, episodes=episodes, seed=seed, out=out, record=record, suite=suite,
-            split=split, task=task, action_mode=action_mode, max_steps=max_steps,
+            env,
+            agent,
+            episodes=episodes,
+            seed=seed,
+            out=out,
+            record=record,
+            suite=suite,
+            split=split,
+            task=task,
+            action_mode=action_mode,
+            max_steps=max_steps,
             limits=limits_for(wall_s),
-        )  # fmt: skip
+        )
         with Progress(console=err_console, transient=True, disable=as_json) as progress:
             bar = progress.add_task(f"{agent} episodes", total=episodes)
             try:
@@ -106,9 +128,12 @@ def run(
                         continue
                     score = "error" if episode.score is None else f"{episode.score:.3f}"
                     table.add_row(
-                        episode.task, str(episode.steps), score,
-                        "yes" if episode.passed else "no", f"{episode.seconds:.1f} s",
-                    )  # fmt: skip
+                        episode.task,
+                        str(episode.steps),
+                        score,
+                        "yes" if episode.passed else "no",
+                        f"{episode.seconds:.1f} s",
+                    )
             except KeyboardInterrupt:  # the episodes so far are shown, and the env closed
                 interrupted = True
                 results.close()

@@ -62,8 +62,8 @@ def run_openai(
     """Play episodes with a model and print a table (or JSON lines)."""
     from rich.progress import Progress
 
-    from toolgym.agents.chat import ChatClient
-    from toolgym.agents.openai_runner import run_chat_episodes
+    from toolgym.agents.llm.chat import ChatClient
+    from toolgym.agents.llm.openai_runner import run_chat_episodes
 
     if not base_url or not model:
         fail("--agent openai needs --base-url and --model")
@@ -85,29 +85,49 @@ def run_openai(
     rows, scores, failed = [], [], 0
     try:
         results = run_chat_episodes(
-            env, client, episodes=episodes, seed=seed, jobs=jobs, image_size=image_size,
-            record=record, suite=suite, split=split, task=task, action_mode=action_mode,
-            max_steps=max_steps, limits=limits_for(wall_s),
-        )  # fmt: skip
+            env,
+            client,
+            episodes=episodes,
+            seed=seed,
+            jobs=jobs,
+            image_size=image_size,
+            record=record,
+            suite=suite,
+            split=split,
+            task=task,
+            action_mode=action_mode,
+            max_steps=max_steps,
+            limits=limits_for(wall_s),
+        )
         with Progress(console=err_console, transient=True, disable=as_json) as progress:
             bar = progress.add_task(f"{model} episodes", total=episodes)
             for episode in results:
                 progress.advance(bar)
                 if episode.error:
                     failed += 1
-                    err_console.print(f"[red]error:[/] {escape(episode.task)}: "
-                                      f"{escape(episode.error)}")  # fmt: skip
+                    err_console.print(
+                        f"[red]error:[/] {escape(episode.task)}: {escape(episode.error)}"
+                    )
                 scores.append(episode.score or 0.0)
                 if as_json:
                     print(json.dumps(episode.to_dict()), flush=True)
                     continue
                 score = "error" if episode.score is None else f"{episode.score:.3f}"
-                rows.append((episode.index, (
-                    episode.task, str(episode.steps), str(episode.turns), score,
-                    "yes" if episode.passed else "no",
-                    f"{episode.prompt_tokens}/{episode.completion_tokens}",
-                    f"{episode.seconds:.1f} s", episode.stop,
-                )))  # fmt: skip
+                rows.append(
+                    (
+                        episode.index,
+                        (
+                            episode.task,
+                            str(episode.steps),
+                            str(episode.turns),
+                            score,
+                            "yes" if episode.passed else "no",
+                            f"{episode.prompt_tokens}/{episode.completion_tokens}",
+                            f"{episode.seconds:.1f} s",
+                            episode.stop,
+                        ),
+                    )
+                )
     except (KeyError, ValueError, TypeError) as exc:
         fail(str(exc).strip("'\""))
     finally:
@@ -142,7 +162,7 @@ def sft(
     ] = 0,
 ) -> None:
     """Write recorded episodes as chat-format SFT data: messages and tools, one line each."""
-    from toolgym.agents.sft import write_sft
+    from toolgym.agents.llm.sft import write_sft
 
     check_writable_file(out)
     try:

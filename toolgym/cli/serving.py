@@ -43,18 +43,24 @@ def serve(
     if token is None and not _loopback(host):
         fail(f"serving on {host}, beyond this machine, needs a bearer token: --token-env VAR")
     app_ = create_app(
-        token=token, max_sessions=max_sessions, idle_s=idle_s,
-        max_request_bytes=max_request_kib * 1024, limits=limits_for(wall_s),
-    )  # fmt: skip
+        token=token,
+        max_sessions=max_sessions,
+        idle_s=idle_s,
+        max_request_bytes=max_request_kib * 1024,
+        limits=limits_for(wall_s),
+    )
     err_console.print(
         f"toolgym env server on http://{host}:{port} (up to {max_sessions} sessions, "
         f"{'a bearer token' if token else 'no token'}); Ctrl-C stops it"
     )
     try:
         uvicorn.run(
-            app_, host=host, port=port, log_level="warning",
+            app_,
+            host=host,
+            port=port,
+            log_level="warning",
             ws_max_size=max_request_kib * 1024 + 1024,
-        )  # fmt: skip
+        )
     except OSError as exc:  # the port is taken, say
         fail(f"cannot serve on {host}:{port}: {exc.strerror or exc}")
 

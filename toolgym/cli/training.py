@@ -90,8 +90,8 @@ def train(
     ] = False,
 ) -> None:
     """Train the bundled multimodal PPO policy on a suite in tool mode (or on several tools)."""
-    from toolgym.agents.policy import PolicyConfig
-    from toolgym.agents.train import TrainConfig, Trainer
+    from toolgym.agents.trainer.policy import PolicyConfig
+    from toolgym.agents.trainer.train import TrainConfig, Trainer
 
     if mix is not None:
         from toolgym.envs.wrappers.mixed import mix_text, parse_mix
@@ -107,12 +107,26 @@ def train(
         fail(f"--final-tier must be cheap or exact, not {final_tier!r}")
     try:  # before the run's folder is made: TrainConfig refuses --depth where there is none
         config = TrainConfig(
-            env_id=env, suite=suite, steps=steps, bc_steps=bc_steps, out=str(out), seed=seed,
-            num_envs=num_envs, num_steps=num_steps, max_steps=max_steps, sampler=sampler,
-            eval_episodes=eval_episodes, record_eval=record_eval, device=device,
-            final_tier=final_tier, ray=ray, mix=mix, overlap=overlap, prompt_form=prompt_form,
+            env_id=env,
+            suite=suite,
+            steps=steps,
+            bc_steps=bc_steps,
+            out=str(out),
+            seed=seed,
+            num_envs=num_envs,
+            num_steps=num_steps,
+            max_steps=max_steps,
+            sampler=sampler,
+            eval_episodes=eval_episodes,
+            record_eval=record_eval,
+            device=device,
+            final_tier=final_tier,
+            ray=ray,
+            mix=mix,
+            overlap=overlap,
+            prompt_form=prompt_form,
             policy=PolicyConfig(depth=depth, measure=depth),
-        )  # fmt: skip
+        )
     except ValueError as exc:
         fail(message(exc))
     check_writable_folder(out, what="the run (checkpoints, progress.csv, TensorBoard)")
@@ -158,7 +172,7 @@ def evaluate(
     ray: RayAddress = None,
 ) -> None:
     """Evaluate a trained policy (greedy calls) and print a score table."""
-    from toolgym.agents.evaluate import evaluate_checkpoint, score_table
+    from toolgym.agents.trainer.evaluate import evaluate_checkpoint, score_table
 
     checkpoint = _checkpoint_file(checkpoint)
     if split not in ("train", "test"):

@@ -109,9 +109,12 @@ def _verify_files(candidate: Path, reference: Path, tier: str, alignment: str) -
     except (PartError, ValueError) as exc:
         fail(str(exc))
     outcome = Outcome(
-        str(candidate), report, "verifier" if report.errors else None,
-        report.errors[0] if report.errors else None, time.perf_counter() - started,
-    )  # fmt: skip
+        str(candidate),
+        report,
+        "verifier" if report.errors else None,
+        report.errors[0] if report.errors else None,
+        time.perf_counter() - started,
+    )
     _print_verdict(outcome, {"candidate": str(candidate), "reference": str(reference)})
 
 
@@ -216,9 +219,13 @@ def _verify_batch(
         bar = progress.add_task(f"verifying {suite.name}", total=remaining)
         try:
             verify_batch(
-                suite.tasks, scripts, out, jobs=jobs, limits=limits,
+                suite.tasks,
+                scripts,
+                out,
+                jobs=jobs,
+                limits=limits,
                 on_done=lambda _: progress.advance(bar),
-            )  # fmt: skip
+            )
         except KeyboardInterrupt:
             err_console.print(f"interrupted: finished items are in {out}; rerun to resume")
             raise typer.Exit(130) from None

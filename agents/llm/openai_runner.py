@@ -1,8 +1,8 @@
 """Episodes played by a language model behind an OpenAI-compatible chat endpoint.
 
-Each turn the model gets the conversation so far (``agents/llm.py``: the prompt, the target's
-views, the env's feedback after each call, the part's views after each turn) and answers with
-tool calls; each call is one env step. The episode ends when the env ends it (the part passes,
+Each turn the model gets the conversation so far (``agents/llm/messages.py``: the prompt, the
+target's views, the env's feedback after each call, the part's views after each turn) and answers
+with tool calls; each call is one env step. The episode ends when the env ends it (the part passes,
 or ``max_steps``), when the model answers without a tool call (the final tier then scores the
 part as it is), after ``max_turns`` replies, or when the endpoint fails for good.
 
@@ -26,8 +26,8 @@ from typing import Any
 
 import gymnasium as gym
 
-from toolgym.agents.chat import ChatClient, ChatError
-from toolgym.agents.llm import (
+from toolgym.agents.llm.chat import ChatClient, ChatError
+from toolgym.agents.llm.messages import (
     action_of,
     assistant_message,
     first_messages,
@@ -99,15 +99,17 @@ def play_episode(
             result.completion_tokens += completion.completion_tokens
             reply, calls = assistant_message(completion.message)
             messages.append(reply)
-            pending.append({
-                "turn": result.turns,
-                "messages": without_pictures(messages[recorded:]),
-                "finish_reason": completion.finish_reason,
-                "prompt_tokens": completion.prompt_tokens,
-                "completion_tokens": completion.completion_tokens,
-                "latency_s": round(completion.latency_s, 4),
-                "attempts": completion.attempts,
-            })  # fmt: skip
+            pending.append(
+                {
+                    "turn": result.turns,
+                    "messages": without_pictures(messages[recorded:]),
+                    "finish_reason": completion.finish_reason,
+                    "prompt_tokens": completion.prompt_tokens,
+                    "completion_tokens": completion.completion_tokens,
+                    "latency_s": round(completion.latency_s, 4),
+                    "attempts": completion.attempts,
+                }
+            )
             recorded = len(messages)
             if not calls:
                 result.stop = "no tool call"
@@ -180,10 +182,17 @@ def run_chat_episodes(
                     k, episode_seed, options = work.get_nowait()
                 except queue.Empty:
                     return
-                done.put(play_episode(
-                    env, client, seed=episode_seed, options=options, image_size=image_size,
-                    max_turns=max_turns, index=k,
-                ))  # fmt: skip
+                done.put(
+                    play_episode(
+                        env,
+                        client,
+                        seed=episode_seed,
+                        options=options,
+                        image_size=image_size,
+                        max_turns=max_turns,
+                        index=k,
+                    )
+                )
 
         threads = [threading.Thread(target=worker, args=(env,), daemon=True) for env in envs]
         for thread in threads:

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from toolgym.agents.policy import Policy
+from toolgym.agents.trainer.policy import Policy
 
 
 @dataclasses.dataclass

@@ -8,9 +8,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from toolgym.agents.policy import PolicyConfig
-from toolgym.agents.ppo import PPOConfig
-from toolgym.agents.sampler import SamplerConfig
+from toolgym.agents.trainer.policy import PolicyConfig
+from toolgym.agents.trainer.ppo import PPOConfig
+from toolgym.agents.trainer.sampler import SamplerConfig
 from toolgym.envs.grammar import DEFAULT_MAX_BINS
 from toolgym.envs.tasks.suites import get_suite
 from toolgym.envs.wrappers.mixed import mixed_tasks, parse_mix
@@ -34,7 +34,7 @@ class TrainConfig:
     bc_lr: float = 1e-3
     # Soft-binned cloning targets: a numeric slot's target is a Gaussian of this many bins about
     # the demonstrated bin (0: the bin alone). For numbers read from pictures, where a near miss
-    # is better than a far one; see toolgym.agents.ppo.behaviour_cloning.
+    # is better than a far one; see toolgym.agents.trainer.ppo.behaviour_cloning.
     bc_bin_sigma: float = 0.0
     out: str = "runs/ppo"
     seed: int = 0
@@ -58,7 +58,7 @@ class TrainConfig:
     sampler: bool = True
     asynchronous: bool = True
     # Run the envs in Ray actors: "local" (a Ray on this machine) or a cluster's address;
-    # None: local worker processes (see toolgym.agents.ray_runners).
+    # None: local worker processes (see toolgym.agents.distributed.runners).
     ray: str | None = None
     # Collect the next rollout while the learner updates on this one (one update behind at
     # most; PPO's ratio is against the stored log-probs of the policy that acted). A resumed

@@ -14,9 +14,9 @@ from typing import Any
 
 import torch
 
-from toolgym.agents.build import env_registry, make_policy, mixed_grammar
-from toolgym.agents.config import TrainConfig
-from toolgym.agents.policy import Policy, pick_device
+from toolgym.agents.trainer.build import env_registry, make_policy, mixed_grammar
+from toolgym.agents.trainer.config import TrainConfig
+from toolgym.agents.trainer.policy import Policy, pick_device
 from toolgym.envs.grammar import Grammar
 from toolgym.envs.wrappers.mixed import parse_mix
 

@@ -21,8 +21,8 @@ writes one tool call as grammar tokens.
   attends over the text before its logits. Tokens the grammar forbids after the prefix get the
   logit :data:`MASKED`. Log-probabilities and masked entropies are summed over the call's tokens.
 - Copying numbers (a pointer-generator, See et al. 2017): the numbers written in the prompt are
-  read out (``toolgym.agents.observations.number_spans``), each keyed by the text features where
-  it starts and where it ends (the words before and after it: "x =", "tall", "cm") and by its
+  read out (``toolgym.agents.trainer.observations.number_spans``), each keyed by the text features
+  where it starts and where it ends (the words before and after it: "x =", "tall", "cm") and by its
   rank. At a numeric slot the token distribution is a mixture: with probability ``1 - g``, the
   generator's softmax over the slot's bins; with ``g``, a pointer over the prompt's numbers, each
   snapped to the slot's nearest bin. The gate ``g`` is learnt (it starts at
@@ -37,8 +37,8 @@ writes one tool call as grammar tokens.
   in 100 with the prior: enough right calls for PPO from scratch to learn from.
 - Measuring (``measure``): the pointer also copies numbers measured off the depth views (each
   view's extent along its axis and its centre's coordinate, for the part and the target; see
-  ``toolgym.agents.depth.depth_measures``), keyed by which measure each is. Pixels show an edge
-  to a pixel (3.45 mm in the primitives' frame at 64 px); the depth's maxima give a box's faces
+  ``toolgym.agents.trainer.depth.depth_measures``), keyed by which measure each is. Pixels show an
+  edge to a pixel (3.45 mm in the primitives' frame at 64 px); the depth's maxima give a box's faces
   exactly, so an image-only prompt's sizes and places can be written to the 0.5 mm the exact
   tier pays for.
 
@@ -55,7 +55,13 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from toolgym.agents.depth import DEPTH_CHANNELS, MEASURES, READINGS, depth_inputs, depth_measures
+from toolgym.agents.trainer.depth import (
+    DEPTH_CHANNELS,
+    MEASURES,
+    READINGS,
+    depth_inputs,
+    depth_measures,
+)
 from toolgym.envs.grammar import Grammar
 
 MASKED = -1e9  # the logit of a token the grammar forbids
@@ -110,7 +116,7 @@ class PolicyConfig:
     depth: bool = False
     # The pointer copies numbers measured off the depth views as well as the prompt's (needs
     # ``depth``): per image (current part, target) and view, the part's extent along the view's
-    # axis and its centre's coordinate, either sign (see ``toolgym.agents.depth``). As the
+    # axis and its centre's coordinate, either sign (see ``toolgym.agents.trainer.depth``). As the
     # prompt's numbers are read by a fixed parser, these are read by fixed max-pooling; what
     # is learnt is which one goes into which slot (each keyed by which measure it is).
     measure: bool = False

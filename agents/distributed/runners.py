@@ -15,8 +15,9 @@ sandbox object.
 - :func:`run_episodes` and :func:`verify_batch` hand whole episodes or scripts to a pool of actors;
   an item whose actor died reruns on another, and results come back in the local order.
 
-The actor itself is ``toolgym.agents.ray_actor.EnvRunner``; connecting (:func:`start`, from
-``toolgym.agents.ray_cluster``) and placing actors are ``toolgym.agents.ray_cluster``'s.
+The actor itself is ``toolgym.agents.distributed.actor.EnvRunner``; connecting (:func:`start`, from
+``toolgym.agents.distributed.cluster``) and placing actors are
+``toolgym.agents.distributed.cluster``'s.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
-from toolgym.agents.ray_actor import Shipment, new_actor, write_recordings
-from toolgym.agents.ray_cluster import (
+from toolgym.agents.distributed.actor import Shipment, new_actor, write_recordings
+from toolgym.agents.distributed.cluster import (
     LOCAL,
     MAX_LOSSES,
     MEMORY_PER_ENV,
@@ -46,7 +47,7 @@ from toolgym.agents.ray_cluster import (
     start,
     wait_ready,
 )
-from toolgym.agents.task_env import make_env
+from toolgym.agents.trainer.task_env import make_env
 
 # Connecting is part of this module's face: ``ray_runners.start(address)`` comes first.
 __all__ = [
@@ -67,7 +68,7 @@ __all__ = [
 class RayVectorEnv(gym.vector.VectorEnv):
     """``num_envs`` tool-mode environments in Ray actors of ``envs_per_actor`` each.
 
-    Built like :func:`toolgym.agents.vector.make_vector_env` (``env_id``, ``task_ids``,
+    Built like :func:`toolgym.agents.trainer.vector.make_vector_env` (``env_id``, ``task_ids``,
     environment arguments) and used like it: ``reset(seed=s)`` seeds env ``i`` with ``s + i``,
     ``step(actions)`` autoresets on the same step and reports ``final_obs``/``final_info``,
     ``set_attr(name, values)`` reaches each env's ``ChosenTasks`` wrapper. Connect first

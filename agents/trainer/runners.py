@@ -28,8 +28,8 @@ from typing import Any
 
 import torch
 
-from toolgym.agents.policy import Policy
-from toolgym.agents.rollout import Rollout, RolloutCollector
+from toolgym.agents.trainer.policy import Policy
+from toolgym.agents.trainer.rollout import Rollout, RolloutCollector
 
 Timing = tuple[float, float, float]  # seconds, learner waits for the envs, envs wait for it
 

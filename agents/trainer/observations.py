@@ -1,8 +1,8 @@
 """What the policy reads off an observation, as numpy arrays: the views, the texts' bytes, the step,
 and the numbers written in the prompt (in digits or in words, a length in cm read in mm).
 
-The network (``toolgym.agents.policy``) takes these batches as tensors; the grammar's derived
-values (``toolgym.envs.grammar``) are computed from the same numbers, read the same way.
+The network (``toolgym.agents.trainer.policy``) takes these batches as tensors; the grammar's
+derived values (``toolgym.envs.grammar``) are computed from the same numbers, read the same way.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from toolgym.agents.policy import PolicyConfig
+from toolgym.agents.trainer.policy import PolicyConfig
 from toolgym.envs.episode.spaces import text_bytes
 
 # A number as written: an optional minus, digits, an optional decimal part; not inside a word

@@ -18,9 +18,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from toolgym.agents.observations import observe
-from toolgym.agents.policy import PolicyConfig
-from toolgym.agents.vector import play_queued
+from toolgym.agents.trainer.observations import observe
+from toolgym.agents.trainer.policy import PolicyConfig
+from toolgym.agents.trainer.vector import play_queued
 from toolgym.envs.grammar import STOP_TOOL, EpisodeContexts, Grammar
 
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from toolgym.agents.rollout import Rollout
-from toolgym.agents.runners import Timing
+from toolgym.agents.trainer.rollout import Rollout
+from toolgym.agents.trainer.runners import Timing
 
 CSV_FIELDS = (
     "iteration",

@@ -1,14 +1,14 @@
 """Vectorised tool environments for the trainer: sandboxed workers, tasks chosen by the learner.
 
 Each worker process runs one environment (``gym.make(env_id, ...)`` in tool mode: every episode
-runs in that environment's own sandbox sessions) inside ``toolgym.agents.task_env.ChosenTasks``,
-which picks each episode's task: first from a queue the learner hands it (demonstrations,
-evaluation), then by the weights the learner's sampler sets (``vec.set_attr("task_weights",
-...)``), from its own seeded generator. Episodes restart in the worker as soon as they end
-(Gymnasium's same-step autoreset), and the episode's result comes back in ``info["final_info"]``:
-``episode_task``, ``episode_score`` (the exact verifier's final score, in [0, 1]) and
-``episode_passed``. Local workers and Ray actors (``ray=``) are alike behind the ``VectorEnv``
-interface: the same seeds give the same observations and rewards.
+runs in that environment's own sandbox sessions) inside
+``toolgym.agents.trainer.task_env.ChosenTasks``, which picks each episode's task: first from a
+queue the learner hands it (demonstrations, evaluation), then by the weights the learner's sampler
+sets (``vec.set_attr("task_weights", ...)``), from its own seeded generator. Episodes restart in
+the worker as soon as they end (Gymnasium's same-step autoreset), and the episode's result comes
+back in ``info["final_info"]``: ``episode_task``, ``episode_score`` (the exact verifier's final
+score, in [0, 1]) and ``episode_passed``. Local workers and Ray actors (``ray=``) are alike behind
+the ``VectorEnv`` interface: the same seeds give the same observations and rewards.
 
 This module imports no torch: the workers never load it.
 """
@@ -23,7 +23,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
 
-from toolgym.agents.task_env import make_env
+from toolgym.agents.trainer.task_env import make_env
 
 
 def make_vector_env(
@@ -41,9 +41,10 @@ def make_vector_env(
     ``env_kwargs``, each is a ``toolgym.envs.wrappers.mixed.MixedEnv`` (``env_id`` unused). With
     ``record``, every episode is recorded into that folder (``toolgym.envs.RecordEpisodes``).
     With ``ray`` (an address, or ``"local"``), the envs run in Ray actors instead
-    (``toolgym.agents.ray_runners.RayVectorEnv``; recordings are written here all the same)."""
+    (``toolgym.agents.distributed.runners.RayVectorEnv``; recordings are written here all the
+    same)."""
     if ray is not None:
-        from toolgym.agents.ray_runners import make_ray_vector_env
+        from toolgym.agents.distributed.runners import make_ray_vector_env
 
         return make_ray_vector_env(env_id, task_ids, num_envs, ray, record=record, **env_kwargs)
     factory = functools.partial(make_env, env_id, list(task_ids), env_kwargs)

@@ -23,7 +23,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from toolgym.agents.llm import system_message, tools_for
+from toolgym.agents.llm.messages import system_message, tools_for
 from toolgym.envs.tasks.suites import get_suite
 
 FENCE = re.compile(r"```(?:\w+)?\n(.*?)```", re.S)

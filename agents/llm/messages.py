@@ -1,7 +1,7 @@
 """An episode as a chat: the messages a language model sees and how its tool calls become actions.
 
-The same pieces serve the OpenAI-compatible runner (``agents/openai_runner.py``), the SFT export
-of recorded episodes (``agents/sft.py``) and the trainer adapters, so a model is trained on the
+The same pieces serve the OpenAI-compatible runner (``agents/llm/openai_runner.py``), the SFT export
+of recorded episodes (``agents/llm/sft.py``) and the trainer adapters, so a model is trained on the
 conversation it is later evaluated in.
 
 - **Tool mode**: the env's registry schemas are the tools; each call is one env step.
@@ -96,8 +96,10 @@ def result_message(call: ToolCall, feedback: str) -> dict[str, Any]:
 
 def views_message(observation: dict[str, Any], image_size: int) -> dict[str, Any]:
     text = f"Your part now, {VIEWS}:"
-    return {"role": "user", "content": [{"type": "text", "text": text},
-                                        image_part(observation["image"], image_size)]}  # fmt: skip
+    return {
+        "role": "user",
+        "content": [{"type": "text", "text": text}, image_part(observation["image"], image_size)],
+    }
 
 
 def image_part(array: np.ndarray, size: int) -> dict[str, Any]:
@@ -137,10 +139,9 @@ def assistant_message(message: dict[str, Any]) -> tuple[dict[str, Any], list[Too
     reply: dict[str, Any] = {"role": "assistant", "content": content}
     if calls:
         reply["tool_calls"] = [
-            {"id": c.id, "type": "function",
-             "function": {"name": c.name, "arguments": c.arguments}}
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
             for c in calls
-        ]  # fmt: skip
+        ]
     return reply, calls
 
 
@@ -188,9 +189,10 @@ def without_pictures(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if isinstance(content, list):
             content = [
                 {"type": "image_url", "image_url": {"url": PICTURE}}
-                if isinstance(p, dict) and p.get("type") == "image_url" else p
+                if isinstance(p, dict) and p.get("type") == "image_url"
+                else p
                 for p in content
-            ]  # fmt: skip
+            ]
             message = {**message, "content": content}
         out.append(message)
     return out

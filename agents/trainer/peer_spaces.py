@@ -4,8 +4,8 @@ like-for-like peer (sb3-contrib's ``MaskablePPO``) learns from, next to the trai
 It is :class:`toolgym.envs.wrappers.standard.StandardSpaces` with the trainer's observation arrays
 and token vocabulary (copying a prompt number, derived values, stop), one ``MultiDiscrete`` entry
 per parameter slot. It lives with the trainer because those arrays are the policy's inputs
-(``toolgym.agents.observations``, ``toolgym.agents.depth``); the env layer's wrapper needs spaces
-only.
+(``toolgym.agents.trainer.observations``, ``toolgym.agents.trainer.depth``); the env layer's
+wrapper needs spaces only.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from toolgym.agents.depth import MEASURES, READINGS, depth_inputs, depth_measures
-from toolgym.agents.observations import batch_observations
-from toolgym.agents.policy import PolicyConfig
+from toolgym.agents.trainer.depth import MEASURES, READINGS, depth_inputs, depth_measures
+from toolgym.agents.trainer.observations import batch_observations
+from toolgym.agents.trainer.policy import PolicyConfig
 from toolgym.envs.grammar import PAD, STOP, EpisodeContexts, Grammar
 from toolgym.envs.wrappers.standard import LARGEST, StandardSpaces
 
@@ -26,7 +26,7 @@ from toolgym.envs.wrappers.standard import LARGEST, StandardSpaces
 class TrainerSpaces(StandardSpaces, gym.utils.RecordConstructorArgs):
     """The bundled trainer's observation and action decomposition as standard spaces: what a
     like-for-like peer (sb3-contrib's ``MaskablePPO("MultiInputPolicy", env)`` with
-    :meth:`action_masks`) learns from, next to ``toolgym.agents.train``'s policy.
+    :meth:`action_masks`) learns from, next to ``toolgym.agents.trainer.train``'s policy.
 
     ## Action space
 
@@ -39,7 +39,7 @@ class TrainerSpaces(StandardSpaces, gym.utils.RecordConstructorArgs):
     has ``max_numbers`` more indices: index ``count + k`` copies the prompt's ``k``-th number
     (0-based, in reading order, as the trainer's policy reads them) onto the slot's nearest bin,
     as the trainer's pointer does; with ``policy.measure``, ``MEASURES`` more copy the numbers
-    measured off the depth views (``toolgym.agents.depth.depth_measures``), as the trainer's
+    measured off the depth views (``toolgym.agents.trainer.depth.depth_measures``), as the trainer's
     pointer can. Only the chosen operation's entries are read; coordinates of
     points past a polygon's count are ``PAD``. An index past an entry's end is clipped to its
     last; a copy of a number the prompt lacks takes the slot's first token.
@@ -51,14 +51,14 @@ class TrainerSpaces(StandardSpaces, gym.utils.RecordConstructorArgs):
     ## Observation space
 
     A ``Dict`` of the arrays the trainer's policy receives
-    (``toolgym.agents.observations.batch_observations``, one env): ``images`` uint8 ``(6, H, W)``
-    (the current view, then the target's, channels first), ``text`` int64 ``(prompt_bytes +
+    (``toolgym.agents.trainer.observations.batch_observations``, one env): ``images`` uint8 ``(6,
+    H, W)`` (the current view, then the target's, channels first), ``text`` int64 ``(prompt_bytes +
     feedback_bytes,)`` (UTF-8 bytes plus one, 0 for padding: the prompt's head, the feedback's
     tail), ``step`` ``Discrete(max_step)``, and the prompt's numbers: ``numbers`` float32
     ``(max_numbers,)`` (a length in cm read in mm), ``number_from`` and ``number_at`` int64
     (the byte where each starts and ends; -1 where there is none). With ``policy.depth`` (the
     env made with ``depth=True``), ``readings`` float32 ``(READINGS,)``: what the trainer's
-    policy reads off the depth views (``toolgym.agents.depth.depth_inputs``: extents, part
+    policy reads off the depth views (``toolgym.agents.trainer.depth.depth_inputs``: extents, part
     flags, silhouette fills); the depth maps themselves, ``-inf`` off the part, are not passed
     on (a network fed ``-inf`` gives NaN).
 
@@ -76,7 +76,7 @@ class TrainerSpaces(StandardSpaces, gym.utils.RecordConstructorArgs):
 
     Args:
         env: a toolgym env made with ``action_mode="tool"``.
-        grammar: the grammar (the trainer's: ``toolgym.agents.build.run_grammar``; default:
+        grammar: the grammar (the trainer's: ``toolgym.agents.trainer.build.run_grammar``; default:
             the env's registry, ``max_bins`` bins per parameter, names from its suite).
         policy: the trainer's ``PolicyConfig`` (text lengths, numbers read, steps told apart).
     """

@@ -10,11 +10,12 @@ run repeats an uninterrupted one exactly); ``num_steps`` calls per env are colle
 cut by the iteration's end is bootstrapped from the value of its next observation; PPO updates.
 
 Several tools train together with ``mix`` (``"cadquery:primitives,blender:blender-placement,
-scene:scene-layout"``, see ``toolgym.envs.wrappers.mixed``): one policy (``toolgym.agents.mixed``:
-one encoder, one decoder, each tool's calls in one grammar), workers that play any tool, and a
-sampler over every task of every tool, grouped by tool, so the weakest tool is played more.
-``progress.csv`` then has each tool's score, its share of the iteration's steps and its share of
-the sampler's weight (``score_<tool>``, ``share_<tool>``, ``weight_<tool>``).
+scene:scene-layout"``, see ``toolgym.envs.wrappers.mixed``): one policy
+(``toolgym.agents.trainer.mixed``: one encoder, one decoder, each tool's calls in one grammar),
+workers that play any tool, and a sampler over every task of every tool, grouped by tool, so the
+weakest tool is played more. ``progress.csv`` then has each tool's score, its share of the
+iteration's steps and its share of the sampler's weight (``score_<tool>``, ``share_<tool>``,
+``weight_<tool>``).
 
 Written under ``out``: ``config.json``, ``progress.csv`` (one row per iteration),
 ``tensorboard/`` (the same quantities), ``checkpoints/latest.pt`` (and one per
@@ -40,20 +41,20 @@ import gymnasium as gym
 import numpy as np
 import torch
 
-from toolgym.agents.build import make_policy, run_grammar
-from toolgym.agents.checkpoints import write_checkpoint
-from toolgym.agents.config import TrainConfig
-from toolgym.agents.demonstrations import OracleEpisodes
-from toolgym.agents.evaluate import evaluate_policy
-from toolgym.agents.learner import Learner
-from toolgym.agents.logs import ProgressLog, progress_row, status
-from toolgym.agents.policy import Policy, pick_device
-from toolgym.agents.progress import phase
-from toolgym.agents.rollout import Rollout, RolloutCollector
-from toolgym.agents.runners import make_runner
-from toolgym.agents.sampler import WeaknessSampler
-from toolgym.agents.seeds import SeedStreams
-from toolgym.agents.vector import make_vector_env
+from toolgym.agents.trainer.build import make_policy, run_grammar
+from toolgym.agents.trainer.checkpoints import write_checkpoint
+from toolgym.agents.trainer.config import TrainConfig
+from toolgym.agents.trainer.demonstrations import OracleEpisodes
+from toolgym.agents.trainer.evaluate import evaluate_policy
+from toolgym.agents.trainer.learner import Learner
+from toolgym.agents.trainer.logs import ProgressLog, progress_row, status
+from toolgym.agents.trainer.policy import Policy, pick_device
+from toolgym.agents.trainer.progress import phase
+from toolgym.agents.trainer.rollout import Rollout, RolloutCollector
+from toolgym.agents.trainer.runners import make_runner
+from toolgym.agents.trainer.sampler import WeaknessSampler
+from toolgym.agents.trainer.seeds import SeedStreams
+from toolgym.agents.trainer.vector import make_vector_env
 from toolgym.envs.wrappers.mixed import parse_mix, tool_of_task
 
 __all__ = ["TrainConfig", "Trainer", "train"]

@@ -5,7 +5,7 @@
 (``vec.set_attr("task_weights", ...)``), from its own seeded generator. When an episode ends its
 result is in ``info``: ``episode_task``, ``episode_score`` (the exact verifier's final score, in
 [0, 1]) and ``episode_passed``. :func:`make_env` builds one, in a local worker
-(``toolgym.agents.vector``) or a Ray actor (``toolgym.agents.ray_runners``) alike.
+(``toolgym.agents.trainer.vector``) or a Ray actor (``toolgym.agents.distributed.runners``) alike.
 
 This module imports no torch: the workers never load it. (The environments are registered by
 the package itself: importing any ``toolgym`` module runs ``toolgym/__init__.py`` first.)

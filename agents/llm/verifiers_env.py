@@ -4,7 +4,7 @@
 the classic API of ``verifiers`` 0.3, ``verifiers.legacy`` there):
 
 - **Dataset**: one row per task of the suite's split: ``prompt`` (the system message and the
-  task's prompt, as ``agents/llm.py`` writes them for every LLM door) and
+  task's prompt, as ``agents/llm/messages.py`` writes them for every LLM door) and
   ``info["toolgym_task"]`` (its id; verifiers keeps ``task`` for its own routing).
   The eval dataset is the ``eval_split``.
 - **Turns**: each rollout opens its own env (one sandbox session) and resets it to the row's task;
@@ -32,7 +32,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from toolgym.agents.llm import (
+from toolgym.agents.llm.messages import (
     ToolCall,
     action_of,
     first_messages,
@@ -108,12 +108,19 @@ def load_environment(
         probe.close()
 
     def rows(name: str) -> Any:
-        return Dataset.from_list([
-            {"prompt": [{"role": "system", "content": system},
-                        {"role": "user", "content": task.prompt}],
-             "answer": "", "info": {"toolgym_task": task.id}}
-            for task in get_suite(suite).split(name)
-        ])  # fmt: skip
+        return Dataset.from_list(
+            [
+                {
+                    "prompt": [
+                        {"role": "system", "content": system},
+                        {"role": "user", "content": task.prompt},
+                    ],
+                    "answer": "",
+                    "info": {"toolgym_task": task.id},
+                }
+                for task in get_suite(suite).split(name)
+            ]
+        )
 
     return _environment_class(vf)(
         env_id=env_id,

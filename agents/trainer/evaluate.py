@@ -1,8 +1,8 @@
 """Evaluate a trained policy on a suite's split: greedy tool calls, exact final scores.
 
 It needs the policy, its grammar and the run's config (a checkpoint gives all three, see
-``toolgym.agents.checkpoints``); the envs are the trainer's (``make_vector_env``), scoring at
-the task's own final tier.
+``toolgym.agents.trainer.checkpoints``); the envs are the trainer's (``make_vector_env``), scoring
+at the task's own final tier.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from toolgym.agents.checkpoints import load_checkpoint
-from toolgym.agents.config import TrainConfig
-from toolgym.agents.observations import observe
-from toolgym.agents.policy import Policy, to_torch
-from toolgym.agents.progress import phase
-from toolgym.agents.seeds import SeedStreams
-from toolgym.agents.vector import make_vector_env, play_queued
+from toolgym.agents.trainer.checkpoints import load_checkpoint
+from toolgym.agents.trainer.config import TrainConfig
+from toolgym.agents.trainer.observations import observe
+from toolgym.agents.trainer.policy import Policy, to_torch
+from toolgym.agents.trainer.progress import phase
+from toolgym.agents.trainer.seeds import SeedStreams
+from toolgym.agents.trainer.vector import make_vector_env, play_queued
 from toolgym.envs.grammar import STOP_TOOL, EpisodeContexts, Grammar
 from toolgym.envs.wrappers.mixed import parse_mix
 

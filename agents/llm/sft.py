@@ -1,8 +1,8 @@
 """Recorded episodes as chat-format SFT data (``toolgym sft``).
 
 Each episode (``toolgym.envs.RecordEpisodes``: the oracle's, a model's, any agent's) becomes one
-conversation in the language-model runner's own format (``agents/llm.py``): the system message,
-the task's prompt (and the target's views), then per step the assistant's tool call and the
+conversation in the language-model runner's own format (``agents/llm/messages.py``): the system
+message, the task's prompt (and the target's views), then per step the assistant's tool call and the
 env's feedback as a ``tool`` message (and the part's views). A line of the output is
 ``{"messages": [...], "tools": [...], "task": ..., "score": ...}``, the conversational format
 with tools that TRL's ``SFTTrainer`` reads. The oracle's passing episodes make a warm-start set.
@@ -18,7 +18,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from toolgym.agents.llm import (
+from toolgym.agents.llm.messages import (
     call_of,
     first_messages,
     result_message,

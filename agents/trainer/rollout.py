@@ -2,9 +2,9 @@
 
 Every env restarts from the iteration's seed (``SeedStreams.rollout_resets``), so an iteration
 depends only on the state saved at its start. The envs are any ``VectorEnv`` in tool mode with
-``ChosenTasks`` inside (``toolgym.agents.vector.make_vector_env``): local workers, or Ray actors
-(``ray=``), one interface. The sampler picks each episode's task; its weights go to the envs at
-the rollout's start and the episodes that end update it as they end.
+``ChosenTasks`` inside (``toolgym.agents.trainer.vector.make_vector_env``): local workers, or Ray
+actors (``ray=``), one interface. The sampler picks each episode's task; its weights go to the envs
+at the rollout's start and the episodes that end update it as they end.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import gymnasium as gym
 import numpy as np
 import torch
 
-from toolgym.agents.observations import observe
-from toolgym.agents.policy import Policy, PolicyConfig, to_torch
-from toolgym.agents.sampler import WeaknessSampler
-from toolgym.agents.seeds import SeedStreams
-from toolgym.agents.vector import finished_episodes
+from toolgym.agents.trainer.observations import observe
+from toolgym.agents.trainer.policy import Policy, PolicyConfig, to_torch
+from toolgym.agents.trainer.sampler import WeaknessSampler
+from toolgym.agents.trainer.seeds import SeedStreams
+from toolgym.agents.trainer.vector import finished_episodes
 from toolgym.envs.grammar import EpisodeContexts, Grammar
 
 

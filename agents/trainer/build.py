@@ -16,10 +16,10 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from toolgym.agents.config import TrainConfig
-from toolgym.agents.mixed import MixedPolicy
-from toolgym.agents.observations import prompt_numbers
-from toolgym.agents.policy import Policy, PolicyConfig
+from toolgym.agents.trainer.config import TrainConfig
+from toolgym.agents.trainer.mixed import MixedPolicy
+from toolgym.agents.trainer.observations import prompt_numbers
+from toolgym.agents.trainer.policy import Policy, PolicyConfig
 from toolgym.envs.domains import get_domain
 from toolgym.envs.grammar import (
     DEFAULT_MAX_BINS,

@@ -22,8 +22,8 @@ from typing import Any
 
 import gymnasium as gym
 
-from toolgym.agents.ray_cluster import actor_options
-from toolgym.agents.task_env import make_env
+from toolgym.agents.distributed.cluster import actor_options
+from toolgym.agents.trainer.task_env import make_env
 
 
 class EnvRunner:

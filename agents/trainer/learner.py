@@ -1,7 +1,7 @@
 """The learner: the policy's updates, PPO's on rollouts and behaviour cloning's on demonstrations.
 
 It holds the optimiser and the learner's generator (minibatch order, cloning batches); the math
-is ``toolgym.agents.ppo``'s (after CleanRL).
+is ``toolgym.agents.trainer.ppo``'s (after CleanRL).
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from toolgym.agents.demonstrations import Demonstrations
-from toolgym.agents.policy import Policy, to_torch
-from toolgym.agents.ppo import PPOConfig, annealed_lr, behaviour_cloning, gae, update
-from toolgym.agents.rollout import Rollout
+from toolgym.agents.trainer.demonstrations import Demonstrations
+from toolgym.agents.trainer.policy import Policy, to_torch
+from toolgym.agents.trainer.ppo import PPOConfig, annealed_lr, behaviour_cloning, gae, update
+from toolgym.agents.trainer.rollout import Rollout
 
 
 def adam(policy: Policy, learning_rate: float) -> torch.optim.Adam:

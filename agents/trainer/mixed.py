@@ -1,6 +1,6 @@
 """One policy over several tools: the bundled policy over a mixed grammar, each call's tool fixed.
 
-The mixed grammar (``toolgym.agents.build.mixed_grammar``) holds each tool's grammar in one
+The mixed grammar (``toolgym.agents.trainer.build.mixed_grammar``) holds each tool's grammar in one
 vocabulary: tool names are prefixed with the tool (``"blender.set_location"``) and each tool's
 operations are contiguous. The policy is the bundled one (one encoder of pictures and texts, one
 decoder, shared by every tool); its first token is masked to the operations of the episode's
@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from toolgym.agents.policy import GrammarMasks, Policy, PolicyConfig
+from toolgym.agents.trainer.policy import GrammarMasks, Policy, PolicyConfig
 from toolgym.envs.grammar import Grammar
 
 
