@@ -123,7 +123,9 @@ def validity(
 # -- volumetric IoU ------------------------------------------------------------------------------
 
 
-def _manifold(mesh: trimesh.Trimesh) -> object:
+def as_manifold(mesh: trimesh.Trimesh) -> object:
+    """The mesh as a ``manifold3d.Manifold`` (exact booleans); raises ``ValueError`` when it is
+    not a closed, consistently wound surface."""
     import manifold3d
 
     solid = manifold3d.Manifold(
@@ -142,7 +144,7 @@ def iou_mesh(candidate: trimesh.Trimesh, reference: trimesh.Trimesh) -> float:
 
     Raises ``ValueError`` if either mesh is not a closed manifold.
     """
-    a, b = _manifold(candidate), _manifold(reference)
+    a, b = as_manifold(candidate), as_manifold(reference)
     inter = (a ^ b).volume()
     union = a.volume() + b.volume() - inter
     return float(np.clip(inter / union, 0.0, 1.0)) if union > 0 else 0.0

@@ -25,8 +25,7 @@ from toolgym.agents.llm.messages import (
     tools_for,
     views_message,
 )
-from toolgym.envs.recording.log import RecordedEpisode, read_run
-from toolgym.envs.recording.recorder import decode_kwargs
+from toolgym.envs.recording.log import RecordedEpisode, decode_kwargs, read_run
 
 
 def episode_chat(episode: RecordedEpisode, image_size: int = 0) -> dict[str, Any]:

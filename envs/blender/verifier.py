@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 import trimesh
 
-from toolgym.verifiers.geometry import ReferenceSurface, _manifold
+from toolgym.verifiers.geometry import ReferenceSurface, as_manifold
 from toolgym.verifiers.images import photometric_loss
 from toolgym.verifiers.report import VerifierReport
 
@@ -210,7 +210,7 @@ def _solid(state: dict[str, Any]) -> Solid:
             if inside_out:
                 part.invert()
             try:
-                shell = _manifold(part)
+                shell = as_manifold(part)
             except ValueError:
                 opened = True
                 continue

@@ -1,4 +1,5 @@
-"""Reading recordings back: the episodes of a run folder, whatever state they were left in.
+"""The episode-log format: writing its plain data (what the recorder and the env server share)
+and reading recordings back, the episodes of a run folder, whatever state they were left in.
 
 A recording cut short (a crash mid-line, a kill, a full disk) or damaged by hand still reads:
 every line that parses is kept, and each problem is one message naming the file and the line.
@@ -7,12 +8,76 @@ every line that parses is kept, and each problem is one message naming the file 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
+import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+FORMAT = "toolgym-episode/1"
 EPISODE_FILE = "episode.jsonl"
 META_FILE = "meta.json"
+
+
+def encode_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Constructor arguments as JSON: a dataclass (sandbox ``Limits``) becomes
+    ``{"__dataclass__": "module:Class", "fields": {...}}`` so ``decode_kwargs`` rebuilds it."""
+    return {key: _encode(value) for key, value in kwargs.items()}
+
+
+def _encode(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        cls = type(value)
+        return {
+            "__dataclass__": f"{cls.__module__}:{cls.__qualname__}",
+            "fields": {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)},
+        }
+    if isinstance(value, dict):
+        return {str(k): _encode(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_encode(v) for v in value]
+    return plain(value)
+
+
+def decode_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The inverse of :func:`encode_kwargs`; rebuilds only toolgym's own dataclasses."""
+    return {key: _decode(value) for key, value in kwargs.items()}
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, dict) and "__dataclass__" in value:
+        module, _, name = str(value["__dataclass__"]).partition(":")
+        if not module.startswith("toolgym."):
+            raise ValueError(f"a recorded argument names {value['__dataclass__']}, not toolgym's")
+        cls = getattr(importlib.import_module(module), name)
+        return cls(**{k: _decode(v) for k, v in value["fields"].items()})
+    if isinstance(value, dict):
+        return {k: _decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    return value
+
+
+def plain(value: Any) -> Any:
+    """A JSON-encodable stand-in for what ``json`` cannot encode (numpy, bytes, objects)."""
+    if isinstance(value, np.generic):
+        return plain(value.item())
+    if isinstance(value, np.ndarray):
+        return value.tolist() if value.size <= 64 else f"<array {value.dtype} {value.shape}>"
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, str | int | float | bool | type(None)):
+        return value
+    return repr(value)
+
+
+def to_json(data: Any) -> str:
+    """One line of the log: JSON, what it cannot encode as :func:`plain` stand-ins."""
+    return json.dumps(data, default=plain, ensure_ascii=False, allow_nan=False)
 
 
 @dataclasses.dataclass

@@ -20,13 +20,11 @@ episode folder carries its process id.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import hashlib
 import importlib.metadata
 import inspect
 import io
-import json
 import math
 import os
 import platform
@@ -42,9 +40,9 @@ import numpy as np
 from PIL import Image
 
 from toolgym._version import __version__
+from toolgym.envs.recording.log import FORMAT, encode_kwargs, to_json
 from toolgym.envs.registration import get_card
 
-FORMAT = "toolgym-episode/1"
 ARTIFACT_MODES = ("final", "every", "none")
 MiB = 1024 * 1024
 
@@ -202,7 +200,7 @@ class RecordEpisodes(gym.Wrapper):
                 return
             folder = self._new_folder(task_id)
             self.episode_dir = folder
-            self._write_file("meta.json", _dumps(self._meta(seed, options)).encode())
+            self._write_file("meta.json", to_json(self._meta(seed, options)).encode())
         except OSError as exc:
             self._io_failed(exc)
             return
@@ -334,11 +332,11 @@ class RecordEpisodes(gym.Wrapper):
         if self.episode_dir is None:
             return
         try:
-            data = (_dumps(_cut_strings(line, self.max_field_chars)) + "\n").encode()
+            data = (to_json(_cut_strings(line, self.max_field_chars)) + "\n").encode()
         except (TypeError, ValueError) as exc:  # info the env filled with something odd
             line = {k: line.get(k) for k in ("kind", "step", "time", "task", "reward")}
             line["record_error"] = f"the step could not be written as JSON: {exc}"
-            data = (_dumps(_cut_strings(line, self.max_field_chars)) + "\n").encode()
+            data = (to_json(_cut_strings(line, self.max_field_chars)) + "\n").encode()
         if self._episode_bytes + len(data) > self.max_episode_bytes:
             self._warn(
                 "episode-cap",
@@ -420,65 +418,6 @@ def recorded(
 
 def _make_recorded(env_fn: Callable[[], gym.Env], directory: str, options: dict) -> gym.Env:
     return RecordEpisodes(env_fn(), directory, **options)
-
-
-# -- plain data ---------------------------------------------------------------------------------
-def encode_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Constructor arguments as JSON: a dataclass (sandbox ``Limits``) becomes
-    ``{"__dataclass__": "module:Class", "fields": {...}}`` so ``decode_kwargs`` rebuilds it."""
-    return {key: _encode(value) for key, value in kwargs.items()}
-
-
-def _encode(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        cls = type(value)
-        return {
-            "__dataclass__": f"{cls.__module__}:{cls.__qualname__}",
-            "fields": {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)},
-        }
-    if isinstance(value, dict):
-        return {str(k): _encode(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_encode(v) for v in value]
-    return _plain(value)
-
-
-def decode_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The inverse of :func:`encode_kwargs`; rebuilds only toolgym's own dataclasses."""
-    return {key: _decode(value) for key, value in kwargs.items()}
-
-
-def _decode(value: Any) -> Any:
-    if isinstance(value, dict) and "__dataclass__" in value:
-        module, _, name = str(value["__dataclass__"]).partition(":")
-        if not module.startswith("toolgym."):
-            raise ValueError(f"a recorded argument names {value['__dataclass__']}, not toolgym's")
-        cls = getattr(importlib.import_module(module), name)
-        return cls(**{k: _decode(v) for k, v in value["fields"].items()})
-    if isinstance(value, dict):
-        return {k: _decode(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    return value
-
-
-def _plain(value: Any) -> Any:
-    """A JSON-encodable stand-in for what ``json`` cannot encode (numpy, bytes, objects)."""
-    if isinstance(value, np.generic):
-        return _plain(value.item())
-    if isinstance(value, np.ndarray):
-        return value.tolist() if value.size <= 64 else f"<array {value.dtype} {value.shape}>"
-    if isinstance(value, bytes):
-        return f"<{len(value)} bytes>"
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, str | int | float | bool | type(None)):
-        return value
-    return repr(value)
-
-
-def _dumps(data: Any) -> str:
-    return json.dumps(data, default=_plain, ensure_ascii=False, allow_nan=False)
 
 
 def _cut_strings(value: Any, limit: int) -> Any:

@@ -13,8 +13,8 @@ from typing import Any
 
 import gymnasium as gym
 
-from toolgym.envs.recording.log import RecordedEpisode
-from toolgym.envs.recording.recorder import decode_kwargs, picture_digests
+from toolgym.envs.recording.log import RecordedEpisode, decode_kwargs
+from toolgym.envs.recording.recorder import picture_digests
 
 REWARD_TOLERANCE = 1e-9
 CUT_MARK = "more characters cut by the recorder]"

@@ -26,7 +26,7 @@ import gymnasium as gym
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from toolgym.envs.recording.recorder import _dumps
+from toolgym.envs.recording.log import to_json
 from toolgym.envs.registration import cards
 
 DEFAULT_ENV = "toolgym/CadQuery-v0"
@@ -235,7 +235,7 @@ def decode_observation(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> Any:
-    return json.loads(_dumps(value))
+    return json.loads(to_json(value))
 
 
 def spaces_of(env: gym.Env) -> dict[str, Any]:
