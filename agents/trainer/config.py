@@ -8,6 +8,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import gymnasium as gym
+from gymnasium.envs.registration import load_env_creator
+
 from toolgym.agents.trainer.policy import PolicyConfig
 from toolgym.agents.trainer.ppo import PPOConfig
 from toolgym.agents.trainer.sampler import SamplerConfig
@@ -82,16 +85,16 @@ class TrainConfig:
         return max(1, -(-self.steps // (self.num_envs * self.num_steps)))
 
     def __post_init__(self) -> None:
-        if self.policy.depth and (self.mix or self.env_id != "toolgym/CadQuery-v0"):
+        if self.policy.depth and (self.mix or not _takes_depth(self.env_id)):
             where = f"the mix {self.mix}" if self.mix else self.env_id
-            raise ValueError(f"PolicyConfig.depth reads CadQuery-v0's depth; {where} has none")
+            raise ValueError(f"PolicyConfig.depth reads an env's depth views; {where} has none")
 
     def env_kwargs(self, evaluation: bool = False) -> dict[str, Any]:
         """The env's arguments: for training, or (``evaluation``) for scoring at the task's
         own final tier."""
         where = {"mix": self.mix} if self.mix else {"suite": self.suite}
         form = {} if self.prompt_form == "described" else {"prompt_form": self.prompt_form}
-        if self.policy.depth:  # the policy reads the views' depth (CadQuery-v0's ``depth``)
+        if self.policy.depth:  # the policy reads the views' depth (the env's ``depth``)
             form["depth"] = True
         max_steps = self.tool_max_steps() if self.mix else self.max_steps
         tier = None if evaluation else self.final_tier
@@ -133,3 +136,14 @@ class TrainConfig:
                     fields["channels"] = tuple(fields["channels"])
                 data[key] = kind(**fields)
         return cls(**data)
+
+
+def _takes_depth(env_id: str) -> bool:
+    """Whether the env has depth views to give (a ``depth`` argument among its options)."""
+    try:
+        entry = gym.spec(env_id).entry_point
+    except gym.error.Error:
+        return False
+    env_class = load_env_creator(entry) if isinstance(entry, str) else entry
+    options = getattr(env_class, "Options", None)
+    return options is not None and "depth" in {f.name for f in dataclasses.fields(options)}
