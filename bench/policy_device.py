@@ -40,6 +40,14 @@ def every(grammar, prefix=None):
     return [s for t in range(lo, hi) for s in every(grammar, [*prefix, t])]
 
 
+def no_numbers(n, max_numbers, device):
+    """A prompt with no numbers in it, as the policy reads one (nothing for the pointer to copy)."""
+    return {
+        "numbers": torch.zeros(n, max_numbers, device=device),
+        "number_at": torch.full((n, max_numbers), -1, dtype=torch.long, device=device),
+    }
+
+
 device = pick_device("auto")
 print("device", device, torch.cuda.get_device_name(0) if device.type == "cuda" else "")
 torch.manual_seed(0)
@@ -51,6 +59,7 @@ obs = {
     "images": torch.randint(0, 255, (1, 6, 16, 16), dtype=torch.uint8, device=device),
     "text": torch.randint(1, 257, (1, 24), device=device),
     "step": torch.zeros(1, dtype=torch.long, device=device),
+    **no_numbers(1, cfg.max_numbers, device),
 }
 batch = {k: v.expand(len(seqs), *v.shape[1:]) for k, v in obs.items()}
 with torch.no_grad():
@@ -82,6 +91,7 @@ for dev in ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]:
         ),
         "text": torch.randint(1, 257, (n, cfg.prompt_bytes + cfg.feedback_bytes), device=dev),
         "step": torch.zeros(n, dtype=torch.long, device=dev),
+        **no_numbers(n, cfg.max_numbers, dev),
     }
     s = seqs[torch.randint(len(seqs), (n,))].to(dev)
     opt = torch.optim.Adam(pol.parameters())
