@@ -9,7 +9,8 @@ subpackage, or one module of the env layer's root), each on a floor (:data:`FLOO
 may only run down a floor, or stay in its room; a package's face (``__init__.py``) may hand on
 names of its own subpackages. Separately, no module may take part in an import circle.
 
-Run as a script to print the drawing: ``python tests/layers.py``.
+Run as a script to print the drawing (``python tests/layers.py``), or the house's figures for a
+checkout, this one or another (``python tests/layers.py --stats [CHECKOUT]``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+TOOL_FOLDERS = ("cadquery", "blender", "scene")
 #: The package's folders (the design card keeps subpackages as top-level folders).
 FOLDERS = {
     "toolgym": "toolgym",
@@ -74,12 +76,12 @@ JOBS = {
 FLOOR = {room: level for level, rooms in enumerate(FLOORS) for room in rooms}
 
 
-def modules() -> dict[str, Path]:
-    """Every module of the package: its dotted name to its file."""
+def modules(root: Path = ROOT) -> dict[str, Path]:
+    """Every module of the package in the checkout ``root``: its dotted name to its file."""
     found = {}
     for package, folder in FOLDERS.items():
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
+        for path in sorted((root / folder).rglob("*.py")):
+            parts = list(path.relative_to(root / folder).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
             found[".".join([package, *parts])] = path
@@ -105,9 +107,9 @@ def _imports(tree: ast.AST, name: str, is_package: bool) -> Iterator[str]:
         yield from _imports(node, name, is_package)
 
 
-def import_graph() -> dict[str, set[str]]:
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
     """Module to the package's modules it imports (the longest known prefix of each name)."""
-    known = modules()
+    known = modules(root)
 
     def resolve(dotted: str) -> str | None:
         while dotted and dotted not in known:
@@ -225,5 +227,38 @@ def _reach(arrows: dict[tuple[str, str], int]) -> dict[str, set[str]]:
     return reach
 
 
+def stats(root: Path = ROOT) -> dict[str, object]:
+    """A checkout's figures, read as the checks read them (any checkout: no rooms needed)."""
+    graph, files = import_graph(root), modules(root)
+
+    def tool(module: str) -> str | None:
+        parts = module.split(".")
+        inside = len(parts) > 2 and parts[1] == "envs" and parts[2] in TOOL_FOLDERS
+        return parts[2] if inside else None
+
+    return {
+        "modules": len(files),
+        "lines": sum(len(p.read_text(encoding="utf-8").splitlines()) for p in files.values()),
+        "env-layer root modules": sum(
+            1
+            for m, p in files.items()
+            if m.count(".") == 2 and m.startswith("toolgym.envs.") and p.name != "__init__.py"
+        ),
+        "import circles": [len(c) for c in circles(graph)],
+        "env layer -> agents imports": sum(
+            1
+            for a, targets in graph.items()
+            for b in targets
+            if a.startswith("toolgym.envs") and b.startswith("toolgym.agents")
+        ),
+        "imports into a tool's folder from outside it": sum(
+            1 for a, targets in graph.items() for b in targets if tool(b) and tool(a) != tool(b)
+        ),
+    }
+
+
 if __name__ == "__main__":
-    print(drawing(), end="")
+    if sys.argv[1:2] == ["--stats"]:
+        print(stats(Path(sys.argv[2]) if len(sys.argv) > 2 else ROOT))
+    else:
+        print(drawing(), end="")

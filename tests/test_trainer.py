@@ -533,3 +533,15 @@ def test_cloning_on_paraphrased_requests_picks_each_slots_number_by_its_words():
     assert right[:, 0].all()  # the tool
     assert slots >= 0.95  # each number from its words, cm read as mm
     assert right.all(axis=1).mean() >= 0.85
+
+
+def test_a_suite_file_stored_relative_to_the_checkout_is_found_from_anywhere(tmp_path, monkeypatch):
+    """An older checkpoint stores a suite file as given (relative); it is found from another
+    folder, beside the package, as the run's own file."""
+    from toolgym.agents.trainer.checkpoints import _suite_from
+
+    monkeypatch.chdir(tmp_path)
+    found = Path(_suite_from("assets/cadquery/demo/first-tools.toml"))
+    root = Path(__file__).resolve().parents[1]
+    assert found.is_file() and found.samefile(root / "assets/cadquery/demo/first-tools.toml")
+    assert _suite_from("primitives") == "primitives"

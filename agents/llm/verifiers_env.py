@@ -52,7 +52,7 @@ def framework() -> Any:
     ``renderers/`` folders (the sources of ``toolgym.verifiers`` and ``toolgym.renderers``)
     shadow the framework's packages of those names when the checkout's root is on
     ``sys.path`` (``python -m pytest`` there), so the root is left out while they load."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]  # the checkout
     for name in SHADOWED:
         module = sys.modules.get(name)
         if (

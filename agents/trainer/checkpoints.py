@@ -64,7 +64,7 @@ def _suite_from(suite: str) -> str:
     checkpoints) is looked for there and then beside the package's ``assets/``."""
     if not suite.endswith(".toml") or Path(suite).is_file():
         return suite
-    beside = Path(__file__).resolve().parents[1] / suite
+    beside = Path(__file__).resolve().parents[2] / suite  # the checkout
     return str(beside) if beside.is_file() else suite
 
 
