@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from toolgym.cli.common import app, check_writable_file, console, env_domain, fail, or_fail
+from toolgym.envs.tasks.model import SPLITS
 
 if TYPE_CHECKING:
     from toolgym.envs.tasks.model import Task
@@ -28,7 +29,7 @@ def tasks(
     """List the task suites, or the tasks of one suite (of every suite, with a filter)."""
     from toolgym.envs.tasks.suites import get_suite, suites
 
-    if split is not None and split not in ("train", "test"):
+    if split is not None and split not in SPLITS:
         fail(f"--split must be train or test, got {split!r}")
     if suite is None and difficulty is None and split is None:
         _list_suites(list(suites().values()), as_json)

@@ -20,11 +20,10 @@ from toolgym.cli.common import (
     message,
     or_fail,
 )
+from toolgym.envs.tasks.model import SPLITS
 
 if TYPE_CHECKING:
     from toolgym.envs.verification.fuzzing import FuzzReport
-
-SPLITS = ("train", "test")
 
 
 @app.command()

@@ -23,6 +23,7 @@ from toolgym.cli.common import (
     or_fail,
 )
 from toolgym.cli.distributed import RayAddress, connect
+from toolgym.envs.tasks.model import SPLITS
 
 
 @app.command()
@@ -101,10 +102,13 @@ def train(
         env_domain(env)
         or_fail(_suite, suite)
         suite = _portable_suite(suite)
-    if prompt_form not in ("described", "image"):
-        fail(f"--prompt-form must be described or image, not {prompt_form!r}")
-    if final_tier not in ("cheap", "exact"):
-        fail(f"--final-tier must be cheap or exact, not {final_tier!r}")
+    from toolgym.envs.episode.options import PROMPT_FORMS
+    from toolgym.verifiers.report import TIERS
+
+    if prompt_form not in PROMPT_FORMS:
+        fail(f"--prompt-form must be {' or '.join(PROMPT_FORMS)}, not {prompt_form!r}")
+    if final_tier not in TIERS:
+        fail(f"--final-tier must be {' or '.join(TIERS)}, not {final_tier!r}")
     try:  # before the run's folder is made: TrainConfig refuses --depth where there is none
         config = TrainConfig(
             env_id=env,
@@ -175,7 +179,7 @@ def evaluate(
     from toolgym.agents.trainer.evaluate import evaluate_checkpoint, score_table
 
     checkpoint = _checkpoint_file(checkpoint)
-    if split not in ("train", "test"):
+    if split not in SPLITS:
         fail(f"--split must be train or test, got {split!r}")
     if record is not None:
         check_writable_folder(record, "--record", "the recording")
