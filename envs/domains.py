@@ -14,8 +14,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -52,6 +52,12 @@ class Domain:
         target_image: ``(task, view_size)``: the target's views as an RGB ``uint8`` tile.
         families: the procedural families a hand-written task may name (``family`` in a task
             file), e.g. to share a family's fixed view frame; none by default.
+        family_problems: ``(family, parameters)``: ``(field, problem)`` for each parameter a
+            task file gives that is outside that family's documented range (checked when the
+            file is read); ``None`` when the domain documents no ranges.
+        family_table: one row per procedural family (its tier, features, tools, and its task
+            counts and styles per generated suite and split), for ``toolgym tasks --families``;
+            ``None``: the domain lists none.
         cheats: the generic cheat transforms the reward fuzzer
         (``toolgym.envs.verification.fuzzing``)
             applies to this domain's tasks; none by default.
@@ -79,6 +85,8 @@ class Domain:
     export_formats: tuple[str, ...]
     target_image: Callable[[Task, int], np.ndarray]
     families: tuple[str, ...] = ()
+    family_problems: Callable[[str, Mapping[str, Any]], list[tuple[str, str]]] | None = None
+    family_table: Callable[[], list[dict[str, Any]]] | None = None
     cheats: Callable[[], tuple[Cheat, ...]] = tuple
     near_miss: Callable[[Task], str | None] | None = None
     code_scope: str = ""

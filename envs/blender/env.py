@@ -176,11 +176,8 @@ class BlenderEnv(ToolEnv):
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         _obs, info = super().reset(seed=seed, options=options)
         assert self.session is not None and self.task is not None
-        if self.task.start:
-            ran = self.session.run(self.task.start, filename=f"<start {self.task.id}>")
-            if not ran.ok:
-                raise RuntimeError(f"{self.task.id}: the start program failed: {ran.feedback()}")
-        self._good_snapshot = self.session.snapshot()
+        if not self.task.start:
+            self._good_snapshot = self.session.snapshot()
         if self.task.id not in self._starts:  # the start scene is the task's: render it once
             candidate, _ = self._candidate()
             self._starts[self.task.id] = self._render(candidate)

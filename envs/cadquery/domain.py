@@ -1,19 +1,27 @@
 """The CadQuery domain: what ``toolgym/CadQuery-v0`` plugs into the shared suites, CLI and agents.
 
-Generated suites:
+Generated suites, each naming its split rule (``Suite.split_rule``):
 
 - ``primitives``: the easiest tier, one box, cylinder or sphere of varied size and placement;
-- ``procedural``: every procedural family, a few seeds each.
+- ``procedural``: every procedural family, a few seeds each, in the ``spec`` style;
+- ``cad-styles``: the training families said in the training styles; its test split says unseen
+  seeds in the held-out styles (``phrases.HELD_OUT_STYLES``);
+- ``cad-families``: the training families; its test split holds only the held-out families
+  (``families.HELD_OUT_FAMILIES``);
+- ``cad-edits``: edit tasks of every family: start from a part, change it.
 
-The hand-written ``curated`` suite is ``assets/cadquery/curated.toml``.
+Every generated suite's test split draws from seeds no training task uses. The hand-written
+``curated`` suite is ``assets/cadquery/curated.toml``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 from toolgym.envs.cadquery import CARD, cheats, verification
-from toolgym.envs.cadquery.families import FAMILIES
+from toolgym.envs.cadquery.families import FAMILIES, HELD_OUT_FAMILIES, Family
+from toolgym.envs.cadquery.families.phrases import HELD_OUT_STYLES, TRAIN_STYLES
 from toolgym.envs.domains import Domain
 from toolgym.envs.tasks.model import Suite, Task
 from toolgym.envs.tasks.suites import generated_suite, generated_task
@@ -21,10 +29,55 @@ from toolgym.envs.tools import ToolRegistry
 
 PRIMITIVE_SEEDS = {"train": 200, "test": 50}
 PROCEDURAL_SEEDS = {"train": 10, "test": 3}
+EDIT_SEEDS = {"train": 5, "test": 2}
+TRAINING_FAMILIES = tuple(name for name in FAMILIES if name not in HELD_OUT_FAMILIES)
+
+
+@dataclasses.dataclass(frozen=True)
+class SuiteFamily:
+    """A family as one generated suite draws it: the styles of each split (seed ``s`` takes
+    ``styles[s % len(styles)]``), the splits it has tasks in, and whether its tasks are edits."""
+
+    family: Family
+    styles: dict[str, tuple[str, ...]]
+    splits: tuple[str, ...] = ("train", "test")
+    edit: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.family.name
+
+    def task(self, seed: int, split: str = "train", suite: str = "procedural") -> Task:
+        styles = self.styles[split]
+        style = styles[seed % len(styles)]
+        if self.edit:
+            return self.family.edit_task(seed, split, suite, style)
+        return self.family.task(seed, split, suite, style)
+
+
+SPEC = {"train": ("spec",), "test": ("spec",)}
+TRAINED = {"train": TRAIN_STYLES, "test": TRAIN_STYLES}
 # The families each generated suite draws from, by suite.
-FAMILIES_BY_SUITE = {
-    "primitives": {"primitive": FAMILIES["primitive"]},
-    "procedural": FAMILIES,
+FAMILIES_BY_SUITE: dict[str, dict[str, SuiteFamily]] = {
+    "primitives": {"primitive": SuiteFamily(FAMILIES["primitive"], SPEC)},
+    "procedural": {name: SuiteFamily(f, SPEC) for name, f in FAMILIES.items()},
+    "cad-styles": {
+        name: SuiteFamily(FAMILIES[name], {"train": TRAIN_STYLES, "test": HELD_OUT_STYLES})
+        for name in TRAINING_FAMILIES
+    },
+    "cad-families": {
+        name: SuiteFamily(f, TRAINED, ("test",) if name in HELD_OUT_FAMILIES else ("train",))
+        for name, f in FAMILIES.items()
+    },
+    "cad-edits": {name: SuiteFamily(f, TRAINED, edit=True) for name, f in FAMILIES.items()},
+}
+SPLIT_RULES = {
+    "cad-styles": "held-out styles: test prompts use wording forms no training prompt uses "
+    f"({', '.join(HELD_OUT_STYLES)}; with numbers and units masked, no sentence in common), "
+    "on unseen seeds",
+    "cad-families": "held-out families: the test split holds only "
+    f"{', '.join(HELD_OUT_FAMILIES) or 'none yet'}, which no training task uses",
+    "cad-edits": "unseen seeds: each task starts from a part and asks for a change",
 }
 
 
@@ -42,10 +95,62 @@ def suites() -> dict[str, Suite]:
             "procedural",
             "cadquery",
             "Every procedural family, a few seeds each.",
-            [FAMILIES[name] for name in sorted(FAMILIES)],
+            [FAMILIES_BY_SUITE["procedural"][name] for name in sorted(FAMILIES)],
             PROCEDURAL_SEEDS,
         ),
+        "cad-styles": generated_suite(
+            "cad-styles",
+            "cadquery",
+            "The training families in every training style; the test split in held-out styles.",
+            FAMILIES_BY_SUITE["cad-styles"].values(),
+            PROCEDURAL_SEEDS,
+            SPLIT_RULES["cad-styles"],
+        ),
+        "cad-families": generated_suite(
+            "cad-families",
+            "cadquery",
+            "The training families; the test split holds the held-out families only.",
+            FAMILIES_BY_SUITE["cad-families"].values(),
+            PROCEDURAL_SEEDS,
+            SPLIT_RULES["cad-families"],
+        ),
+        "cad-edits": generated_suite(
+            "cad-edits",
+            "cadquery",
+            "Edit tasks of every family: start from a part, change it as asked.",
+            FAMILIES_BY_SUITE["cad-edits"].values(),
+            EDIT_SEEDS,
+            SPLIT_RULES["cad-edits"],
+        ),
     }
+
+
+def family_table() -> list[dict[str, object]]:
+    """Each family: tier, features, tools, whether it is held out, and per generated suite its
+    ``train/test`` task counts and the styles its tasks are said in."""
+    found = suites()
+    rows = []
+    for name, family in FAMILIES.items():
+        row: dict[str, object] = {
+            "family": name,
+            "tier": family.tier,
+            "summary": family.summary,
+            "features": list(family.features),
+            "tools": list(family.operations()),
+            "held out": name in HELD_OUT_FAMILIES,
+        }
+        styles: dict[str, dict[str, list[str]]] = {}
+        for suite in FAMILIES_BY_SUITE:
+            tasks = [t for t in found[suite].tasks if t.family == name]
+            counts = [sum(t.split == split for t in tasks) for split in ("train", "test")]
+            row[suite] = f"{counts[0]}/{counts[1]}"
+            styles[suite] = {
+                split: sorted({str(t.style) for t in tasks if t.split == split})
+                for split in ("train", "test")
+            }
+        row["styles"] = styles
+        rows.append(row)
+    return rows
 
 
 def task(task_id: str) -> Task | None:
@@ -69,6 +174,8 @@ DOMAIN = Domain(
     export_formats=("step", "stl", "brep", "glb"),
     target_image=verification.target_image,
     families=tuple(FAMILIES),
+    family_problems=lambda name, parameters: FAMILIES[name].problems(parameters),
+    family_table=family_table,
     cheats=cheats.cheats,
     near_miss=cheats.near_miss,
     code_scope="`cq` (CadQuery) and `tools` are in scope; bind the part to `result`",

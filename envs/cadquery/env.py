@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
@@ -10,6 +11,8 @@ import trimesh
 from gymnasium import spaces
 
 from toolgym.envs.cadquery.artifacts import Measurer, brep_note, export_brep, session_part
+from toolgym.envs.cadquery.families import family
+from toolgym.envs.cadquery.families.phrases import get_style
 from toolgym.envs.cadquery.framing import task_framing
 from toolgym.envs.cadquery.tools import registry
 from toolgym.envs.cadquery.verification import (
@@ -45,10 +48,13 @@ class CadQueryOptions(EnvOptions):
     _: KW_ONLY
     success_iou: float | None = None
     depth: bool = False
+    style: str | None = None
 
     def check_own(self) -> None:
         if self.success_iou is not None:
             check_number("success_iou", self.success_iou, 0.01, 1.0)
+        if self.style is not None:
+            get_style(self.style)  # an unknown style: ValueError naming the known ones
 
 
 class CadQueryEnv(ToolEnv):
@@ -133,6 +139,13 @@ class CadQueryEnv(ToolEnv):
     - ``success_iou`` (None: the task's threshold; else 0.01 to 1).
     - ``depth`` (False): add the ``depth`` and ``target_depth`` observations (one more ray cast
       per view and step).
+    - ``style`` (None: as the suite words it): say every procedural task's described prompt in
+      this style of the phrase bank (``toolgym.envs.cadquery.families.phrases.STYLES``: mm, cm
+      or inches, diameters or radii, synonyms, the order of the sentences); the part is the same.
+
+    Edit tasks (``cad-edits``): the episode starts from the task's part, its program already run
+    (``result`` is bound to it, and the first image shows it); the prompt gives the program and
+    asks for a change, and the target is the changed part.
 
     ``final_tier``: both tiers score the same solid (the BREP the last good step exported,
     measured by a session that runs no agent code), the exact tier more finely and with a B-Rep
@@ -188,6 +201,26 @@ class CadQueryEnv(ToolEnv):
     def _image_shape(self, view_size: int) -> tuple[int, int, int]:
         rows = -(-len(DEFAULT_VIEWS) // 2)
         return (rows * view_size, 2 * view_size, 3)
+
+    def _chosen(self, task: Task) -> Task:
+        style = self.options.style
+        if style is None or task.style is None or task.family is None or task.seed is None:
+            return task
+        if task.start or style == task.style:
+            return task  # an edit says its change in the suite's words; the part is the same
+        prompt = family(task.family).describe(dict(task.parameters), style, task.seed)
+        return dataclasses.replace(task, prompt=prompt, style=style)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        obs, info = super().reset(seed=seed, options=options)
+        assert self.task is not None
+        if self.task.start:  # an edit: show and keep the part it starts from
+            candidate, _ = self._candidate()
+            self._image, self._part = self._render(candidate), candidate
+            obs = self._observation("")
+        return obs, info
 
     def _prepare(self, task: Task) -> np.ndarray:
         if task.id not in self._targets:

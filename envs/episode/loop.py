@@ -116,6 +116,10 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         """The prompt of ``prompt_form="image"``: the kind of task, no numbers."""
         raise NotImplementedError
 
+    def _chosen(self, task: Task) -> Task:
+        """The task an episode runs, once drawn (a tool may reword it); as drawn by default."""
+        return task
+
     def _succeeded(self, report: VerifierReport) -> bool:
         raise NotImplementedError
 
@@ -138,6 +142,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             self.task = self._check_domain(mine.get(options["task"]) or get_task(options["task"]))
         else:
             self.task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
+        self.task = self._chosen(self.task)
         target = self._prepare(self.task)
         self._target_image = target if self.show_target else np.zeros_like(target)
         if self.session is None:
@@ -152,6 +157,11 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         self._image = self._render(None)
         self._part: Any = None  # the artifact after the last good step
         self._report: VerifierReport | None = None
+        if self.task.start:  # an edit: the episode starts from the task's part or scene
+            ran = self.session.run(self.task.start, filename=f"<start {self.task.id}>")
+            if not ran.ok:
+                raise RuntimeError(f"{self.task.id}: the start program failed: {ran.feedback()}")
+            self._good_snapshot = self.session.snapshot()
         return self._observation(""), {"task": self.task.id, "isolation": self.session.layers}
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:

@@ -102,20 +102,30 @@ class Task:
     # tool mode (by the oracle, and as behaviour-cloning demonstrations); ``None`` when the
     # domain's tool registry cannot express the reference.
     tool_calls: tuple[str, ...] | None = None
-    # A program that builds the episode's start scene (Blender); empty: start from nothing.
+    # A program that builds the episode's start (a Blender scene, a CAD part to edit); empty:
+    # start from nothing.
     start: str = ""
+    # How a generated task's prompt is worded (a CAD family's style); ``None``: as written.
+    style: str | None = None
 
     @property
     def suite(self) -> str:
         return self.id.rsplit("/", 1)[0]
 
 
+#: The split rule of a hand-written suite: each task names its split.
+WRITTEN_SPLIT = "as written: each task names its split"
+
+
 @dataclasses.dataclass(frozen=True)
 class Suite:
+    """A named set of tasks; ``split_rule`` says what its test split holds out."""
+
     name: str
     domain: str
     description: str
     tasks: tuple[Task, ...]
+    split_rule: str = WRITTEN_SPLIT
 
     def split(self, split: str) -> tuple[Task, ...]:
         return tuple(t for t in self.tasks if t.split == split)
@@ -218,6 +228,18 @@ def _family(fields: _Fields, domain: str) -> str | None:
     return fields.get("family", str, choices=known)
 
 
+def _check_family_parameters(
+    fields: _Fields, domain: str, family: str, parameters: Mapping[str, Any]
+) -> None:
+    """A task naming a family gives its parameters inside the family's documented ranges."""
+    from toolgym.envs.domains import get_domain  # as in _family
+
+    check = get_domain(domain).family_problems
+    for name, problem in check(family, parameters) if check else ():
+        field = "parameters" if name == "parameters" else f"parameters.{name}"
+        raise fields.fail(field, f"{problem} (the {family} family's range)")
+
+
 def parse_task(table: Any, suite: str, domain: str, where: str) -> Task:
     fields = _Fields(table, where)
     name = fields.get("name", str)
@@ -240,6 +262,9 @@ def parse_task(table: Any, suite: str, domain: str, where: str) -> Task:
     for key, value in parameters.items():
         if not isinstance(value, Scalar):
             raise fields.fail("parameters", f"{key!r} must be a number, string or boolean")
+    family = _family(fields, domain)
+    if family is not None:
+        _check_family_parameters(fields, domain, family, parameters)
     return Task(
         id=f"{suite}/{name}",
         domain=domain,
@@ -251,7 +276,7 @@ def parse_task(table: Any, suite: str, domain: str, where: str) -> Task:
         split=fields.get("split", str, "train", SPLITS),
         tool_calls=_tool_calls(fields),
         start=fields.get("start", str, "").strip(),
-        family=_family(fields, domain),
+        family=family,
     )
 
 

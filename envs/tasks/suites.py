@@ -50,15 +50,18 @@ def generated_suite(
     description: str,
     families: Iterable[TaskFamily],
     seeds: Mapping[str, int],
+    split_rule: str = "unseen seeds: test tasks draw from seeds no training task uses",
 ) -> Suite:
-    """A suite of ``seeds[split]`` tasks per family and split, seeds ``0, 1, ...``."""
+    """A suite of ``seeds[split]`` tasks per family and split, seeds ``0, 1, ...`` (a family
+    may have tasks in one split only: ``family.splits``, when it says)."""
     tasks = tuple(
         family.task(seed, split, suite=name)
         for family in families
         for split, count in seeds.items()
+        if split in getattr(family, "splits", (split,))
         for seed in range(count)
     )
-    return Suite(name, domain, description, tasks)
+    return Suite(name, domain, description, tasks, split_rule)
 
 
 def generated_task(
@@ -70,7 +73,7 @@ def generated_task(
     if not match or match["suite"] not in families_by_suite:
         return None
     family = families_by_suite[match["suite"]].get(match["family"])
-    if family is None:
+    if family is None or match["split"] not in getattr(family, "splits", (match["split"],)):
         return None
     return family.task(int(match["seed"]), match["split"], suite=match["suite"])
 

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from toolgym.cli.common import app, check_writable_file, console, env_domain, fail, or_fail
-from toolgym.envs.tasks.model import SPLITS
+from toolgym.envs.tasks.model import SPLITS, WRITTEN_SPLIT
 
 if TYPE_CHECKING:
     from toolgym.envs.tasks.model import Task
@@ -24,14 +24,32 @@ def tasks(
         int | None, typer.Option(min=1, max=5, help="Only tasks of this tier (1-5).")
     ] = None,
     split: Annotated[str | None, typer.Option(help="Only train or test tasks.")] = None,
+    family: Annotated[
+        str | None, typer.Option(help="Only tasks of this procedural family.")
+    ] = None,
+    families: Annotated[
+        bool,
+        typer.Option(
+            "--families", help="List the procedural families: tier, features, tools, splits."
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """List the task suites, or the tasks of one suite (of every suite, with a filter)."""
+    from toolgym.envs.domains import domains
     from toolgym.envs.tasks.suites import get_suite, suites
 
     if split is not None and split not in SPLITS:
         fail(f"--split must be train or test, got {split!r}")
-    if suite is None and difficulty is None and split is None:
+    if families:
+        rows = [row for d in domains() if d.family_table for row in d.family_table()]
+        title = "procedural families (tasks per suite: train/test)"
+        _print_rows(rows, title, as_json, skip=("summary", "features", "styles"))
+        return
+    known = {name for d in domains() for name in d.families}
+    if family is not None and family not in known:
+        fail(f"--family: unknown family {family!r}; see `toolgym tasks --families`")
+    if suite is None and difficulty is None and split is None and family is None:
         _list_suites(list(suites().values()), as_json)
         return
     if suite is None:
@@ -45,6 +63,7 @@ def tasks(
         for t in chosen
         if (difficulty is None or t.difficulty == difficulty)
         and (split is None or t.split == split)
+        and (family is None or t.family == family)
     ]
     if as_json:
         print(json.dumps([_task_summary(t) for t in chosen], indent=2, ensure_ascii=False))
@@ -69,17 +88,32 @@ def _list_suites(found: list[Any], as_json: bool) -> None:
             "train": len(s.split("train")),
             "test": len(s.split("test")),
             "description": s.description,
+            "split_rule": s.split_rule,
         }
         for s in found
     ]
+    _print_rows(rows, "task suites", as_json, skip=("split_rule",))
+    if not as_json:  # the rules are long: one line each, under the table
+        for s in found:
+            if s.split_rule != WRITTEN_SPLIT:
+                console.print(f"[bold]{escape(s.name)}[/] split rule: {escape(s.split_rule)}")
+
+
+def _print_rows(
+    rows: list[dict[str, Any]], title: str, as_json: bool, skip: tuple[str, ...] = ()
+) -> None:
+    """Rows as JSON, or as a table without the ``skip`` columns (long prose, nested detail:
+    the JSON has them)."""
     if as_json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return
-    table = Table(title="task suites")
-    for column in rows[0] if rows else ():
-        table.add_column(column, no_wrap=column == "suite")
+    table = Table(title=title)
+    columns = [c for c in (rows[0] if rows else ()) if c not in skip]
+    for column in columns:
+        table.add_column(column, no_wrap=column in ("suite", "family", "tools"))
     for row in rows:
-        table.add_row(*(escape(str(v)) for v in row.values()))
+        cells = (row.get(c, "") for c in columns)
+        table.add_row(*(escape(" ".join(v) if isinstance(v, list) else str(v)) for v in cells))
     console.print(table)
 
 
@@ -90,6 +124,8 @@ def _task_summary(task: Task) -> dict[str, Any]:
         "domain": task.domain,
         "difficulty": task.difficulty,
         "split": task.split,
+        "family": task.family,
+        "style": task.style,
         "prompt": task.prompt,
     }
 

@@ -3,25 +3,15 @@
 Each function turns a family's parameters into the calls ``{"name": ..., "arguments": {...}}``
 that build the same part as the family's reference program, with the tools of
 ``toolgym.envs.cadquery.tools`` (lengths in mm, Z up). Families whose parts need an operation the
-tool set lacks (a loft, a sweep) have none: ``transition`` and ``bent_tube``.
+tool set has since gained (a loft, a sweep) use them: ``transition`` and ``bent_tube``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
 
+from toolgym.envs.cadquery.families.model import Call, Params, call
 from toolgym.envs.tasks.model import Scalar
-
-Params = dict[str, Scalar]
-Call = dict[str, Any]
-
-
-def call(name: str, **arguments: Any) -> Call:
-    """One tool call; numbers rounded to 4 decimals, as the reference programs write them."""
-    clean = {k: round(v, 4) if isinstance(v, float) else v for k, v in arguments.items()}
-    return {"name": name, "arguments": clean}
 
 
 def _f(value: Scalar) -> float:
@@ -166,19 +156,32 @@ def pillow_block(p: Params) -> list[Call]:
     return calls
 
 
-FAMILY_CALLS: dict[str, Callable[[Params], list[Call]]] = {
-    fn.__name__: fn
-    for fn in (
-        primitive,
-        plate_holes,
-        u_channel,
-        finished_block,
-        stepped_shaft,
-        l_bracket,
-        slotted_plate,
-        enclosure,
-        v_pulley,
-        flange,
-        pillow_block,
-    )
-}
+def transition(p: Params) -> list[Call]:
+    return [
+        call(
+            "loft",
+            bottom="rect",
+            bottom_size=_f(p["length"]),
+            bottom_size2=_f(p["width"]),
+            top="circle",
+            top_size=_f(p["diameter"]),
+            height=_f(p["height"]),
+        )
+    ]
+
+
+def bent_tube(p: Params) -> list[Call]:
+    rise, radius, run = _f(p["rise"]), _f(p["radius"]), _f(p["run"])
+    path = [[0.0, 0.0], [0.0, rise + radius], [radius + run, rise + radius]]
+    inside = _f(p["outside"]) - 2 * _f(p["wall"])
+    return [
+        call(
+            "sweep",
+            profile="tube",
+            size=_f(p["outside"]),
+            size2=inside,
+            path=path,
+            plane="XZ",
+            bend_radius=radius,
+        )
+    ]

@@ -1,0 +1,62 @@
+"""Procedural CadQuery task families: seeded generators of real mechanical parts.
+
+Each family (``toolgym.envs.cadquery.families.model.Family``) draws its parameters from a seed,
+writes its description once and says it in any style of the phrase bank
+(``toolgym.envs.cadquery.families.phrases``), and builds its reference as a program and as tool
+calls. The families live by kind of part, one module each, which lists them as
+``FAMILY_GROUP``; this module gathers every such module of the package, in name order
+(a module named ``_...`` is private: a draft, never gathered).
+
+Agent code never reads these modules: the sandbox refuses every module under ``families``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Any
+
+from toolgym.envs.cadquery.families.model import Family
+
+__all__ = ["FAMILIES", "HELD_OUT_FAMILIES", "Family", "describe", "family"]
+
+
+def _gather() -> dict[str, Family]:
+    found: dict[str, Family] = {}
+    for module in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name[0] != "_"):
+        group = getattr(importlib.import_module(f"{__name__}.{module}"), "FAMILY_GROUP", ())
+        for member in group:
+            if member.name in found:
+                raise ValueError(f"family {member.name!r} is defined twice (in {module})")
+            found[member.name] = member
+    return found
+
+
+FAMILIES: dict[str, Family] = _gather()
+
+#: The families no training suite uses: the ``cad-families`` suite's test split, one of each
+#: broad kind of part, so a score on them says how far training carried to parts never seen.
+HELD_OUT_FAMILIES: tuple[str, ...] = ()
+
+
+def family(name: str) -> Family:
+    """A family by name; an unknown name is a one-line error naming the known ones."""
+    try:
+        return FAMILIES[name]
+    except KeyError:
+        raise KeyError(f"unknown family {name!r}; known: {', '.join(sorted(FAMILIES))}") from None
+
+
+def describe() -> list[dict[str, Any]]:
+    """Each family's name, tier, features and tools, for tables."""
+    return [
+        {
+            "name": f.name,
+            "tier": f.tier,
+            "summary": f.summary,
+            "features": list(f.features),
+            "tools": list(f.operations()),
+            "held_out": f.name in HELD_OUT_FAMILIES,
+        }
+        for f in FAMILIES.values()
+    ]
