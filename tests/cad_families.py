@@ -2,6 +2,7 @@
 sweeps, and what a family's author runs while writing it::
 
     .venv/bin/python tests/cad_families.py spur_gear [more families] [--seeds 3] [--module M]
+    .venv/bin/python tests/cad_families.py --readme     # the README's family table
 
 (``--module _draft`` adds the families of ``toolgym.envs.cadquery.families._draft``, a draft
 module the package does not gather yet.)
@@ -18,7 +19,7 @@ import json
 import sys
 from dataclasses import dataclass
 
-from toolgym.envs.cadquery.families import FAMILIES
+from toolgym.envs.cadquery.families import FAMILIES, HELD_OUT_FAMILIES
 from toolgym.envs.cadquery.families.phrases import HELD_OUT_STYLES, TRAIN_STYLES, skeleton
 from toolgym.envs.cadquery.tools import registry
 from toolgym.envs.cadquery.verification import verify_script
@@ -97,8 +98,31 @@ def shared_wording(name: str, seeds: int = 8) -> set[str]:
     return said["train"] & said["held-out"]
 
 
+README_BEGIN = "<!-- families: begin (python tests/cad_families.py --readme) -->"
+README_END = "<!-- families: end -->"
+
+
+def readme_table() -> str:
+    """The README's family table, made from the families themselves."""
+    rows = [
+        "| family | tier | part | features | tools | held out |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, family in FAMILIES.items():
+        held = "yes" if name in HELD_OUT_FAMILIES else ""
+        features = ", ".join(family.features)
+        tools = ", ".join(f"`{t}`" for t in family.operations())
+        rows.append(
+            f"| `{name}` | {family.tier} | {family.summary} | {features} | {tools} | {held} |"
+        )
+    return "\n".join(rows)
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if args == ["--readme"]:
+        print(f"{README_BEGIN}\n{readme_table()}\n{README_END}")
+        sys.exit(0)
     seeds = 3
     if "--module" in args:
         at = args.index("--module")

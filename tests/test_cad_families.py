@@ -16,6 +16,14 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
+from cad_families import (
+    README_BEGIN,
+    README_END,
+    check_family,
+    readme_table,
+    shared_wording,
+    wrong,
+)
 
 import toolgym  # noqa: F401 - registers the environments
 from toolgym.envs.cadquery.domain import FAMILIES_BY_SUITE, TRAINING_FAMILIES
@@ -24,9 +32,6 @@ from toolgym.envs.cadquery.families.model import FEATURES
 from toolgym.envs.cadquery.families.phrases import HELD_OUT_STYLES, STYLES, TRAIN_STYLES, WORDS
 from toolgym.envs.cadquery.tools import registry
 from toolgym.envs.tasks.suites import get_suite
-
-sys.path.insert(0, str(Path(__file__).parent))
-from cad_families import check_family, shared_wording, wrong
 
 #: What the issue's part kinds are made of: every one is some family's feature.
 REQUIRED_FEATURES = {
@@ -202,3 +207,11 @@ def test_every_family_on_three_seeds(name):
         name, seeds=1, splits=("test",)
     )
     assert not wrong(found), [str(v) for v in wrong(found)]
+
+
+def test_the_readme_family_table_is_current():
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    shown = readme.split(README_BEGIN, 1)[1].split(README_END, 1)[0].strip()
+    assert shown == readme_table(), "run: python tests/cad_families.py --readme"
+    held = {line.split("`")[1] for line in shown.splitlines() if line.endswith("| yes |")}
+    assert held == set(HELD_OUT_FAMILIES)  # the documented list is the one the split uses

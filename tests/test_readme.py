@@ -59,6 +59,11 @@ RUN = {
     "--max-steps 2 --record runs/oracle": 0,
     ".venv/bin/toolgym sft runs/oracle --out warm-start.jsonl": 0,
     ".venv/bin/toolgym fuzz --task procedural/plate_holes/test-0": 0,
+    ".venv/bin/toolgym tasks --families": 0,
+    ".venv/bin/toolgym tasks cad-edits --split test --family flange": 0,
+    # From the checkout's tests/ (linked into the scratch folder).
+    ".venv/bin/python tests/cad_families.py flange --seeds 3": 0,
+    ".venv/bin/python tests/cad_families.py --readme": 0,
 }
 SKIPPED = {
     ".venv/bin/toolgym run --agent openai --base-url http://127.0.0.1:8000/v1 --model my-model "
@@ -150,6 +155,7 @@ def scratch(tmp_path_factory) -> Path:
     (mine,) = blocks("toml")  # the README's suite file, and its reference as a solution
     (folder / "mine.toml").write_text(mine)
     (folder / "spacer.py").write_text(tomllib.loads(mine)["task"][0]["reference"])
+    (folder / "tests").symlink_to(ROOT / "tests")  # the family checker the README runs
     return folder
 
 
