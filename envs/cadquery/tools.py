@@ -324,3 +324,8 @@ class Tools:
 
     def __repr__(self) -> str:
         return f"<CadQuery tools: {', '.join(registry.tools)}>"
+
+
+# The feature tools (holes by callout, slots, patterns, sweeps, lofts ...) register on the same
+# registry; importing them here makes every tool present wherever this module is imported.
+from toolgym.envs.cadquery import feature_tools  # noqa: E402,F401
