@@ -3,6 +3,7 @@ memory anything that decides a task's answer, nor see other checkouts or home di
 
 from __future__ import annotations
 
+import pkgutil
 from pathlib import Path
 
 import pytest
@@ -28,10 +29,18 @@ def run(session: Session, script: str, *names: str) -> dict:
     return result.results
 
 
+#: Every module of the CAD families' package (generators, phrase bank, classic families...).
+FAMILY_MODULES = tuple(
+    f"toolgym.envs.cadquery.families.{m.name}" for m in pkgutil.iter_modules(families.__path__)
+)
+
+
 def test_task_generators_and_verifiers_cannot_be_imported(session):
+    assert len(FAMILY_MODULES) >= 4
     script = (
         "outcomes = {}\n"
-        "for name in ('toolgym.envs.cadquery.families', 'toolgym.envs.tasks.suites',\n"
+        f"for name in {FAMILY_MODULES!r} + ('toolgym.envs.cadquery.families',\n"
+        "             'toolgym.envs.tasks.suites',\n"
         "             'toolgym.envs.tasks.model', 'toolgym.verifiers', 'toolgym.agents'):\n"
         "    try:\n"
         "        __import__(name)\n"
@@ -71,7 +80,9 @@ def test_the_project_tree_is_not_readable_through_the_package(session):
         "envs = sorted(os.listdir(os.path.join(root, 'envs')))\n"
         "cadquery = sorted(os.listdir(os.path.join(root, 'envs', 'cadquery')))\n"
         "reads = {}\n"
-        "for rel in ('assets/cadquery/curated.toml', 'envs/cadquery/families.py', '.git/HEAD',\n"
+        "for rel in ('assets/cadquery/curated.toml', 'envs/cadquery/families/__init__.py',\n"
+        "            'envs/cadquery/families/model.py', 'envs/cadquery/families/phrases.py',\n"
+        "            'envs/cadquery/families/classic.py', '.git/HEAD',\n"
         "            'pyproject.toml', 'verifiers/cad.py', 'tests/conftest.py'):\n"
         "    try:\n"
         "        open(os.path.join(root, rel)).read()\n"
@@ -83,10 +94,9 @@ def test_the_project_tree_is_not_readable_through_the_package(session):
     assert set(out["reads"].values()) == {"FileNotFoundError"}, out["reads"]
     assert set(out["listing"]) <= {"toolgym", "envs", "renderers", ".venv"}, out["listing"]
     assert "assets" not in out["listing"] and ".git" not in out["listing"]
-    assert "families.py" not in out["cadquery"] and "env.py" not in out["cadquery"]
-    assert set(out["cadquery"]) <= {"__init__.py", "backend.py", "measure.py", "tools.py"}, out[
-        "cadquery"
-    ]
+    assert "families" not in out["cadquery"] and "env.py" not in out["cadquery"]
+    tools = {"__init__.py", "backend.py", "measure.py", "tools.py", "feature_tools.py"}
+    assert set(out["cadquery"]) <= tools, out["cadquery"]
     assert "suites.py" not in out["envs"] and "tasks.py" not in out["envs"]
 
 

@@ -23,6 +23,7 @@ from toolgym.envs.cadquery.families.model import (
     mm,
     pts,
     resize,
+    rule,
 )
 from toolgym.envs.cadquery.families.phrases import Phrases
 
@@ -409,7 +410,7 @@ def _bent_tube_program(p: Params) -> str:
     return (
         f"path = (\n"
         f"    cq.Workplane('XZ').lineTo(0, {rise})\n"
-        f"    .threePointArc(({corner[0]:.4f}, {corner[1]:.4f}), ({radius}, {rise + radius}))\n"
+        f"    .threePointArc(({float(corner[0])!r}, {float(corner[1])!r}), ({radius}, {rise + radius}))\n"
         f"    .lineTo({radius + run}, {rise + radius})\n"
         f")\n"
         f"result = cq.Workplane('XY').circle({p['outside'] / 2}).circle({inside}).sweep(path)\n"
@@ -803,10 +804,9 @@ FAMILY_GROUP: tuple[Family, ...] = (
         calls.u_channel,
         _moved("thickness", 1),
         (resize("length", 10, 40), resize("height", 3, 10)),
-        check=lambda p: (
-            None
-            if 5 * float(p["thickness"]) <= min(float(p["width"]), float(p["height"])) + 2.5  # type: ignore[arg-type]
-            else "the walls must leave the channel open"
+        check=rule(
+            "the walls must leave the channel open",
+            lambda f: 5 * f["thickness"] <= min(f["width"], f["height"]) + 2.5,
         ),
         prompt=_u_channel_prompt,
     ),
@@ -828,11 +828,9 @@ FAMILY_GROUP: tuple[Family, ...] = (
         calls.finished_block,
         lambda p: {**p, "operation": "chamfer" if p["operation"] == "fillet" else "fillet"},
         (resize("length", 5, 15), resize("height", 3, 8)),
-        check=lambda p: (
-            None
-            if float(p["size"])
-            <= 0.3 * min(float(p[k]) for k in ("length", "width", "height")) + 0.25  # type: ignore[arg-type]
-            else "the finish is too large for the block"
+        check=rule(
+            "the finish is too large for the block",
+            lambda f: f["size"] <= 0.3 * min(f["length"], f["width"], f["height"]) + 0.25,
         ),
         prompt=_finished_block_prompt,
     ),
@@ -871,15 +869,12 @@ FAMILY_GROUP: tuple[Family, ...] = (
         calls.l_bracket,
         _moved("hole", 1.5),
         (resize("length", 5, 15), resize("height", 5, 15)),
-        check=lambda p: (
-            None
-            if float(p["hole"]) + 2
-            <= min(
-                float(p["width"]),
-                float(p["length"]) - float(p["thickness"]),
-                float(p["height"]) - float(p["thickness"]),
-            )  # type: ignore[arg-type]
-            else "the holes must fit in the legs"
+        check=rule(
+            "the holes must fit in the legs",
+            lambda f: (
+                f["hole"] + 2
+                <= min(f["width"], f["length"] - f["thickness"], f["height"] - f["thickness"])
+            ),
         ),
         prompt=_l_bracket_prompt,
     ),
@@ -902,12 +897,12 @@ FAMILY_GROUP: tuple[Family, ...] = (
         calls.slotted_plate,
         _moved("slot_length", -3),
         (resize("thickness", 1, 3), resize("slot_length", 4, 12)),
-        check=lambda p: (
-            None
-            if float(p["slot_width"]) + 5 <= float(p["slot_length"]) <= float(p["length"]) - 12  # type: ignore[arg-type]
-            and (int(p["count"]) - 1) * float(p["pitch"]) + float(p["slot_width"])
-            <= float(p["width"]) - 8  # type: ignore[arg-type]
-            else "the slots must fit in the plate"
+        check=rule(
+            "the slots must fit in the plate",
+            lambda f: (
+                f["slot_width"] + 5 <= f["slot_length"] <= f["length"] - 12
+                and (f["count"] - 1) * f["pitch"] + f["slot_width"] <= f["width"] - 8
+            ),
         ),
         prompt=_slotted_plate_prompt,
     ),
@@ -928,12 +923,9 @@ FAMILY_GROUP: tuple[Family, ...] = (
         calls.enclosure,
         _moved("wall", 1),
         (resize("height", 5, 15), resize("length", 5, 20)),
-        check=lambda p: (
-            None
-            if float(p["wall"]) + 1.5
-            <= float(p["radius"])
-            <= min(float(p["length"]), float(p["width"])) / 4 + 0.25  # type: ignore[arg-type]
-            else "the corner radius must exceed the wall and fit the box"
+        check=rule(
+            "the corner radius must exceed the wall and fit the box",
+            lambda f: f["wall"] + 1.5 <= f["radius"] <= min(f["length"], f["width"]) / 4 + 0.25,
         ),
         prompt=_enclosure_prompt,
     ),
@@ -954,11 +946,12 @@ FAMILY_GROUP: tuple[Family, ...] = (
         calls.v_pulley,
         _moved("groove_depth", 2),
         (resize("width", 2, 6), resize("diameter", 5, 15)),
-        check=lambda p: (
-            None
-            if float(p["groove_width"]) <= float(p["width"]) - 2  # type: ignore[arg-type]
-            and float(p["groove_depth"]) <= (float(p["diameter"]) - float(p["bore"])) / 2 - 4  # type: ignore[arg-type]
-            else "the groove must fit in the rim"
+        check=rule(
+            "the groove must fit in the rim",
+            lambda f: (
+                f["groove_width"] <= f["width"] - 2
+                and f["groove_depth"] <= (f["diameter"] - f["bore"]) / 2 - 4
+            ),
         ),
         prompt=_v_pulley_prompt,
     ),
@@ -997,11 +990,9 @@ FAMILY_GROUP: tuple[Family, ...] = (
         calls.bent_tube,
         _moved("rise", 3),
         (resize("rise", 5, 20), resize("run", 5, 20)),
-        check=lambda p: (
-            None
-            if float(p["outside"]) <= float(p["radius"])  # type: ignore[arg-type]
-            and float(p["wall"]) <= float(p["outside"]) / 4 + 0.25  # type: ignore[arg-type]
-            else "the bend must be no tighter than the tube's diameter"
+        check=rule(
+            "the bend must be no tighter than the tube's diameter",
+            lambda f: f["outside"] <= f["radius"] and f["wall"] <= f["outside"] / 4 + 0.25,
         ),
         prompt=_bent_tube_prompt,
     ),

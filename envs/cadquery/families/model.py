@@ -84,6 +84,21 @@ def call(name: str, **arguments: Any) -> Call:
     return {"name": name, "arguments": {k: clean(v) for k, v in arguments.items()}}
 
 
+def rule(message: str, holds: Callable[[dict[str, float]], bool]) -> Callable[[Params], str | None]:
+    """A family's ``check`` from one condition on its numeric parameters (counts included):
+    ``message`` when it fails, ``None`` when it holds."""
+
+    def check(params: Params) -> str | None:
+        numbers = {
+            k: float(v)
+            for k, v in params.items()
+            if isinstance(v, int | float) and not isinstance(v, bool)
+        }
+        return None if holds(numbers) else message
+
+    return check
+
+
 @dataclasses.dataclass(frozen=True)
 class Dimension:
     """One parameter's documented range.
