@@ -272,7 +272,7 @@ def say(
     said = []
     for sentence in order:
         text = _MARK.sub(lambda m: _say(m.group(1).split(_SEP), style, words), sentence)
-        text = re.sub(r"\b([Aa]) (?=[aeiouAEIOU]|8|1[18](?![\d.]))", r"\1n ", text)
+        text = re.sub(r"\b([Aa]) (?=[aeiouAEIOU]|8|1[18](?!\d))", r"\1n ", text)
         text = text.strip()
         said.append(text[:1].upper() + text[1:])
     return " ".join(s if s.endswith((".", "?", "!")) else s + "." for s in said)
