@@ -38,7 +38,7 @@ SHARED = {
 POSITIONAL = ("suite", "split", "task", "action_mode", "max_steps", "view_size", "show_target")
 # Each tool's default suite and its own arguments, with their defaults.
 TOOLS = {
-    CadQueryEnv: ("curated", {"success_iou": None, "depth": False}),
+    CadQueryEnv: ("curated", {"success_iou": None, "depth": False, "style": None}),
     BlenderEnv: ("blender-procedural", {"render_samples": 16}),
     GameSceneEnv: ("scene-curated", {}),
 }
