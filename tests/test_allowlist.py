@@ -95,7 +95,14 @@ def test_the_project_tree_is_not_readable_through_the_package(session):
     assert set(out["listing"]) <= {"toolgym", "envs", "renderers", ".venv"}, out["listing"]
     assert "assets" not in out["listing"] and ".git" not in out["listing"]
     assert "families" not in out["cadquery"] and "env.py" not in out["cadquery"]
-    tools = {"__init__.py", "backend.py", "measure.py", "tools.py", "feature_tools.py"}
+    tools = {
+        "__init__.py",
+        "backend.py",
+        "measure.py",
+        "tools.py",
+        "base_tools.py",
+        "feature_tools.py",
+    }
     assert set(out["cadquery"]) <= tools, out["cadquery"]
     assert "suites.py" not in out["envs"] and "tasks.py" not in out["envs"]
 

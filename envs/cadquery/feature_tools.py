@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any
 
-from toolgym.envs.cadquery.tools import (
+from toolgym.envs.cadquery.base_tools import (
     Coordinate,
     Length,
     Points,

@@ -405,12 +405,13 @@ def _bent_tube_prompt(p: Params) -> str:
 
 def _bent_tube_program(p: Params) -> str:
     rise, radius, run = p["rise"], p["radius"], p["run"]
-    corner = radius * (1 - np.cos(np.pi / 4)), rise + radius * np.sin(np.pi / 4)
+    # The arc's midpoint at full precision: its ends stay tangent to the straights.
+    mid = float(radius * (1 - np.cos(np.pi / 4))), float(rise + radius * np.sin(np.pi / 4))
     inside = p["outside"] / 2 - p["wall"]
     return (
         f"path = (\n"
         f"    cq.Workplane('XZ').lineTo(0, {rise})\n"
-        f"    .threePointArc(({float(corner[0])!r}, {float(corner[1])!r}), ({radius}, {rise + radius}))\n"
+        f"    .threePointArc(({mid[0]!r}, {mid[1]!r}), ({radius}, {rise + radius}))\n"
         f"    .lineTo({radius + run}, {rise + radius})\n"
         f")\n"
         f"result = cq.Workplane('XY').circle({p['outside'] / 2}).circle({inside}).sweep(path)\n"
