@@ -34,7 +34,7 @@ SMALL = PolicyConfig(image_size=32, hidden=64, embed=16, prompt_bytes=64, feedba
         (
             "cadquery:scene-layout",
             "unknown cadquery suite 'scene-layout' in the mix; known: "
-            "curated, primitives, procedural",
+            "cad-edits, cad-families, cad-styles, curated, primitives, procedural",
         ),
         (
             "blender:blender-move",

@@ -34,7 +34,8 @@ def env():
 def test_spaces_and_repair(env):
     grammar = env.grammar
     assert isinstance(env.action_space, gym.spaces.MultiDiscrete)
-    assert env.action_space.nvec[0] == len(grammar.ops) and len(env.action_space.nvec) == 21
+    # one token for the operation, then the widest tool's (sweep's) 22 parameter slots and a stop
+    assert env.action_space.nvec[0] == len(grammar.ops) and len(env.action_space.nvec) == 24
     observation, _ = env.reset(seed=0)
     assert env.observation_space.contains(observation)
     prompt = bytes(int(b) - 1 for b in observation["prompt"] if b).decode()
@@ -91,7 +92,7 @@ def test_native_text_observations_flatten_as_code_points():
     assert flat.tolist() == [ord(c) for c in "40 × 3°"] + [CODE_POINTS]
     assert utils.unflatten(space, flat) == "40 × 3°" and utils.flatdim(space) == 8
     env = FlattenObservation(gym.make("toolgym/CadQuery-v0", view_size=8))
-    observation, _ = env.reset(seed=0)  # the first curated prompt has "×"
+    observation, _ = env.reset(seed=0, options={"task": "curated/block-centred"})  # has "×"
     assert env.observation_space.contains(observation)
     prompt = utils.unflatten(env.env.observation_space, observation)["prompt"]
     assert prompt == env.unwrapped.task.prompt and "×" in prompt
