@@ -9,6 +9,7 @@ degrees, Z up, like every tool in :mod:`toolgym.envs.cadquery.tools`.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 from toolgym.envs.cadquery.base_tools import (
@@ -384,7 +385,7 @@ _PLANES = {  # (a, b) -> 3D, and the plane's normal
 }
 
 
-def _path_pieces(points: list[list[float]], radius: float) -> list[tuple]:
+def path_pieces(points: Sequence[Sequence[float]], radius: float) -> list[tuple]:
     """The path as 2D pieces: ``("line", p, q)`` and ``("arc", p, mid, q)``, its corners rounded
     to ``radius``. Raises ``ValueError`` with a one-line message where that cannot be done."""
     pts = [tuple(map(float, p)) for p in points]
@@ -460,7 +461,7 @@ def _check_sweep(a: dict[str, Any]) -> str | None:
     if profile == "circle" and size2 != 0:
         return "size2 is for tube and rect sections; leave it 0 for a circle"
     try:
-        pieces = _path_pieces(a["path"], radius)
+        pieces = path_pieces(a["path"], radius)
     except ValueError as exc:
         return str(exc)
     if any(p[0] == "arc" for p in pieces) and radius <= size / 2:
@@ -498,7 +499,7 @@ def sweep(
     to3d, normal = _PLANES[plane]
     n = cq.Vector(*normal)
     edges = []
-    for piece in _path_pieces(path, bend_radius):
+    for piece in path_pieces(path, bend_radius):
         corners = [cq.Vector(*to3d(*p)) for p in piece[1:]]
         if piece[0] == "line":
             edges.append(cq.Edge.makeLine(*corners))

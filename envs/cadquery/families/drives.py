@@ -40,27 +40,17 @@ from toolgym.envs.cadquery.families.model import (
     Family,
     Params,
     call,
-    fmt,
+    fmt4,
     mm,
+    num,
     pts,
     resize,
+    whole,
 )
 from toolgym.envs.cadquery.families.phrases import Phrases
+from toolgym.envs.cadquery.families.standards import clearance_holes
 
 Point = tuple[float, float]
-
-
-def _f(value: object) -> float:
-    return float(value)  # type: ignore[arg-type]
-
-
-def _i(value: object) -> int:
-    return int(value)  # type: ignore[call-overload]
-
-
-def _n(value: float) -> str:
-    """A number as the programs write it: at most 4 decimals."""
-    return fmt(round(value, 4))
 
 
 def _polar(radius: float, angle: float) -> Point:
@@ -96,18 +86,18 @@ def _first_problem(*rules: tuple[bool, str]) -> str | None:
 
 
 def _moved(name: str, by: float) -> Callable[[Params], Params]:
-    return lambda p: {**p, name: _f(p[name]) + by}
+    return lambda p: {**p, name: num(p[name]) + by}
 
 
 def _recount(name: str, by: int) -> Callable[[Params], Params]:
-    return lambda p: {**p, name: _i(p[name]) + by}
+    return lambda p: {**p, name: whole(p[name]) + by}
 
 
 def _cylinder_cut(radius: float, x: float, y: float, bottom: float, height: float) -> str:
     """A program's vertical cylinder cutter (through cuts reach 1 mm past both faces)."""
     return (
-        f"cq.Workplane('XY').workplane(offset={_n(bottom)}).center({_n(x)}, {_n(y)})"
-        f".circle({_n(radius)}).extrude({_n(height)})"
+        f"cq.Workplane('XY').workplane(offset={fmt4(bottom)}).center({fmt4(x)}, {fmt4(y)})"
+        f".circle({fmt4(radius)}).extrude({fmt4(height)})"
     )
 
 
@@ -223,7 +213,7 @@ def _gear_teeth(m: float, z: int) -> list[list[Point]]:
 
 def _gear_text(p: Params, q: Phrases) -> list[str]:
     """The sentences every involute gear shares (after its first)."""
-    m, z = _f(p["module"]), _i(p["teeth"])
+    m, z = num(p["module"]), whole(p["teeth"])
     c = _gear_circles(m, z)
     return [
         f"its {q.w('module')} is {q.len(m)} and its pressure angle {q.deg(PRESSURE_ANGLE)}, "
@@ -256,18 +246,18 @@ def _spur_gear_draw(rng: np.random.Generator) -> Params:
 
 
 def _spur_gear_check(p: Params) -> str | None:
-    m, z = _f(p["module"]), _i(p["teeth"])
+    m, z = num(p["module"]), whole(p["teeth"])
     root = m * (z - 2.5)
     return _first_problem(
         (m in MODULES, "the module must be an ISO 54 series I module from 1 to 3 mm"),
         (m * (z + 2) <= 130, "the gear must stay within 130 mm tip diameter"),
-        (_f(p["bore"]) + 2 * max(3, 2 * m) <= root + 0.25, "the bore must leave 2 modules of rim"),
+        (num(p["bore"]) + 2 * max(3, 2 * m) <= root + 0.25, "the bore must leave 2 modules of rim"),
     )
 
 
 def _spur_gear_text(p: Params, q: Phrases) -> list[str]:
     return [
-        f"a {q.w('gear')} with {q.count(_i(p['teeth']))} involute {q.w('teeth')}, its bottom "
+        f"a {q.w('gear')} with {q.count(whole(p['teeth']))} involute {q.w('teeth')}, its bottom "
         f"face on {q.w('the XY plane')}, {q.w('centred')} on the Z {q.w('axis')}, the first "
         f"{q.w('tooth')} {q.w('centred')} on the +X {q.w('axis')}",
         *_gear_text(p, q),
@@ -278,21 +268,21 @@ def _spur_gear_text(p: Params, q: Phrases) -> list[str]:
 
 
 def _spur_gear_program(p: Params) -> str:
-    b = _f(p["face_width"])
-    outline = _gear_outline(_f(p["module"]), _i(p["teeth"]))
+    b = num(p["face_width"])
+    outline = _gear_outline(num(p["module"]), whole(p["teeth"]))
     return (
         f"outline = {pts(outline)}\n"
         f"result = (\n"
-        f"    cq.Workplane('XY').polyline(outline).close().extrude({_n(b)})\n"
-        f"    .cut({_cylinder_cut(_f(p['bore']) / 2, 0, 0, -1, b + 2)})\n"
+        f"    cq.Workplane('XY').polyline(outline).close().extrude({fmt4(b)})\n"
+        f"    .cut({_cylinder_cut(num(p['bore']) / 2, 0, 0, -1, b + 2)})\n"
         f")\n"
     )
 
 
 def _spur_gear_calls(p: Params) -> list[Call]:
     return [
-        *_gear_calls(_f(p["module"]), _i(p["teeth"]), _f(p["face_width"])),
-        call("cut_hole", diameter=_f(p["bore"])),
+        *_gear_calls(num(p["module"]), whole(p["teeth"]), num(p["face_width"])),
+        call("cut_hole", diameter=num(p["bore"])),
     ]
 
 
@@ -336,7 +326,7 @@ def _hubbed_draw(rng: np.random.Generator) -> Params:
 
 
 def _hubbed_check(p: Params) -> str | None:
-    m, z, bore, hub = _f(p["module"]), _i(p["teeth"]), _f(p["bore"]), _f(p["hub"])
+    m, z, bore, hub = num(p["module"]), whole(p["teeth"]), num(p["bore"]), num(p["hub"])
     root = m * (z - 2.5)
     return _first_problem(
         (m in MODULES, "the module must be an ISO 54 series I module from 1 to 3 mm"),
@@ -348,20 +338,20 @@ def _hubbed_check(p: Params) -> str | None:
 
 
 def _hubbed_height(p: Params) -> float:
-    return _f(p["face_width"]) + _f(p["hub_height"])
+    return num(p["face_width"]) + num(p["hub_height"])
 
 
 def _hubbed_keyway_box(p: Params) -> tuple[float, float, float]:
     """The keyway cutter: width (X), length (Y) and centre y; from a quarter of the bore out to
     t2 beyond the bore's wall on +Y, through the whole part."""
-    bore = _f(p["bore"])
+    bore = num(p["bore"])
     width, depth = _keyway(bore)
     inner, outer = bore / 4, bore / 2 + depth
     return width, outer - inner, (inner + outer) / 2
 
 
 def _keyway_sentence(p: Params, q: Phrases) -> str:
-    bore = _f(p["bore"])
+    bore = num(p["bore"])
     width, depth = _keyway(bore)
     return (
         f"a DIN 6885 {q.w('keyway')} {q.len(width)} {q.w('wide')} is {q.w('cut')} {q.w('through')} "
@@ -373,7 +363,7 @@ def _keyway_sentence(p: Params, q: Phrases) -> str:
 
 def _hubbed_text(p: Params, q: Phrases) -> list[str]:
     sentences = [
-        f"a {q.w('gear')} with {q.count(_i(p['teeth']))} involute {q.w('teeth')} and a "
+        f"a {q.w('gear')} with {q.count(whole(p['teeth']))} involute {q.w('teeth')} and a "
         f"{q.w('hub')} on one side, its bottom face on {q.w('the XY plane')}, {q.w('centred')} "
         f"on the Z {q.w('axis')}, the first {q.w('tooth')} {q.w('centred')} on the +X "
         f"{q.w('axis')}",
@@ -391,29 +381,29 @@ def _hubbed_text(p: Params, q: Phrases) -> list[str]:
 
 
 def _hubbed_program(p: Params) -> str:
-    b, height = _f(p["face_width"]), _hubbed_height(p)
-    outline = _gear_outline(_f(p["module"]), _i(p["teeth"]))
+    b, height = num(p["face_width"]), _hubbed_height(p)
+    outline = _gear_outline(num(p["module"]), whole(p["teeth"]))
     lines = [
         f"outline = {pts(outline)}",
-        f"gear = cq.Workplane('XY').polyline(outline).close().extrude({_n(b)})",
-        f"hub = {_cylinder_cut(_f(p['hub']) / 2, 0, 0, b, _f(p['hub_height']))}",
-        f"result = gear.union(hub).cut({_cylinder_cut(_f(p['bore']) / 2, 0, 0, -1, height + 2)})",
+        f"gear = cq.Workplane('XY').polyline(outline).close().extrude({fmt4(b)})",
+        f"hub = {_cylinder_cut(num(p['hub']) / 2, 0, 0, b, num(p['hub_height']))}",
+        f"result = gear.union(hub).cut({_cylinder_cut(num(p['bore']) / 2, 0, 0, -1, height + 2)})",
     ]
     if p["keyway"] != "none":
         width, length, y = _hubbed_keyway_box(p)
         lines.append(
-            f"result = result.cut(cq.Workplane('XY').box({_n(width)}, {_n(length)}, "
-            f"{_n(height + 2)}).translate((0, {_n(y)}, {_n(height / 2)})))"
+            f"result = result.cut(cq.Workplane('XY').box({fmt4(width)}, {fmt4(length)}, "
+            f"{fmt4(height + 2)}).translate((0, {fmt4(y)}, {fmt4(height / 2)})))"
         )
     return "\n".join(lines) + "\n"
 
 
 def _hubbed_calls(p: Params) -> list[Call]:
-    b, hub_height, height = _f(p["face_width"]), _f(p["hub_height"]), _hubbed_height(p)
+    b, hub_height, height = num(p["face_width"]), num(p["hub_height"]), _hubbed_height(p)
     calls = [
-        *_gear_calls(_f(p["module"]), _i(p["teeth"]), b),
-        call("add_cylinder", diameter=_f(p["hub"]), height=hub_height, z=b + hub_height / 2),
-        call("cut_hole", diameter=_f(p["bore"])),
+        *_gear_calls(num(p["module"]), whole(p["teeth"]), b),
+        call("add_cylinder", diameter=num(p["hub"]), height=hub_height, z=b + hub_height / 2),
+        call("cut_hole", diameter=num(p["bore"])),
     ]
     if p["keyway"] != "none":
         width, length, y = _hubbed_keyway_box(p)
@@ -438,7 +428,7 @@ def _hubbed_toggle_keyway(p: Params, rng: np.random.Generator):  # type: ignore[
 # ISO 606 B-series simple chain: pitch p, roller diameter d1, inner width b1.
 CHAINS = {"06B": (9.525, 6.35, 5.72), "08B": (12.7, 8.51, 7.75), "10B": (15.875, 10.16, 9.65)}
 SEAT_POINTS = 7
-CLEARANCE_HOLES = (4.5, 5.5, 6.6)  # ISO 273 medium: M4, M5, M6
+CLEARANCE_HOLES = tuple(clearance_holes("M4", "M5", "M6").values())  # ISO 273 medium
 
 
 def _sprocket_form(chain: str, z: int) -> dict[str, float]:
@@ -512,18 +502,18 @@ def _sprocket_draw(rng: np.random.Generator) -> Params:
 
 
 def _sprocket_check(p: Params) -> str | None:
-    z, bore, hole, pcd = _i(p["teeth"]), _f(p["bore"]), _f(p["hole"]), _f(p["bolt_circle"])
+    z, bore, hole, pcd = whole(p["teeth"]), num(p["bore"]), num(p["hole"]), num(p["bolt_circle"])
     bottom = _sprocket_bottom(str(p["chain"]), z)
     return _first_problem(
         (pcd >= bore + hole + 4 - 0.25, "the bolt holes need 2 mm of material round the bore"),
         (pcd <= 2 * bottom - hole - 6 + 0.25, "the bolt holes must stay 3 mm inside the gaps"),
-        (pcd * math.sin(math.pi / _i(p["holes"])) >= hole + 2, "the bolt holes are too close"),
+        (pcd * math.sin(math.pi / whole(p["holes"])) >= hole + 2, "the bolt holes are too close"),
         (_sprocket_form(str(p["chain"]), z)["tip"] <= 200, "the sprocket must stay within 200 mm"),
     )
 
 
 def _sprocket_text(p: Params, q: Phrases) -> list[str]:
-    chain, z = str(p["chain"]), _i(p["teeth"])
+    chain, z = str(p["chain"]), whole(p["teeth"])
     f = _sprocket_form(chain, z)
     return [
         f"a plate {q.w('sprocket')} with {q.count(z)} {q.w('teeth')} for ISO 606 {chain} "
@@ -543,48 +533,49 @@ def _sprocket_text(p: Params, q: Phrases) -> list[str]:
         f"it, out to the {q.w('tip circle')}, and the tooth tips are straight lines between the "
         f"{q.w('flanks')}",
         f"a {q.dia(p['bore'], 'bore')} runs {q.w('through')} it on its {q.w('axis')}",
-        f"{q.count(_i(p['holes']))} {q.dia(p['hole'], 'through-holes')} are {q.w('drilled')} on a "
+        f"{q.count(whole(p['holes']))} {q.dia(p['hole'], 'through-holes')} "
+        f"are {q.w('drilled')} on a "
         f"{q.len(p['bolt_circle'])} bolt circle, {q.w('equally')} {q.w('spaced')} with the first "
         f"on the +X {q.w('axis')}",
     ]
 
 
 def _sprocket_program(p: Params) -> str:
-    f = _sprocket_form(str(p["chain"]), _i(p["teeth"]))
+    f = _sprocket_form(str(p["chain"]), whole(p["teeth"]))
     b = f["width"]
     return (
-        f"outline = {pts(_sprocket_outline(str(p['chain']), _i(p['teeth'])))}\n"
+        f"outline = {pts(_sprocket_outline(str(p['chain']), whole(p['teeth'])))}\n"
         f"result = (\n"
-        f"    cq.Workplane('XY').polyline(outline).close().extrude({_n(b)})\n"
-        f"    .cut({_cylinder_cut(_f(p['bore']) / 2, 0, 0, -1, b + 2)})\n"
+        f"    cq.Workplane('XY').polyline(outline).close().extrude({fmt4(b)})\n"
+        f"    .cut({_cylinder_cut(num(p['bore']) / 2, 0, 0, -1, b + 2)})\n"
         f"    .cut(\n"
         f"        cq.Workplane('XY').workplane(offset=-1)\n"
-        f"        .polarArray({_n(_f(p['bolt_circle']) / 2)}, 0, 360, {_i(p['holes'])})\n"
-        f"        .circle({_n(_f(p['hole']) / 2)}).extrude({_n(b + 2)})\n"
+        f"        .polarArray({fmt4(num(p['bolt_circle']) / 2)}, 0, 360, {whole(p['holes'])})\n"
+        f"        .circle({fmt4(num(p['hole']) / 2)}).extrude({fmt4(b + 2)})\n"
         f"    )\n"
         f")\n"
     )
 
 
 def _sprocket_calls(p: Params) -> list[Call]:
-    f = _sprocket_form(str(p["chain"]), _i(p["teeth"]))
-    gaps = _sprocket_gaps(str(p["chain"]), _i(p["teeth"]))
-    inner = _sprocket_bottom(str(p["chain"]), _i(p["teeth"])) - 3
+    f = _sprocket_form(str(p["chain"]), whole(p["teeth"]))
+    gaps = _sprocket_gaps(str(p["chain"]), whole(p["teeth"]))
+    inner = _sprocket_bottom(str(p["chain"]), whole(p["teeth"])) - 3
     return [
         *_outline_calls(gaps, inner, f["width"]),
-        call("cut_hole", diameter=_f(p["bore"])),
+        call("cut_hole", diameter=num(p["bore"])),
         call(
             "pattern_polar",
             feature="hole",
-            size=_f(p["hole"]),
-            count=_i(p["holes"]),
-            pitch_diameter=_f(p["bolt_circle"]),
+            size=num(p["hole"]),
+            count=whole(p["holes"]),
+            pitch_diameter=num(p["bolt_circle"]),
         ),
     ]
 
 
 def _sprocket_recount(p: Params, rng: np.random.Generator):  # type: ignore[no-untyped-def]
-    old = _i(p["holes"])
+    old = whole(p["holes"])
     new = old + (1 if (rng.random() < 0.5 and old < 6) or old == 3 else -1)
     return (
         {**p, "holes": new},
@@ -648,18 +639,18 @@ def _timing_draw(rng: np.random.Generator) -> Params:
 
 
 def _timing_check(p: Params) -> str | None:
-    f = _timing_form(str(p["profile"]), _i(p["teeth"]))
+    f = _timing_form(str(p["profile"]), whole(p["teeth"]))
     root = f["outside"] - 2 * f["depth"]
     return _first_problem(
-        (_f(p["flange_diameter"]) >= f["outside"] + 4 - 0.25, "the flanges must stand 2 mm proud"),
-        (_f(p["bore"]) <= root - 6 + 0.25, "the bore must leave 3 mm below the grooves"),
+        (num(p["flange_diameter"]) >= f["outside"] + 4 - 0.25, "the flanges must stand 2 mm proud"),
+        (num(p["bore"]) <= root - 6 + 0.25, "the bore must leave 3 mm below the grooves"),
     )
 
 
 def _timing_text(p: Params, q: Phrases) -> list[str]:
-    profile, z = str(p["profile"]), _i(p["teeth"])
+    profile, z = str(p["profile"]), whole(p["teeth"])
     f = _timing_form(profile, z)
-    tf, b = _f(p["flange_thickness"]), _f(p["face_width"])
+    tf, b = num(p["flange_thickness"]), num(p["face_width"])
     return [
         f"a {profile} {q.w('timing pulley')} with {q.count(z)} {q.w('teeth')} between two "
         f"{q.w('side flanges')}, its bottom face on {q.w('the XY plane')}, {q.w('centred')} on "
@@ -680,30 +671,30 @@ def _timing_text(p: Params, q: Phrases) -> list[str]:
 
 
 def _timing_height(p: Params) -> float:
-    return 2 * _f(p["flange_thickness"]) + _f(p["face_width"])
+    return 2 * num(p["flange_thickness"]) + num(p["face_width"])
 
 
 def _timing_program(p: Params) -> str:
-    tf, b, r = _f(p["flange_thickness"]), _f(p["face_width"]), _f(p["flange_diameter"]) / 2
-    outline = _timing_outline(str(p["profile"]), _i(p["teeth"]))
+    tf, b, r = num(p["flange_thickness"]), num(p["face_width"]), num(p["flange_diameter"]) / 2
+    outline = _timing_outline(str(p["profile"]), whole(p["teeth"]))
     return (
         f"outline = {pts(outline)}\n"
-        f"teeth = cq.Workplane('XY').workplane(offset={_n(tf)}).polyline(outline).close()"
-        f".extrude({_n(b)})\n"
+        f"teeth = cq.Workplane('XY').workplane(offset={fmt4(tf)}).polyline(outline).close()"
+        f".extrude({fmt4(b)})\n"
         f"flanges = {_cylinder_cut(r, 0, 0, 0, tf)}.union({_cylinder_cut(r, 0, 0, tf + b, tf)})\n"
-        f"bore = {_cylinder_cut(_f(p['bore']) / 2, 0, 0, -1, _timing_height(p) + 2)}\n"
+        f"bore = {_cylinder_cut(num(p['bore']) / 2, 0, 0, -1, _timing_height(p) + 2)}\n"
         f"result = teeth.union(flanges).cut(bore)\n"
     )
 
 
 def _timing_calls(p: Params) -> list[Call]:
-    tf, b, d = _f(p["flange_thickness"]), _f(p["face_width"]), _f(p["flange_diameter"])
-    outline = _timing_outline(str(p["profile"]), _i(p["teeth"]))
+    tf, b, d = num(p["flange_thickness"]), num(p["face_width"]), num(p["flange_diameter"])
+    outline = _timing_outline(str(p["profile"]), whole(p["teeth"]))
     return [
         call("add_cylinder", diameter=d, height=tf, z=tf / 2),
         call("extrude_polygon", points=_listed(outline), height=b, z=tf),
         call("add_cylinder", diameter=d, height=tf, z=tf + b + tf / 2),
-        call("cut_hole", diameter=_f(p["bore"])),
+        call("cut_hole", diameter=num(p["bore"])),
     ]
 
 
@@ -719,11 +710,11 @@ def _crown_rise(diameter: float) -> float:
 
 def _pulley_profile(p: Params) -> list[Point]:
     """The revolved section (radius, z): hub, web and rim, the crown a double taper."""
-    r, w = _f(p["diameter"]) / 2, _f(p["width"])
-    edge = r - (_crown_rise(_f(p["diameter"])) if p["crown"] == "crowned" else 0)
-    inner, rb, rh = edge - _f(p["rim"]), _f(p["bore"]) / 2, _f(p["hub"]) / 2
-    web0, web1 = (w - _f(p["web"])) / 2, (w + _f(p["web"])) / 2
-    hub0, hub1 = (w - _f(p["hub_length"])) / 2, (w + _f(p["hub_length"])) / 2
+    r, w = num(p["diameter"]) / 2, num(p["width"])
+    edge = r - (_crown_rise(num(p["diameter"])) if p["crown"] == "crowned" else 0)
+    inner, rb, rh = edge - num(p["rim"]), num(p["bore"]) / 2, num(p["hub"]) / 2
+    web0, web1 = (w - num(p["web"])) / 2, (w + num(p["web"])) / 2
+    hub0, hub1 = (w - num(p["hub_length"])) / 2, (w + num(p["hub_length"])) / 2
     face = [(edge, 0.0), (r, w / 2), (edge, w)] if p["crown"] == "crowned" else [(r, 0.0), (r, w)]
     return [
         (rb, hub0),
@@ -765,7 +756,7 @@ def _pulley_draw(rng: np.random.Generator) -> Params:
 
 
 def _pulley_check(p: Params) -> str | None:
-    f = {k: _f(v) for k, v in p.items() if k != "crown"}
+    f = {k: num(v) for k, v in p.items() if k != "crown"}
     inner = f["diameter"] / 2 - _crown_rise(f["diameter"]) - f["rim"]
     return _first_problem(
         (f["diameter"] in PULLEY_DIAMETERS, "the diameter must be an ISO 100 (R20) size"),
@@ -782,7 +773,7 @@ def _pulley_check(p: Params) -> str | None:
 
 
 def _pulley_text(p: Params, q: Phrases) -> list[str]:
-    d, w = _f(p["diameter"]), _f(p["width"])
+    d, w = num(p["diameter"]), num(p["width"])
     rise = _crown_rise(d)
     if p["crown"] == "crowned":
         face = (
@@ -802,7 +793,8 @@ def _pulley_text(p: Params, q: Phrases) -> list[str]:
         f"its {q.w('hub')} is of {q.len(p['hub'])} {q.w('diameter')} and "
         f"{q.len(p['hub_length'])} {q.w('long')}, {q.w('centred')} on the {q.w('rim')}'s mid-width",
         f"a {q.dia(p['bore'], 'bore')} runs {q.w('through')} the {q.w('hub')}",
-        f"{q.count(_i(p['holes']))} {q.dia(p['hole'], 'lightening holes')} go {q.w('through')} the "
+        f"{q.count(whole(p['holes']))} {q.dia(p['hole'], 'lightening holes')} "
+        f"go {q.w('through')} the "
         f"{q.w('web')}, {q.w('equally')} {q.w('spaced')} on a {q.len(p['hole_circle'])} circle "
         f"with the first on the +X {q.w('axis')}",
     ]
@@ -810,7 +802,7 @@ def _pulley_text(p: Params, q: Phrases) -> list[str]:
 
 def _pulley_bottom(p: Params) -> tuple[float, float]:
     """The lowest z of the pulley and its height."""
-    w, hub = _f(p["width"]), _f(p["hub_length"])
+    w, hub = num(p["width"]), num(p["hub_length"])
     return min(0.0, (w - hub) / 2), max(w, hub)
 
 
@@ -821,9 +813,9 @@ def _pulley_program(p: Params) -> str:
         f"    cq.Workplane('XZ').polyline({pts(_pulley_profile(p))}).close()\n"
         f"    .revolve(360, (0, 0, 0), (0, 1, 0))\n"
         f"    .cut(\n"
-        f"        cq.Workplane('XY').workplane(offset={_n(bottom - 1)})\n"
-        f"        .polarArray({_n(_f(p['hole_circle']) / 2)}, 0, 360, {_i(p['holes'])})\n"
-        f"        .circle({_n(_f(p['hole']) / 2)}).extrude({_n(height + 2)})\n"
+        f"        cq.Workplane('XY').workplane(offset={fmt4(bottom - 1)})\n"
+        f"        .polarArray({fmt4(num(p['hole_circle']) / 2)}, 0, 360, {whole(p['holes'])})\n"
+        f"        .circle({fmt4(num(p['hole']) / 2)}).extrude({fmt4(height + 2)})\n"
         f"    )\n"
         f")\n"
     )
@@ -835,15 +827,15 @@ def _pulley_calls(p: Params) -> list[Call]:
         call(
             "pattern_polar",
             feature="hole",
-            size=_f(p["hole"]),
-            count=_i(p["holes"]),
-            pitch_diameter=_f(p["hole_circle"]),
+            size=num(p["hole"]),
+            count=whole(p["holes"]),
+            pitch_diameter=num(p["hole_circle"]),
         ),
     ]
 
 
 def _pulley_recount(p: Params, rng: np.random.Generator):  # type: ignore[no-untyped-def]
-    old = _i(p["holes"])
+    old = whole(p["holes"])
     new = old + (1 if rng.random() < 0.5 else -1) * int(rng.integers(1, 3))
     return (
         {**p, "holes": new},
@@ -856,7 +848,7 @@ def _pulley_recount(p: Params, rng: np.random.Generator):  # type: ignore[no-unt
 
 
 def _pulley_toggle_crown(p: Params, rng: np.random.Generator):  # type: ignore[no-untyped-def]
-    d = _f(p["diameter"])
+    d = num(p["diameter"])
     if p["crown"] == "crowned":
         return (
             {**p, "crown": "flat"},
@@ -883,13 +875,13 @@ TAP_DRILLS = {"M6": 5.0, "M8": 6.8, "M10": 8.5}  # ISO 2306 tap drills for coars
 
 def _handwheel_radii(p: Params) -> tuple[float, float, float, float]:
     """Outside, rim inside, hub and bore radii."""
-    ro = _f(p["diameter"]) / 2
-    return ro, ro - _f(p["rim_width"]), _f(p["hub"]) / 2, _f(p["bore"]) / 2
+    ro = num(p["diameter"]) / 2
+    return ro, ro - num(p["rim_width"]), num(p["hub"]) / 2, num(p["bore"]) / 2
 
 
 def _handwheel_profile(p: Params) -> list[Point]:
     ro, ri, rh, rb = _handwheel_radii(p)
-    c, hr = _f(p["chamfer"]), _f(p["rim_height"])
+    c, hr = num(p["chamfer"]), num(p["rim_height"])
     return [
         (rb, 0.0),
         (ro - c, 0.0),
@@ -897,17 +889,17 @@ def _handwheel_profile(p: Params) -> list[Point]:
         (ro, hr - c),
         (ro - c, hr),
         (ri, hr),
-        (ri, _f(p["web"])),
-        (rh, _f(p["web"])),
-        (rh, _f(p["hub_height"])),
-        (rb, _f(p["hub_height"])),
+        (ri, num(p["web"])),
+        (rh, num(p["web"])),
+        (rh, num(p["hub_height"])),
+        (rb, num(p["hub_height"])),
     ]
 
 
 def _handle_point(p: Params) -> Point:
     """The handle hole: midway across the rim, half an opening pitch from +X."""
     ro, ri, _, _ = _handwheel_radii(p)
-    return _polar((ro + ri) / 2, math.pi / _i(p["openings"]))
+    return _polar((ro + ri) / 2, math.pi / whole(p["openings"]))
 
 
 def _handwheel_draw(rng: np.random.Generator) -> Params:
@@ -934,41 +926,44 @@ def _handwheel_draw(rng: np.random.Generator) -> Params:
     if params["style"] == "holes":
         params["openings"] = int(rng.integers(4, 9))
         params["opening"] = _mm(rng, 8, max(8, min(40, inner - rh)))
-        half = _f(params["opening"]) / 2
+        half = num(params["opening"]) / 2
         params["opening_circle"] = _mm(rng, 2 * (rh + half), 2 * max(rh + half, inner - half))
     else:
         params["openings"] = int(rng.integers(3, 7))
         params["opening"] = _mm(rng, 10, 24)
-        params["slot_length"] = _mm(rng, _f(params["opening"]) + 6, max(20, inner - rh))
-        half = _f(params["slot_length"]) / 2
+        params["slot_length"] = _mm(rng, num(params["opening"]) + 6, max(20, inner - rh))
+        half = num(params["slot_length"]) / 2
         params["opening_circle"] = _mm(rng, 2 * (rh + half), 2 * max(rh + half, inner - half))
     return params
 
 
 def _handwheel_check(p: Params) -> str | None:
     ro, ri, rh, rb = _handwheel_radii(p)
-    n, width, pcd = _i(p["openings"]), _f(p["opening"]), _f(p["opening_circle"])
-    reach = _f(p.get("slot_length", width)) / 2  # the openings' radial half-extent
-    tap, c = TAP_DRILLS[str(p["thread"])], _f(p["chamfer"])
+    n, width, pcd = whole(p["openings"]), num(p["opening"]), num(p["opening_circle"])
+    reach = num(p.get("slot_length", width)) / 2  # the openings' radial half-extent
+    tap, c = TAP_DRILLS[str(p["thread"])], num(p["chamfer"])
     if p["style"] == "holes":
         apart = (pcd * math.sin(math.pi / n) >= width + 5, "the holes need 5 mm between them")
     else:
         inner = pcd / 2 - reach + width / 2  # where the spokes between the slots are narrowest
         apart = (2 * inner * math.sin(math.pi / n) - width >= 6, "the spokes must be 6 mm wide")
     return _first_problem(
-        (_f(p["diameter"]) in HANDWHEEL_DIAMETERS, "the diameter must be a DIN 950 size"),
+        (num(p["diameter"]) in HANDWHEEL_DIAMETERS, "the diameter must be a DIN 950 size"),
         (pcd / 2 - reach >= rh + 3 - 0.25, "the openings must stay 3 mm off the hub"),
         (pcd / 2 + reach <= ri - 3 + 0.25, "the openings must stay 3 mm inside the rim"),
         apart,
         ((ro - ri) >= tap + 2 * c + 5 - 0.25, "the handle hole must clear the rim's chamfers"),
-        (_f(p["web"]) <= _f(p["rim_height"]) - 5 + 0.25, "the web must be 5 mm under the rim"),
-        (_f(p["hub_height"]) >= _f(p["rim_height"]) + 4 - 0.25, "the hub must stand above the rim"),
+        (num(p["web"]) <= num(p["rim_height"]) - 5 + 0.25, "the web must be 5 mm under the rim"),
+        (
+            num(p["hub_height"]) >= num(p["rim_height"]) + 4 - 0.25,
+            "the hub must stand above the rim",
+        ),
         (rh >= rb + 7 - 0.25, "the hub needs a 7 mm wall round the bore"),
     )
 
 
 def _handwheel_text(p: Params, q: Phrases) -> list[str]:
-    n, thread = _i(p["openings"]), str(p["thread"])
+    n, thread = whole(p["openings"]), str(p["thread"])
     sentences = [
         f"a {q.w('handwheel')} of {q.len(p['diameter'])} outside {q.w('diameter')}, its flat "
         f"bottom on {q.w('the XY plane')}, {q.w('centred')} on the Z {q.w('axis')}",
@@ -1003,12 +998,12 @@ def _handwheel_text(p: Params, q: Phrases) -> list[str]:
 
 
 def _handwheel_program(p: Params) -> str:
-    height = _f(p["hub_height"])
-    n, width, radius = _i(p["openings"]), _f(p["opening"]), _f(p["opening_circle"]) / 2
+    height = num(p["hub_height"])
+    n, width, radius = whole(p["openings"]), num(p["opening"]), num(p["opening_circle"]) / 2
     shape = (
-        f".circle({_n(width / 2)})"
+        f".circle({fmt4(width / 2)})"
         if p["style"] == "holes"
-        else f".slot2D({_n(_f(p['slot_length']))}, {_n(width)}, 0)"
+        else f".slot2D({fmt4(num(p['slot_length']))}, {fmt4(width)}, 0)"
     )
     hx, hy = _handle_point(p)
     tap = TAP_DRILLS[str(p["thread"])]
@@ -1018,8 +1013,8 @@ def _handwheel_program(p: Params) -> str:
         f"    .revolve(360, (0, 0, 0), (0, 1, 0))\n"
         f")\n"
         f"openings = (\n"
-        f"    cq.Workplane('XY').workplane(offset=-1).polarArray({_n(radius)}, 0, 360, {n})\n"
-        f"    {shape}.extrude({_n(height + 2)})\n"
+        f"    cq.Workplane('XY').workplane(offset=-1).polarArray({fmt4(radius)}, 0, 360, {n})\n"
+        f"    {shape}.extrude({fmt4(height + 2)})\n"
         f")\n"
         f"handle = {_cylinder_cut(tap / 2, hx, hy, -1, height + 2)}\n"
         f"result = wheel.cut(openings).cut(handle)\n"
@@ -1034,17 +1029,17 @@ def _handwheel_calls(p: Params) -> list[Call]:
         call(
             "pattern_polar",
             feature="slot" if slots else "hole",
-            size=_f(p["opening"]),
-            count=_i(p["openings"]),
-            pitch_diameter=_f(p["opening_circle"]),
-            length=_f(p["slot_length"]) if slots else 0.0,
+            size=num(p["opening"]),
+            count=whole(p["openings"]),
+            pitch_diameter=num(p["opening_circle"]),
+            length=num(p["slot_length"]) if slots else 0.0,
         ),
         call("cut_hole", diameter=TAP_DRILLS[str(p["thread"])], x=hx, y=hy),
     ]
 
 
 def _handwheel_recount(p: Params, rng: np.random.Generator):  # type: ignore[no-untyped-def]
-    old = _i(p["openings"])
+    old = whole(p["openings"])
     new = old + (1 if rng.random() < 0.5 else -1)
     what = "lightening holes" if p["style"] == "holes" else "slots"
     return (
@@ -1064,7 +1059,7 @@ RACK_MODULES = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
 
 def _rack_outline(p: Params) -> list[Point]:
     """Counter-clockwise from the bar's back: teeth on +Y, the ends at mid-gap."""
-    m, n, height = _f(p["module"]), _i(p["teeth"]), _f(p["height"])
+    m, n, height = num(p["module"]), whole(p["teeth"]), num(p["height"])
     pitch = math.pi * m
     slope = math.tan(math.radians(PRESSURE_ANGLE))
     tip, root = pitch / 2 - 2 * m * slope, pitch / 2 + 2 * 1.25 * m * slope
@@ -1088,16 +1083,16 @@ def _rack_draw(rng: np.random.Generator) -> Params:
 
 
 def _rack_check(p: Params) -> str | None:
-    m = _f(p["module"])
+    m = num(p["module"])
     return _first_problem(
         (m in RACK_MODULES, "the module must be an ISO 54 series I module from 1 to 4 mm"),
-        (_i(p["teeth"]) * math.pi * m <= 200 + 1e-9, "the rack must stay within 200 mm long"),
-        (_f(p["height"]) - 1.25 * m >= 6 - 0.25, "the bar needs 6 mm of stock under the roots"),
+        (whole(p["teeth"]) * math.pi * m <= 200 + 1e-9, "the rack must stay within 200 mm long"),
+        (num(p["height"]) - 1.25 * m >= 6 - 0.25, "the bar needs 6 mm of stock under the roots"),
     )
 
 
 def _rack_text(p: Params, q: Phrases) -> list[str]:
-    m, n = _f(p["module"]), _i(p["teeth"])
+    m, n = num(p["module"]), whole(p["teeth"])
     pitch = math.pi * m
     return [
         f"a straight {q.w('rack')} with {q.count(n)} {q.w('teeth')} {q.w('along')} X, "
@@ -1119,23 +1114,23 @@ def _rack_program(p: Params) -> str:
     return (
         f"result = (\n"
         f"    cq.Workplane('XY').polyline({pts(_rack_outline(p))}).close()\n"
-        f"    .extrude({_n(_f(p['face_width']))})\n"
+        f"    .extrude({fmt4(num(p['face_width']))})\n"
         f")\n"
     )
 
 
 def _rack_calls(p: Params) -> list[Call]:
-    return [call("extrude_polygon", points=_listed(_rack_outline(p)), height=_f(p["face_width"]))]
+    return [call("extrude_polygon", points=_listed(_rack_outline(p)), height=num(p["face_width"]))]
 
 
 def _rack_add_tooth(p: Params, rng: np.random.Generator):  # type: ignore[no-untyped-def]
-    old = _i(p["teeth"])
+    old = whole(p["teeth"])
     new = old + (1 if rng.random() < 0.5 or old <= 6 else -1)
     return (
         {**p, "teeth": new},
         lambda q: (
             f"make the {q.w('rack')} {q.count(new)} {q.w('teeth')} {q.w('long')} instead of "
-            f"{q.count(old)} (the bar {q.len(new * math.pi * _f(p['module']))} {q.w('long')}), "
+            f"{q.count(old)} (the bar {q.len(new * math.pi * num(p['module']))} {q.w('long')}), "
             f"still {q.w('centred')} on the origin in X with its ends at mid-gap"
         ),
     )
@@ -1147,9 +1142,9 @@ def _rack_add_tooth(p: Params, rng: np.random.Generator):  # type: ignore[no-unt
 def _ratchet_outline(p: Params) -> list[Point]:
     """Counter-clockwise: each tip at 360k/z from +X, a radial face down to the root circle, then
     the tooth's straight back up to the next tip."""
-    z = _i(p["teeth"])
-    ra = _f(p["diameter"]) / 2
-    rf = ra - _f(p["depth"])
+    z = whole(p["teeth"])
+    ra = num(p["diameter"]) / 2
+    rf = ra - num(p["depth"])
     outline: list[Point] = []
     for k in range(z):
         angle = 2 * math.pi * k / z
@@ -1172,17 +1167,17 @@ def _ratchet_draw(rng: np.random.Generator) -> Params:
 
 
 def _ratchet_check(p: Params) -> str | None:
-    d, depth, z = _f(p["diameter"]), _f(p["depth"]), _i(p["teeth"])
+    d, depth, z = num(p["diameter"]), num(p["depth"]), whole(p["teeth"])
     pitch = math.pi * d / z
     return _first_problem(
         (0.3 * pitch - 0.25 <= depth <= 0.6 * pitch + 0.25, "the teeth must be 0.3-0.6 pitch deep"),
-        (_f(p["bore"]) <= d - 2 * depth - 8 + 0.25, "the bore must leave 4 mm under the teeth"),
+        (num(p["bore"]) <= d - 2 * depth - 8 + 0.25, "the bore must leave 4 mm under the teeth"),
     )
 
 
 def _ratchet_text(p: Params, q: Phrases) -> list[str]:
-    d, depth = _f(p["diameter"]), _f(p["depth"])
-    z = _i(p["teeth"])
+    d, depth = num(p["diameter"]), num(p["depth"])
+    z = whole(p["teeth"])
     return [
         f"a {q.w('ratchet')} with {q.count(z)} saw {q.w('teeth')}, its bottom face on "
         f"{q.w('the XY plane')}, {q.w('centred')} on the Z {q.w('axis')}, the first tooth tip "
@@ -1200,20 +1195,20 @@ def _ratchet_text(p: Params, q: Phrases) -> list[str]:
 
 
 def _ratchet_program(p: Params) -> str:
-    b = _f(p["face_width"])
+    b = num(p["face_width"])
     return (
         f"outline = {pts(_ratchet_outline(p))}\n"
         f"result = (\n"
-        f"    cq.Workplane('XY').polyline(outline).close().extrude({_n(b)})\n"
-        f"    .cut({_cylinder_cut(_f(p['bore']) / 2, 0, 0, -1, b + 2)})\n"
+        f"    cq.Workplane('XY').polyline(outline).close().extrude({fmt4(b)})\n"
+        f"    .cut({_cylinder_cut(num(p['bore']) / 2, 0, 0, -1, b + 2)})\n"
         f")\n"
     )
 
 
 def _ratchet_calls(p: Params) -> list[Call]:
     return [
-        call("extrude_polygon", points=_listed(_ratchet_outline(p)), height=_f(p["face_width"])),
-        call("cut_hole", diameter=_f(p["bore"])),
+        call("extrude_polygon", points=_listed(_ratchet_outline(p)), height=num(p["face_width"])),
+        call("cut_hole", diameter=num(p["bore"])),
     ]
 
 
@@ -1259,7 +1254,7 @@ FAMILY_GROUP: tuple[Family, ...] = (
         _hubbed_text,
         _hubbed_program,
         _hubbed_calls,
-        lambda p: {**p, "hub_height": _f(p["hub_height"]) + 3},
+        lambda p: {**p, "hub_height": num(p["hub_height"]) + 3},
         (
             resize("face_width", 1, 4),
             resize("hub_height", 2, 5),

@@ -34,8 +34,10 @@ from toolgym.envs.cadquery.families.model import (
     Params,
     call,
     mm,
+    num,
     pts,
     resize,
+    round4,
 )
 from toolgym.envs.cadquery.families.phrases import Phrases
 
@@ -164,14 +166,6 @@ WORDS = {
 # -- helpers -------------------------------------------------------------------------------------
 
 
-def _f(value: object) -> float:
-    return float(value)  # type: ignore[arg-type]
-
-
-def _r(value: float) -> float:
-    return round(float(value), 4)
-
-
 def _up(value: float) -> float:
     return math.ceil(value * 2 - 1e-9) / 2
 
@@ -197,7 +191,7 @@ def _turn(rng: np.random.Generator) -> float:
 
 def _moved(name: str, by: float) -> Callable[[Params], Params]:
     """A near miss: one dimension off by ``by`` (a feature moved or resized)."""
-    return lambda p: {**p, name: _f(p[name]) + by}
+    return lambda p: {**p, name: num(p[name]) + by}
 
 
 def _hexagon(across: float, angle: float) -> list[Point]:
@@ -205,8 +199,8 @@ def _hexagon(across: float, angle: float) -> list[Point]:
     radius = across / math.sqrt(3)
     return [
         (
-            _r(radius * math.cos(math.radians(angle + 60 * k))),
-            _r(radius * math.sin(math.radians(angle + 60 * k))),
+            round4(radius * math.cos(math.radians(angle + 60 * k))),
+            round4(radius * math.sin(math.radians(angle + 60 * k))),
         )
         for k in range(6)
     ]
@@ -219,9 +213,9 @@ def _corner_chamfer(across: float, dw: float, face: float, up: bool) -> list[Poi
     side = 1 if up else -1
     outer = across / math.sqrt(3) + 1
     return [
-        (_r(dw / 2 - 1 / TAN30), _r(face + side)),
-        (_r(outer), _r(face - side * (outer - dw / 2) * TAN30)),
-        (_r(outer), _r(face + side)),
+        (round4(dw / 2 - 1 / TAN30), round4(face + side)),
+        (round4(outer), round4(face - side * (outer - dw / 2) * TAN30)),
+        (round4(outer), round4(face + side)),
     ]
 
 
@@ -231,7 +225,7 @@ def _revolved(profile: list[Point]) -> str:
 
 
 def _profile(profile: list[Point]) -> list[list[float]]:
-    return [[_r(a), _r(b)] for a, b in profile]
+    return [[round4(a), round4(b)] for a, b in profile]
 
 
 def _next(options: list[str], current: str, rng: np.random.Generator) -> str:
@@ -278,9 +272,9 @@ def _hex_nut_text(p: Params, q: Phrases) -> list[str]:
     return [
         f"an ISO 4032 {size} {q.w('nut')} {q.w('centred')} on the Z {q.w('axis')}, its "
         f"bearing face {q.w('lying')} parallel to {q.w('the XY plane')} at "
-        f"z = {q.len(_f(p['z']))}, its top face above it",
+        f"z = {q.len(num(p['z']))}, its top face above it",
         f"its body is a {q.w('hex prism')} {q.len(s)} {q.w('across flats')} and {q.len(m)} "
-        f"{q.w('thick')}, one {q.w('corner')} at {q.deg(_f(p['angle']))} from the +X "
+        f"{q.w('thick')}, one {q.w('corner')} at {q.deg(num(p['angle']))} from the +X "
         f"{q.w('axis')}",
         _nut_chamfer_sentence(p, q),
         f"its {size} {q.w('thread')} runs {q.w('through')} it on the Z {q.w('axis')}, a "
@@ -291,7 +285,7 @@ def _hex_nut_text(p: Params, q: Phrases) -> list[str]:
 
 def _nut_chamfers(p: Params) -> list[list[Point]]:
     s, m, dw = NUTS[str(p["size"])]
-    z = _f(p["z"])
+    z = num(p["z"])
     cuts = [_corner_chamfer(s, dw, z + m, up=True)]
     if p["chamfers"] == "both":
         cuts.append(_corner_chamfer(s, dw, z, up=False))
@@ -301,17 +295,17 @@ def _nut_chamfers(p: Params) -> list[list[Point]]:
 def _hex_nut_program(p: Params) -> str:
     size = str(p["size"])
     s, m, _ = NUTS[size]
-    z = _f(p["z"])
+    z = num(p["z"])
     lines = [
         f"body = cq.Workplane('XY', origin=(0, 0, {z})).polyline("
-        f"{pts(_hexagon(s, _f(p['angle'])))}).close().extrude({m})",
+        f"{pts(_hexagon(s, num(p['angle'])))}).close().extrude({m})",
         "result = body",
     ]
     for cut in _nut_chamfers(p):
         lines.append(f"result = result.cut({_revolved(cut)})")
     lines.append(
-        f"result = result.cut(cq.Workplane('XY', origin=(0, 0, {_r(z - 1)}))"
-        f".circle({_r(TAP_DRILL[size] / 2)}).extrude({_r(m + 2)}))"
+        f"result = result.cut(cq.Workplane('XY', origin=(0, 0, {round4(z - 1)}))"
+        f".circle({round4(TAP_DRILL[size] / 2)}).extrude({round4(m + 2)}))"
     )
     return "\n".join(lines) + "\n"
 
@@ -319,8 +313,8 @@ def _hex_nut_program(p: Params) -> str:
 def _hex_nut_calls(p: Params) -> list[Call]:
     size = str(p["size"])
     s, m, _ = NUTS[size]
-    points = [list(c) for c in _hexagon(s, _f(p["angle"]))]
-    calls = [call("extrude_polygon", points=points, height=m, z=_f(p["z"]))]
+    points = [list(c) for c in _hexagon(s, num(p["angle"]))]
+    calls = [call("extrude_polygon", points=points, height=m, z=num(p["z"]))]
     calls += [call("cut_revolve", points=_profile(cut)) for cut in _nut_chamfers(p)]
     calls.append(call("cut_hole", diameter=TAP_DRILL[size]))
     return calls
@@ -371,7 +365,7 @@ def _washer(rng: np.random.Generator) -> Params:
 
 def _washer_profile(p: Params) -> list[Point]:
     d1, d2, h = WASHERS[str(p["size"])]
-    z = _f(p["z"])
+    z = num(p["z"])
     if p["form"] == "plain":
         return [(d1 / 2, z), (d2 / 2, z), (d2 / 2, z + h), (d1 / 2, z + h)]
     return [
@@ -400,7 +394,7 @@ def _washer_text(p: Params, q: Phrases) -> list[str]:
     return [
         f"a {standard} {size} plain {q.w('washer')} {q.w('centred')} on the Z {q.w('axis')}, "
         f"its underside {q.w('lying')} parallel to {q.w('the XY plane')} at "
-        f"z = {q.len(_f(p['z']))}",
+        f"z = {q.len(num(p['z']))}",
         f"it is {q.len(d2)} outside {q.w('diameter')} and {q.len(h)} {q.w('thick')}",
         f"its {q.dia(d1, 'bore')} runs {q.w('through')} it on the Z {q.w('axis')}",
         _washer_chamfer_sentence(p, q),
@@ -474,14 +468,14 @@ def _shank_sentences(size: str, length: float, q: Phrases) -> list[str]:
 
 
 def _hex_bolt_text(p: Params, q: Phrases) -> list[str]:
-    size, length = str(p["size"]), _f(p["length"])
+    size, length = str(p["size"]), num(p["length"])
     s, k, dw, _ = BOLTS[size]
     return [
         f"an ISO 4017 {size} × {length:g} hex {q.w('bolt')} on the Z {q.w('axis')}: the "
         f"underside of its {q.w('head')} {q.w('lying')} on {q.w('the XY plane')}, the "
         f"{q.w('head')} above it and the {q.w('shank')} running down -Z",
         f"its {q.w('head')} is a {q.w('hex prism')} {q.len(s)} {q.w('across flats')} and "
-        f"{q.len(k)} {q.w('tall')}, one {q.w('corner')} at {q.deg(_f(p['angle']))} from the +X "
+        f"{q.len(k)} {q.w('tall')}, one {q.w('corner')} at {q.deg(num(p['angle']))} from the +X "
         f"{q.w('axis')}",
         f"the top {q.w('corners')} of the {q.w('head')} are {q.w('chamfered')} by a cone at "
         f"{q.deg(30)} to the top face that meets it on a circle of {q.len(dw)} {q.w('diameter')}",
@@ -492,8 +486,8 @@ def _hex_bolt_text(p: Params, q: Phrases) -> list[str]:
 def _shank_program(size: str, length: float, into: float) -> str:
     """The shank from the free end up ``into`` mm into the head (no coplanar faces)."""
     return (
-        f"cq.Workplane('XY', origin=(0, 0, {-length})).circle({_r(float(size[1:]) / 2)})"
-        f".extrude({_r(length + into)})"
+        f"cq.Workplane('XY', origin=(0, 0, {-length})).circle({round4(float(size[1:]) / 2)})"
+        f".extrude({round4(length + into)})"
     )
 
 
@@ -507,9 +501,9 @@ def _shank_call(size: str, length: float, into: float) -> Call:
 
 
 def _hex_bolt_program(p: Params) -> str:
-    size, length = str(p["size"]), _f(p["length"])
+    size, length = str(p["size"]), num(p["length"])
     s, k, dw, _ = BOLTS[size]
-    head = pts(_hexagon(s, _f(p["angle"])))
+    head = pts(_hexagon(s, num(p["angle"])))
     return (
         f"head = cq.Workplane('XY').polyline({head}).close().extrude({k})\n"
         f"head = head.cut({_revolved(_corner_chamfer(s, dw, k, up=True))})\n"
@@ -519,10 +513,10 @@ def _hex_bolt_program(p: Params) -> str:
 
 
 def _hex_bolt_calls(p: Params) -> list[Call]:
-    size, length = str(p["size"]), _f(p["length"])
+    size, length = str(p["size"]), num(p["length"])
     s, k, dw, _ = BOLTS[size]
     return [
-        call("extrude_polygon", points=[list(c) for c in _hexagon(s, _f(p["angle"]))], height=k),
+        call("extrude_polygon", points=[list(c) for c in _hexagon(s, num(p["angle"]))], height=k),
         call("cut_revolve", points=_profile(_corner_chamfer(s, dw, k, up=True))),
         _shank_call(size, length, k / 2),
         call("chamfer_edges", length=PITCH[size], edges="<Z"),
@@ -533,7 +527,7 @@ def _length_edit(table: dict, standard: str) -> Callable:  # type: ignore[type-a
     """The next preferred length up or down, within the size's range."""
 
     def apply(p: Params, rng: np.random.Generator) -> tuple[Params, Instruction]:
-        size, length = str(p["size"]), _f(p["length"])
+        size, length = str(p["size"]), num(p["length"])
         options = [str(n) for n in _lengths(table[size][-1])]
         new = float(_next(options, str(length), rng))
         verb = "lengthen" if new > length else "shorten"
@@ -552,7 +546,7 @@ def _length_edit(table: dict, standard: str) -> Callable:  # type: ignore[type-a
 def _bolt_size(p: Params, rng: np.random.Generator) -> tuple[Params, Instruction]:
     new = _next(list(BOLTS), str(p["size"]), rng)
     s, k, dw, span = BOLTS[new]
-    length = _f(p["length"])
+    length = num(p["length"])
     if not span[0] <= length <= span[1]:
         return p, lambda q: ""  # the length is not made in that size: the edit is drawn again
     return (
@@ -577,7 +571,7 @@ def _cap_screw(rng: np.random.Generator) -> Params:
 
 
 def _cap_screw_text(p: Params, q: Phrases) -> list[str]:
-    size, length = str(p["size"]), _f(p["length"])
+    size, length = str(p["size"]), num(p["length"])
     dk, k, s, t, _ = CAP_SCREWS[size]
     return [
         f"an ISO 4762 {size} × {length:g} {q.w('cap screw')} on the Z {q.w('axis')}: the "
@@ -587,39 +581,39 @@ def _cap_screw_text(p: Params, q: Phrases) -> list[str]:
         f"{q.w('tall')}, its {q.w('edges')} left sharp",
         f"a {q.w('socket')} {q.len(s)} {q.w('across flats')} is {q.w('cut')} {q.len(t)} "
         f"{q.w('deep')} into the top of the {q.w('head')}, flat-bottomed, one of its "
-        f"{q.w('corners')} at {q.deg(_f(p['angle']))} from the +X {q.w('axis')}",
+        f"{q.w('corners')} at {q.deg(num(p['angle']))} from the +X {q.w('axis')}",
         *_shank_sentences(size, length, q),
     ]
 
 
 def _cap_screw_program(p: Params) -> str:
-    size, length = str(p["size"]), _f(p["length"])
+    size, length = str(p["size"]), num(p["length"])
     dk, k, s, t, _ = CAP_SCREWS[size]
-    socket = pts(_hexagon(s, _f(p["angle"])))
+    socket = pts(_hexagon(s, num(p["angle"])))
     return (
-        f"head = cq.Workplane('XY').circle({_r(dk / 2)}).extrude({k})\n"
+        f"head = cq.Workplane('XY').circle({round4(dk / 2)}).extrude({k})\n"
         f"shank = {_shank_program(size, length, k / 2)}\n"
-        f"socket = cq.Workplane('XY', origin=(0, 0, {_r(k - t)})).polyline({socket}).close()"
-        f".extrude({_r(t + 1)})\n"
+        f"socket = cq.Workplane('XY', origin=(0, 0, {round4(k - t)})).polyline({socket}).close()"
+        f".extrude({round4(t + 1)})\n"
         f"result = head.union(shank).edges('<Z').chamfer({PITCH[size]}).cut(socket)\n"
     )
 
 
 def _cap_screw_calls(p: Params) -> list[Call]:
-    size, length = str(p["size"]), _f(p["length"])
+    size, length = str(p["size"]), num(p["length"])
     dk, k, s, t, _ = CAP_SCREWS[size]
     return [
         call("add_cylinder", diameter=dk, height=k, z=k / 2),
         _shank_call(size, length, k / 2),
         call("chamfer_edges", length=PITCH[size], edges="<Z"),
-        call("cut_polygon", points=[list(c) for c in _hexagon(s, _f(p["angle"]))], depth=t),
+        call("cut_polygon", points=[list(c) for c in _hexagon(s, num(p["angle"]))], depth=t),
     ]
 
 
 def _cap_screw_size(p: Params, rng: np.random.Generator) -> tuple[Params, Instruction]:
     new = _next(list(CAP_SCREWS), str(p["size"]), rng)
     dk, k, s, t, span = CAP_SCREWS[new]
-    length = _f(p["length"])
+    length = num(p["length"])
     if not span[0] <= length <= span[1]:
         return p, lambda q: ""  # the length is not made in that size: the edit is drawn again
     return (
@@ -637,7 +631,7 @@ def _cap_screw_size(p: Params, rng: np.random.Generator) -> tuple[Params, Instru
 
 def _standard_length(table: dict) -> Callable[[Params], str | None]:  # type: ignore[type-arg]
     def check(p: Params) -> str | None:
-        if _f(p["length"]) not in _lengths(table[str(p["size"])][-1]):
+        if num(p["length"]) not in _lengths(table[str(p["size"])][-1]):
             return "the length must be a preferred length made in that thread size"
         return None
 
@@ -660,16 +654,16 @@ def _pipe_tee(rng: np.random.Generator) -> Params:
 
 def _pipe_tee_text(p: Params, q: Phrases) -> list[str]:
     size = str(p["size"])
-    od, wall = PIPES[size], _f(p["wall"])
+    od, wall = PIPES[size], num(p["wall"])
     return [
         f"a {size} {q.w('tee')}: its {q.w('run')} lies {q.w('along')} the X {q.w('axis')}, "
         f"{q.w('centred')} {q.w('on the origin')}, and its {q.w('branch')} rises {q.w('along')} "
         f"+Z from the {q.w('run')}'s {q.w('axis')}",
         f"{q.w('run')} and {q.w('branch')} are the same {q.w('tube')}, {q.len(od)} outside "
         f"{q.w('diameter')} with a {q.len(wall)} {q.w('wall')}",
-        f"{q.w('each')} end of the {q.w('run')} is {q.len(_f(p['centre']))} from the "
+        f"{q.w('each')} end of the {q.w('run')} is {q.len(num(p['centre']))} from the "
         f"{q.w('branch')}'s {q.w('axis')}, square-cut",
-        f"the {q.w('branch')}'s square-cut end is {q.len(_f(p['branch']))} above the "
+        f"the {q.w('branch')}'s square-cut end is {q.len(num(p['branch']))} above the "
         f"{q.w('run')}'s {q.w('axis')}",
         f"the {q.w('branch')}'s {q.w('bore')} opens into the {q.w('run')}'s {q.w('bore')}, "
         f"{q.w('cut')} {q.w('through')} the {q.w('run')}'s {q.w('wall')}",
@@ -677,23 +671,27 @@ def _pipe_tee_text(p: Params, q: Phrases) -> list[str]:
 
 
 def _pipe_tee_program(p: Params) -> str:
-    od, wall = PIPES[str(p["size"])], _f(p["wall"])
-    centre, branch, bore = _f(p["centre"]), _f(p["branch"]), _r(PIPES[str(p["size"])] - 2 * wall)
+    od, wall = PIPES[str(p["size"])], num(p["wall"])
+    centre, branch, bore = (
+        num(p["centre"]),
+        num(p["branch"]),
+        round4(PIPES[str(p["size"])] - 2 * wall),
+    )
     # The run's sketch plane faces +X with its seam underneath, as the tools' cylinder has it.
     return (
         f"run = cq.Workplane(cq.Plane(({-centre}, 0, 0), (0, 0, -1), (1, 0, 0)))"
-        f".circle({_r(od / 2)}).extrude({2 * centre})\n"
-        f"branch = cq.Workplane('XY').circle({_r(od / 2)}).extrude({branch})\n"
+        f".circle({round4(od / 2)}).extrude({2 * centre})\n"
+        f"branch = cq.Workplane('XY').circle({round4(od / 2)}).extrude({branch})\n"
         f"run_bore = cq.Workplane(cq.Plane(({-centre - 1}, 0, 0), (0, 0, -1), (1, 0, 0)))"
-        f".circle({_r(bore / 2)}).extrude({2 * centre + 2})\n"
-        f"branch_bore = cq.Workplane('XY').circle({_r(bore / 2)}).extrude({branch + 1})\n"
+        f".circle({round4(bore / 2)}).extrude({2 * centre + 2})\n"
+        f"branch_bore = cq.Workplane('XY').circle({round4(bore / 2)}).extrude({branch + 1})\n"
         f"result = run.union(branch).cut(run_bore).cut(branch_bore)\n"
     )
 
 
 def _pipe_tee_calls(p: Params) -> list[Call]:
-    od, wall = PIPES[str(p["size"])], _f(p["wall"])
-    centre, branch, bore = _f(p["centre"]), _f(p["branch"]), od - 2 * wall
+    od, wall = PIPES[str(p["size"])], num(p["wall"])
+    centre, branch, bore = num(p["centre"]), num(p["branch"]), od - 2 * wall
     return [
         call("add_cylinder", diameter=od, height=2 * centre, axis="X"),
         call("add_cylinder", diameter=od, height=branch, z=branch / 2),
@@ -703,7 +701,7 @@ def _pipe_tee_calls(p: Params) -> list[Call]:
 
 
 def _pipe_tee_check(p: Params) -> str | None:
-    od, f = PIPES[str(p["size"])], {k: _f(p[k]) for k in ("wall", "centre", "branch")}
+    od, f = PIPES[str(p["size"])], {k: num(p[k]) for k in ("wall", "centre", "branch")}
     if not 2 <= f["wall"] <= od / 8 + 0.25:
         return "the wall must be 2 mm to an eighth of the outside diameter"
     if min(f["centre"], f["branch"]) < od / 2 + 5:
@@ -742,10 +740,10 @@ def _pipe_reducer(rng: np.random.Generator) -> Params:
 
 
 def _reducer_profile(p: Params) -> list[Point]:
-    r1, r2, t = PIPES[str(p["large"])] / 2, PIPES[str(p["small"])] / 2, _f(p["wall"])
-    z1 = _f(p["large_length"])
-    z2 = z1 + _f(p["cone"])
-    z3 = z2 + _f(p["small_length"])
+    r1, r2, t = PIPES[str(p["large"])] / 2, PIPES[str(p["small"])] / 2, num(p["wall"])
+    z1 = num(p["large_length"])
+    z2 = z1 + num(p["cone"])
+    z3 = z2 + num(p["small_length"])
     return [
         (r1 - t, 0),
         (r1, 0),
@@ -761,18 +759,18 @@ def _reducer_profile(p: Params) -> list[Point]:
 def _pipe_reducer_text(p: Params, q: Phrases) -> list[str]:
     large, small = str(p["large"]), str(p["small"])
     d1, d2 = PIPES[large], PIPES[small]
-    total = _f(p["large_length"]) + _f(p["cone"]) + _f(p["small_length"])
+    total = num(p["large_length"]) + num(p["cone"]) + num(p["small_length"])
     return [
         f"a {large} × {small} {q.w('reducer')} revolved {q.w('about')} the Z {q.w('axis')}, "
         f"its large end face {q.w('lying')} on {q.w('the XY plane')} and its small end face "
         f"{q.len(total)} above it",
         f"the large end is a straight {q.w('tube')} {q.len(d1)} outside {q.w('diameter')} and "
-        f"{q.len(_f(p['large_length']))} {q.w('long')}, rising from {q.w('the XY plane')}",
+        f"{q.len(num(p['large_length']))} {q.w('long')}, rising from {q.w('the XY plane')}",
         f"the small end is a straight {q.w('tube')} {q.len(d2)} outside {q.w('diameter')} and "
-        f"{q.len(_f(p['small_length']))} {q.w('long')}, up to the top",
+        f"{q.len(num(p['small_length']))} {q.w('long')}, up to the top",
         f"between the two straight ends the outside narrows as a {q.w('cone')} "
-        f"{q.len(_f(p['cone']))} {q.w('long')}",
-        f"the {q.w('wall')} is {q.len(_f(p['wall']))} {q.w('thick')} measured radially at "
+        f"{q.len(num(p['cone']))} {q.w('long')}",
+        f"the {q.w('wall')} is {q.len(num(p['wall']))} {q.w('thick')} measured radially at "
         f"every height: the inside follows the outside, straights and {q.w('cone')} starting "
         f"and ending at the same heights",
     ]
@@ -790,9 +788,9 @@ def _pipe_reducer_check(p: Params) -> str | None:
     d1, d2 = PIPES[str(p["large"])], PIPES[str(p["small"])]
     if d2 >= d1:
         return "the small end must be smaller than the large end"
-    if _f(p["cone"]) < _shortest_cone(d1, d2) - 0.01:
+    if num(p["cone"]) < _shortest_cone(d1, d2) - 0.01:
         return "the cone may be at most 30° to the axis"
-    if not 2 <= _f(p["wall"]) <= d2 / 8 + 0.25:
+    if not 2 <= num(p["wall"]) <= d2 / 8 + 0.25:
         return "the wall must be 2 mm to an eighth of the small end's diameter"
     return None
 
@@ -822,8 +820,8 @@ def _elbow_holes(p: Params) -> list[Point]:
     pitch = FLANGES[str(p["size"])][1] / 2
     return [
         (
-            _r(pitch * math.cos(math.radians(45 + 90 * k))),
-            _r(pitch * math.sin(math.radians(45 + 90 * k))),
+            round4(pitch * math.cos(math.radians(45 + 90 * k))),
+            round4(pitch * math.sin(math.radians(45 + 90 * k))),
         )
         for k in range(4)
     ]
@@ -833,13 +831,13 @@ def _pipe_elbow_text(p: Params, q: Phrases) -> list[str]:
     size = str(p["size"])
     od, radius = PIPES[size], ELBOW_RADIUS[size]
     diameter, pitch, hole, thickness = FLANGES[size]
-    face = _f(p["face"])
+    face = num(p["face"])
     return [
         f"a flanged {q.deg(90)} {size} {q.w('elbow')}: its {q.w('centreline')} rises from the "
         f"origin up the Z {q.w('axis')}, turns towards +X in the XZ plane and runs "
         f"{q.w('along')} +X at z = {q.len(face)}",
         f"the {q.w('tube')} is {q.len(od)} outside {q.w('diameter')} with a "
-        f"{q.len(_f(p['wall']))} {q.w('wall')}, bent on a {q.radius(radius)} at the "
+        f"{q.len(num(p['wall']))} {q.w('wall')}, bent on a {q.radius(radius)} at the "
         f"{q.w('centreline')}, straight either side of the {q.w('bend')}",
         f"the lower {q.w('flange')}'s face lies on {q.w('the XY plane')} and the other "
         f"{q.w('flange')}'s face on the plane x = {q.len(face)}",
@@ -856,29 +854,30 @@ def _pipe_elbow_program(p: Params) -> str:
     size = str(p["size"])
     od, radius = PIPES[size], ELBOW_RADIUS[size]
     diameter, _, hole, t = FLANGES[size]
-    face, inside = _f(p["face"]), _r(od / 2 - _f(p["wall"]))
+    face, inside = num(p["face"]), round4(od / 2 - num(p["wall"]))
     # The arc's middle point at full precision: its ends stay tangent to the straight legs.
     mid = (radius * (1 - math.cos(math.pi / 4)), face - radius + radius * math.sin(math.pi / 4))
     holes = _elbow_holes(p)
-    side_holes = [(y, _r(face + z)) for y, z in holes]
+    side_holes = [(y, round4(face + z)) for y, z in holes]
     return (
         f"path = (\n"
-        f"    cq.Workplane('XZ').moveTo(0, {t / 2}).lineTo(0, {_r(face - radius)})\n"
+        f"    cq.Workplane('XZ').moveTo(0, {t / 2}).lineTo(0, {round4(face - radius)})\n"
         f"    .threePointArc(({mid[0]!r}, {mid[1]!r}), ({radius}, {face}))\n"
-        f"    .lineTo({_r(face - t / 2)}, {face})\n"
+        f"    .lineTo({round4(face - t / 2)}, {face})\n"
         f")\n"
-        f"pipe = cq.Workplane('XY', origin=(0, 0, {t / 2})).circle({_r(od / 2)})"
+        f"pipe = cq.Workplane('XY', origin=(0, 0, {t / 2})).circle({round4(od / 2)})"
         f".circle({inside}).sweep(path)\n"
         f"lower = cq.Workplane('XY').circle({diameter / 2}).extrude({t})\n"
-        f"upper = cq.Workplane('YZ', origin=({_r(face - t)}, 0, 0)).center(0, {face})"
+        f"upper = cq.Workplane('YZ', origin=({round4(face - t)}, 0, 0)).center(0, {face})"
         f".circle({diameter / 2}).extrude({t})\n"
         f"bores = cq.Workplane('XY', origin=(0, 0, -1)).circle({inside}).extrude({t + 2}).union(\n"
-        f"    cq.Workplane('YZ', origin=({_r(face - t - 1)}, 0, 0)).center(0, {face})"
+        f"    cq.Workplane('YZ', origin=({round4(face - t - 1)}, 0, 0)).center(0, {face})"
         f".circle({inside}).extrude({t + 2})\n"
         f")\n"
         f"holes = cq.Workplane('XY', origin=(0, 0, -1)).pushPoints({pts(holes)})"
         f".circle({hole / 2}).extrude({t + 2}).union(\n"
-        f"    cq.Workplane('YZ', origin=({_r(face - t - 1)}, 0, 0)).pushPoints({pts(side_holes)})"
+        f"    cq.Workplane('YZ', origin=({round4(face - t - 1)}, 0, 0))"
+        f".pushPoints({pts(side_holes)})"
         f".circle({hole / 2}).extrude({t + 2})\n"
         f")\n"
         f"result = pipe.union(lower).union(upper).cut(bores).cut(holes)\n"
@@ -889,7 +888,7 @@ def _pipe_elbow_calls(p: Params) -> list[Call]:
     size = str(p["size"])
     od, radius = PIPES[size], ELBOW_RADIUS[size]
     diameter, _, hole, t = FLANGES[size]
-    face, inside = _f(p["face"]), od - 2 * _f(p["wall"])
+    face, inside = num(p["face"]), od - 2 * num(p["wall"])
     path = [[0.0, t / 2], [0.0, face], [face - t / 2, face]]
     across = face - t / 2
     calls = [
@@ -918,11 +917,11 @@ def _pipe_elbow_calls(p: Params) -> list[Call]:
 
 def _pipe_elbow_check(p: Params) -> str | None:
     size = str(p["size"])
-    if _f(p["face"]) < _elbow_shortest(size) - 0.01:
+    if num(p["face"]) < _elbow_shortest(size) - 0.01:
         return "the flanges must clear each other and the bend"
-    if _f(p["face"]) > 135:
+    if num(p["face"]) > 135:
         return "the centre-to-face length may be at most 135 mm"
-    if not 2 <= _f(p["wall"]) <= PIPES[size] / 8 + 0.25:
+    if not 2 <= num(p["wall"]) <= PIPES[size] / 8 + 0.25:
         return "the wall must be 2 mm to an eighth of the outside diameter"
     return None
 
@@ -948,54 +947,54 @@ def _cap_bore(p: Params) -> float:
 
 def _cap_profile(p: Params) -> list[Point]:
     bore = _cap_bore(p) / 2
-    outside, height, end = bore + _f(p["wall"]), _f(p["height"]), _f(p["end"])
+    outside, height, end = bore + num(p["wall"]), num(p["height"]), num(p["end"])
     return [(0, 0), (outside, 0), (outside, height), (bore, height), (bore, end), (0, end)]
 
 
 def _cap_fillet_sentence(p: Params, q: Phrases) -> str:
-    if _f(p["radius"]) <= 0:
+    if num(p["radius"]) <= 0:
         return (
             f"the outer {q.w('edge')} of the {q.w('closed end')} is left sharp, not "
             f"{q.w('rounded')}"
         )
     return (
         f"the outer {q.w('edge')} of the {q.w('closed end')} is {q.w('rounded')} to a "
-        f"{q.radius(_f(p['radius']))}"
+        f"{q.radius(num(p['radius']))}"
     )
 
 
 def _pipe_cap_text(p: Params, q: Phrases) -> list[str]:
     size = str(p["size"])
-    outside = _cap_bore(p) + 2 * _f(p["wall"])
+    outside = _cap_bore(p) + 2 * num(p["wall"])
     return [
         f"a socket-weld {q.w('pipe cap')} for {size} {q.w('tube')}, revolved {q.w('about')} "
         f"the Z {q.w('axis')}, its {q.w('closed end')} {q.w('lying')} on {q.w('the XY plane')} "
         f"and its socket opening upwards",
-        f"it is {q.len(outside)} outside {q.w('diameter')} and {q.len(_f(p['height']))} "
+        f"it is {q.len(outside)} outside {q.w('diameter')} and {q.len(num(p['height']))} "
         f"{q.w('tall')}",
         f"its socket is a {q.dia(_cap_bore(p), 'bore')} down from the open top to the "
         f"{q.w('closed end')}, flat-bottomed, a slip fit over the {q.len(PIPES[size])} "
         f"{q.w('tube')}",
-        f"the {q.w('closed end')} is {q.len(_f(p['end']))} {q.w('thick')}",
+        f"the {q.w('closed end')} is {q.len(num(p['end']))} {q.w('thick')}",
         _cap_fillet_sentence(p, q),
     ]
 
 
 def _pipe_cap_program(p: Params) -> str:
-    fillet = f".edges('<Z').fillet({_f(p['radius'])})" if _f(p["radius"]) > 0 else ""
+    fillet = f".edges('<Z').fillet({num(p['radius'])})" if num(p["radius"]) > 0 else ""
     return f"result = {_revolved(_cap_profile(p))}{fillet}\n"
 
 
 def _pipe_cap_calls(p: Params) -> list[Call]:
     calls = [call("revolve_profile", points=_profile(_cap_profile(p)))]
-    if _f(p["radius"]) > 0:
-        calls.append(call("fillet_edges", radius=_f(p["radius"]), edges="<Z"))
+    if num(p["radius"]) > 0:
+        calls.append(call("fillet_edges", radius=num(p["radius"]), edges="<Z"))
     return calls
 
 
 def _pipe_cap_check(p: Params) -> str | None:
-    wall, end, radius = _f(p["wall"]), _f(p["end"]), _f(p["radius"])
-    if _f(p["height"]) - end < 10:
+    wall, end, radius = num(p["wall"]), num(p["end"]), num(p["radius"])
+    if num(p["height"]) - end < 10:
         return "the socket must be at least 10 mm deep"
     if radius and not 1.5 <= radius <= min(wall, end) - 0.5:
         return "the fillet must be 1.5 mm or more and stay 0.5 mm inside the wall and the end"
@@ -1003,7 +1002,7 @@ def _pipe_cap_check(p: Params) -> str | None:
 
 
 def _cap_fillet(p: Params, rng: np.random.Generator) -> tuple[Params, Instruction]:
-    if _f(p["radius"]) > 0:
+    if num(p["radius"]) > 0:
         return (
             {**p, "radius": 0.0},
             lambda q: (
@@ -1011,7 +1010,7 @@ def _cap_fillet(p: Params, rng: np.random.Generator) -> tuple[Params, Instructio
                 f"leaving a sharp {q.w('edge')}"
             ),
         )
-    radius = _draw(rng, 1.5, min(_f(p["wall"]), _f(p["end"])) - 0.5)
+    radius = _draw(rng, 1.5, min(num(p["wall"]), num(p["end"])) - 0.5)
     return (
         {**p, "radius": radius},
         lambda q: (

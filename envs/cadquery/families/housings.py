@@ -28,13 +28,15 @@ from toolgym.envs.cadquery.families.model import (
     mm,
     pts,
     resize,
+    round4,
 )
 from toolgym.envs.cadquery.families.phrases import Phrases
+from toolgym.envs.cadquery.families.standards import clearance_holes
 
 # -- standards -----------------------------------------------------------------------------------
 
 NOMINAL = {"M2.5": 2.5, "M3": 3.0, "M4": 4.0, "M5": 5.0, "M6": 6.0, "M8": 8.0}
-CLEARANCE = {"M2.5": 2.9, "M3": 3.4, "M4": 4.5, "M5": 5.5, "M6": 6.6, "M8": 9.0}  # ISO 273 medium
+CLEARANCE = clearance_holes("M2.5", "M3", "M4", "M5", "M6", "M8")  # ISO 273 medium
 TAP_DRILL = {"M2.5": 2.05, "M3": 2.5, "M4": 3.3}  # ISO 2306
 BOSS_SCREWS = ("M2.5", "M3", "M4")
 #: ISO 15 deep-groove ball bearings: bore d, outside diameter D, width B.
@@ -89,10 +91,6 @@ def _draw(rng: np.random.Generator, low: float, high: float) -> float:
     """A length on the 0.5 mm grid inside [low, high] (bounds off the grid stay respected)."""
     low, high = _up(low), _down(high)
     return low if high <= low else mm(rng, low, high)
-
-
-def _r(value: float) -> float:
-    return round(float(value), 4)
 
 
 def _v(p: Params) -> dict[str, float]:
@@ -196,13 +194,13 @@ def _enclosure_bosses_program(p: Params) -> str:
         f"    .edges('|Z').fillet({f['radius']})\n"
         f"    .faces('>Z').shell(-{wall})\n"
         f"    .union(\n"
-        f"        cq.Workplane('XY').workplane(offset={_r(wall / 2)}).pushPoints({spots})\n"
-        f"        .circle({_r(f['boss'] / 2)}).extrude({_r(rise + wall / 2)})\n"
+        f"        cq.Workplane('XY').workplane(offset={round4(wall / 2)}).pushPoints({spots})\n"
+        f"        .circle({round4(f['boss'] / 2)}).extrude({round4(rise + wall / 2)})\n"
         f"    )\n"
         f"    .cut(\n"
-        f"        cq.Workplane('XY').workplane(offset={_r(wall + rise - depth)})"
+        f"        cq.Workplane('XY').workplane(offset={round4(wall + rise - depth)})"
         f".pushPoints({spots})\n"
-        f"        .circle({_r(pilot / 2)}).extrude({_r(depth + 1)})\n"
+        f"        .circle({round4(pilot / 2)}).extrude({round4(depth + 1)})\n"
         f"    )\n"
         f")\n"
     )
@@ -345,12 +343,13 @@ def _lid_program(p: Params) -> str:
         f"    .edges('>Z').chamfer({f['chamfer']})\n"
         f"    .union(\n"
         f"        cq.Workplane('XY').workplane(offset={-ld})\n"
-        f"        .rect({_r(lo)}, {_r(wo)}).rect({_r(lo - 2 * lw)}, {_r(wo - 2 * lw)})"
-        f".extrude({_r(ld + t / 2)})\n"
+        f"        .rect({round4(lo)}, {round4(wo)})"
+        f".rect({round4(lo - 2 * lw)}, {round4(wo - 2 * lw)})"
+        f".extrude({round4(ld + t / 2)})\n"
         f"    )\n"
         f"    .cut(\n"
         f"        cq.Workplane('XY').workplane(offset=-1).pushPoints({pts(_lid_holes(p))})\n"
-        f"        .circle({_r(hole / 2)}).extrude({_r(t + 2)})\n"
+        f"        .circle({round4(hole / 2)}).extrude({round4(t + 2)})\n"
         f"    )\n"
         f")\n"
     )
@@ -506,13 +505,14 @@ def _box_ribbed_program(p: Params) -> str:
         "    cq.Workplane('XY')",
         f"    .box({f['length']}, {f['width']}, {f['height']}, centered=(True, True, False))",
         f"    .cut(cq.Workplane('XY').workplane(offset={floor})"
-        f".box({_r(inner_l)}, {_r(inner_w)}, {f['height']}, centered=(True, True, False)))",
+        f".box({round4(inner_l)}, {round4(inner_w)}, {f['height']}, centered=(True, True, False)))",
     ]
     # Ribs start half-way into the floor and reach half-way into the walls: no coplanar faces.
     for x, y, sx, sy in _rib_boxes(p):
         lines.append(
-            f"    .union(cq.Workplane('XY').workplane(offset={_r(floor / 2)}).center({_r(x)}, "
-            f"{_r(y)}).box({_r(sx)}, {_r(sy)}, {_r(tall)}, centered=(True, True, False)))"
+            f"    .union(cq.Workplane('XY').workplane(offset={round4(floor / 2)})"
+            f".center({round4(x)}, {round4(y)})"
+            f".box({round4(sx)}, {round4(sy)}, {round4(tall)}, centered=(True, True, False)))"
         )
     return "\n".join([*lines, ")"]) + "\n"
 
@@ -657,17 +657,17 @@ def _bearing_program(p: Params) -> str:
     hole = CLEARANCE[str(p["screw"])]
     return (
         f"result = (\n"
-        f"    cq.Workplane('XY').circle({_r(f['flange_diameter'] / 2)}).extrude({ft})\n"
-        f"    .union(cq.Workplane('XY').workplane(offset={_r(ft / 2)})"
-        f".circle({_r(f['hub'] / 2)}).extrude({_r(top - ft / 2)}))\n"
-        f"    .cut(cq.Workplane('XY').workplane(offset={_r(top - width)})"
-        f".circle({_r(outside / 2)}).extrude({_r(width + 1)}))\n"
+        f"    cq.Workplane('XY').circle({round4(f['flange_diameter'] / 2)}).extrude({ft})\n"
+        f"    .union(cq.Workplane('XY').workplane(offset={round4(ft / 2)})"
+        f".circle({round4(f['hub'] / 2)}).extrude({round4(top - ft / 2)}))\n"
+        f"    .cut(cq.Workplane('XY').workplane(offset={round4(top - width)})"
+        f".circle({round4(outside / 2)}).extrude({round4(width + 1)}))\n"
         f"    .cut(cq.Workplane('XY').workplane(offset=-1)"
-        f".circle({_r(f['through_bore'] / 2)}).extrude({_r(top + 2)}))\n"
+        f".circle({round4(f['through_bore'] / 2)}).extrude({round4(top + 2)}))\n"
         f"    .cut(\n"
         f"        cq.Workplane('XY').workplane(offset=-1)"
-        f".polarArray({_r(f['pitch'] / 2)}, 0, 360, {int(p['holes'])})\n"
-        f"        .circle({_r(hole / 2)}).extrude({_r(ft + 2)})\n"
+        f".polarArray({round4(f['pitch'] / 2)}, 0, 360, {int(p['holes'])})\n"
+        f"        .circle({round4(hole / 2)}).extrude({round4(ft + 2)})\n"
         f"    )\n"
         f")\n"
     )
@@ -795,7 +795,7 @@ def _motor_program(p: Params) -> str:
         f"    cq.Workplane('XY')\n"
         f"    .box({f['length']}, {f['width']}, {f['thickness']}, centered=(True, True, False))\n"
         f"    .edges('|Z').fillet({f['radius']})\n"
-        f"    .faces('>Z').workplane().hole({_r(pilot + PILOT_CLEARANCE)})\n"
+        f"    .faces('>Z').workplane().hole({round4(pilot + PILOT_CLEARANCE)})\n"
         f"    .faces('>Z').workplane().pushPoints({holes}).hole({CLEARANCE[screw]})\n"
         f"    .faces('>Z').workplane().pushPoints({pts([(f['slot_x'], 0), (-f['slot_x'], 0)])})\n"
         f"    .slot2D({f['slot_length']}, {slot}, 90).cutThruAll()\n"
@@ -891,9 +891,9 @@ def _vented_program(p: Params) -> str:
         f"    .edges('|Z').fillet({f['radius']})\n"
         f"    .faces('<Z').shell(-{t})\n"
         f"    .cut(\n"
-        f"        cq.Workplane('XY').workplane(offset={_r(h - t - 1)})"
+        f"        cq.Workplane('XY').workplane(offset={round4(h - t - 1)})"
         f".rarray(1, {f['pitch']}, 1, {int(p['vents'])})\n"
-        f"        .slot2D({f['slot_length']}, {f['slot_width']}).extrude({_r(t + 2)})\n"
+        f"        .slot2D({f['slot_length']}, {f['slot_width']}).extrude({round4(t + 2)})\n"
         f"    )\n"
         f")\n"
     )
@@ -983,13 +983,13 @@ def _cup_program(p: Params) -> str:
         s = math.sqrt(0.5)
         cx, inner = r - fillet, fillet - t
         sketch = (
-            f"moveTo(0, 0).lineTo({_r(cx)}, 0)\n"
-            f"    .threePointArc(({_r(cx + fillet * s)}, {_r(fillet - fillet * s)}), "
-            f"({_r(r)}, {_r(fillet)}))\n"
-            f"    .lineTo({_r(r)}, {h}).lineTo({_r(r - t)}, {h})"
-            f".lineTo({_r(r - t)}, {_r(fillet)})\n"
-            f"    .threePointArc(({_r(cx + inner * s)}, {_r(fillet - inner * s)}), "
-            f"({_r(cx)}, {t}))\n"
+            f"moveTo(0, 0).lineTo({round4(cx)}, 0)\n"
+            f"    .threePointArc(({round4(cx + fillet * s)}, {round4(fillet - fillet * s)}), "
+            f"({round4(r)}, {round4(fillet)}))\n"
+            f"    .lineTo({round4(r)}, {h}).lineTo({round4(r - t)}, {h})"
+            f".lineTo({round4(r - t)}, {round4(fillet)})\n"
+            f"    .threePointArc(({round4(cx + inner * s)}, {round4(fillet - inner * s)}), "
+            f"({round4(cx)}, {t}))\n"
             f"    .lineTo(0, {t}).close()"
         )
     return (
@@ -1091,10 +1091,10 @@ def _junction_program(p: Params) -> str:
         f"    .box({f['size']}, {f['size']}, {f['height']}, centered=(True, True, False))\n"
         f"    .edges('|Z').fillet({f['radius']})\n"
         f"    .faces('>Z').shell(-{f['wall']})\n"
-        f"    .cut(cq.Workplane('YZ').pushPoints({spots}).circle({_r(hole / 2)})"
-        f".extrude({_r(reach)}, both=True))\n"
-        f"    .cut(cq.Workplane('XZ').pushPoints({spots}).circle({_r(hole / 2)})"
-        f".extrude({_r(reach)}, both=True))\n"
+        f"    .cut(cq.Workplane('YZ').pushPoints({spots}).circle({round4(hole / 2)})"
+        f".extrude({round4(reach)}, both=True))\n"
+        f"    .cut(cq.Workplane('XZ').pushPoints({spots}).circle({round4(hole / 2)})"
+        f".extrude({round4(reach)}, both=True))\n"
         f")\n"
     )
 

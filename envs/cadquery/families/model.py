@@ -66,6 +66,26 @@ def fmt(value: float) -> str:
     return f"{value:g}"
 
 
+def fmt4(value: float) -> str:
+    """A number as the reference programs write it: at most 4 decimals."""
+    return fmt(round(value, 4))
+
+
+def round4(value: float) -> float:
+    """A number rounded to the 4 decimals the reference programs and calls carry."""
+    return round(float(value), 4)
+
+
+def num(value: object) -> float:
+    """A parameter read as a number (``Params`` values are plain scalars)."""
+    return float(value)  # type: ignore[arg-type]
+
+
+def whole(value: object) -> int:
+    """A count parameter read as an integer."""
+    return int(value)  # type: ignore[call-overload]
+
+
 def pts(points: Sequence[tuple[float, float]]) -> str:
     """A point list as a program writes it, each coordinate to at most 4 decimals."""
     return "[" + ", ".join(f"({fmt(round(x, 4))}, {fmt(round(y, 4))})" for x, y in points) + "]"

@@ -28,18 +28,13 @@ from toolgym.envs.cadquery.families.model import (
     Params,
     call,
     mm,
+    num,
     pts,
     resize,
+    whole,
 )
 from toolgym.envs.cadquery.families.phrases import Phrases
-
-
-def _f(value: object) -> float:
-    return float(value)  # type: ignore[arg-type]
-
-
-def _i(value: object) -> int:
-    return int(value)  # type: ignore[call-overload]
+from toolgym.envs.cadquery.families.standards import clearance_holes
 
 
 def _grid(count: int, pitch: float) -> list[float]:
@@ -49,17 +44,17 @@ def _grid(count: int, pitch: float) -> list[float]:
 
 def _moved(name: str, by: float) -> Callable[[Params], Params]:
     """A near miss: one dimension off by ``by`` (a feature moved or resized)."""
-    return lambda p: {**p, name: _f(p[name]) + by}
+    return lambda p: {**p, name: num(p[name]) + by}
 
 
 def _recount(name: str, by: int) -> Callable[[Params], Params]:
     """A near miss: one feature fewer (or more)."""
-    return lambda p: {**p, name: _i(p[name]) + by}
+    return lambda p: {**p, name: whole(p[name]) + by}
 
 
 # ISO 273 medium clearance hole; DIN 974-1 counterbore diameter and depth (ISO 4762 head height
 # plus 0.4 mm); ISO 15065 90° countersink diameter for ISO 10642 heads.
-CLEARANCE = {"M3": 3.4, "M4": 4.5, "M5": 5.5, "M6": 6.6, "M8": 9.0, "M10": 11.0}
+CLEARANCE = clearance_holes("M3", "M4", "M5", "M6", "M8", "M10")
 COUNTERBORE = {
     "M3": (6.5, 3.4),
     "M4": (8.0, 4.4),
@@ -104,8 +99,8 @@ def _counterbored(rng: np.random.Generator) -> Params:
 def _counterbored_holes(p: Params) -> list[tuple[float, float]]:
     return [
         (x, y)
-        for y in _grid(_i(p["rows"]), _f(p["pitch_y"]))
-        for x in _grid(_i(p["cols"]), _f(p["pitch_x"]))
+        for y in _grid(whole(p["rows"]), num(p["pitch_y"]))
+        for x in _grid(whole(p["cols"]), num(p["pitch_x"]))
     ]
 
 
@@ -115,7 +110,7 @@ def _counterbored_text(p: Params, q: Phrases) -> list[str]:
     return [
         f"a {q.dims(p['length'], p['width'], p['thickness'])} {q.w('plate')} (X × Y × Z) "
         f"{q.w('centred')} {q.w('on the origin')}, its faces parallel to {q.w('the XY plane')}",
-        f"a {q.count(_i(p['cols']))} × {q.count(_i(p['rows']))} {q.w('grid')} (X × Y) of "
+        f"a {q.count(whole(p['cols']))} × {q.count(whole(p['rows']))} {q.w('grid')} (X × Y) of "
         f"counterbored {q.w('holes')} for {screw} socket head cap {q.w('bolt')}s is "
         f"{q.w('centred')} on the {q.w('plate')}",
         f"the {q.w('holes')} are {q.w('spaced')} {q.len(p['pitch_x'])} apart in X and "
@@ -159,11 +154,11 @@ def _counterbored_calls(p: Params) -> list[Call]:
 def _counterbored_check(p: Params) -> str | None:
     bore, depth = COUNTERBORE[str(p["screw"])]
     for count, pitch, size in (("cols", "pitch_x", "length"), ("rows", "pitch_y", "width")):
-        if _f(p[pitch]) < bore + 2:
+        if num(p[pitch]) < bore + 2:
             return "neighbouring counterbores need at least 2 mm of material between them"
-        if (_i(p[count]) - 1) * _f(p[pitch]) + bore + 4 > _f(p[size]):
+        if (whole(p[count]) - 1) * num(p[pitch]) + bore + 4 > num(p[size]):
             return "the counterbores must stay at least 2 mm in from the plate's edges"
-    if _f(p["thickness"]) < depth + 2:
+    if num(p["thickness"]) < depth + 2:
         return "the plate must be at least 2 mm thicker than the counterbores are deep"
     return None
 
@@ -200,7 +195,7 @@ def _countersunk(rng: np.random.Generator) -> Params:
 
 
 def _countersunk_holes(p: Params) -> list[tuple[float, float]]:
-    return [(x, 0.0) for x in _grid(_i(p["count"]), _f(p["pitch"]))]
+    return [(x, 0.0) for x in _grid(whole(p["count"]), num(p["pitch"]))]
 
 
 def _countersunk_text(p: Params, q: Phrases) -> list[str]:
@@ -208,7 +203,7 @@ def _countersunk_text(p: Params, q: Phrases) -> list[str]:
     return [
         f"a {q.dims(p['length'], p['width'], p['thickness'])} {q.w('strip')} (X × Y × Z) "
         f"{q.w('centred')} {q.w('on the origin')}, its faces parallel to {q.w('the XY plane')}",
-        f"a row of {q.count(_i(p['count']))} countersunk {q.w('holes')} for {screw} "
+        f"a row of {q.count(whole(p['count']))} countersunk {q.w('holes')} for {screw} "
         f"countersunk {q.w('bolt')}s, {q.w('along')} the X {q.w('axis')} and {q.w('centred')} "
         f"on the {q.w('strip')}, is drilled from its top face",
         f"the {q.w('holes')} are {q.w('spaced')} {q.len(p['pitch'])} apart",
@@ -248,19 +243,19 @@ def _countersunk_calls(p: Params) -> list[Call]:
 def _countersunk_check(p: Params) -> str | None:
     screw = str(p["screw"])
     sink, leg = COUNTERSINK[screw], (COUNTERSINK[screw] - CLEARANCE[screw]) / 2
-    if _f(p["pitch"]) < sink + 2:
+    if num(p["pitch"]) < sink + 2:
         return "neighbouring countersinks need at least 2 mm of material between them"
-    if (_i(p["count"]) - 1) * _f(p["pitch"]) + sink + 4 > _f(p["length"]):
+    if (whole(p["count"]) - 1) * num(p["pitch"]) + sink + 4 > num(p["length"]):
         return "the countersinks must stay at least 2 mm in from the strip's ends"
-    if sink + 3 > _f(p["width"]):
+    if sink + 3 > num(p["width"]):
         return "the countersinks must stay at least 1.5 mm in from the strip's sides"
-    if _f(p["thickness"]) < leg + 1.5:
+    if num(p["thickness"]) < leg + 1.5:
         return "the countersinks must leave at least 1.5 mm of straight hole"
     return None
 
 
 def _countersunk_recount(p: Params, rng: np.random.Generator):  # type: ignore[no-untyped-def]
-    count = _i(p["count"]) + (1 if rng.random() < 0.5 or _i(p["count"]) <= 2 else -1)
+    count = whole(p["count"]) + (1 if rng.random() < 0.5 or whole(p["count"]) <= 2 else -1)
     return (
         {**p, "count": count},
         lambda q: (
@@ -292,7 +287,7 @@ def _pocketed(rng: np.random.Generator) -> Params:
 
 
 def _pocketed_corners(p: Params) -> list[tuple[float, float]]:
-    dx, dy = _f(p["length"]) / 2 - _f(p["inset"]), _f(p["width"]) / 2 - _f(p["inset"])
+    dx, dy = num(p["length"]) / 2 - num(p["inset"]), num(p["width"]) / 2 - num(p["inset"])
     return [(dx, dy), (-dx, dy), (dx, -dy), (-dx, -dy)]
 
 
@@ -312,7 +307,7 @@ def _pocketed_text(p: Params, q: Phrases) -> list[str]:
 
 
 def _pocketed_program(p: Params) -> str:
-    t, depth = _f(p["thickness"]), _f(p["depth"])
+    t, depth = num(p["thickness"]), num(p["depth"])
     return (
         f"plate = cq.Workplane('XY').box({p['length']}, {p['width']}, {t})\n"
         f"pocket = (\n"
@@ -323,7 +318,7 @@ def _pocketed_program(p: Params) -> str:
         f")\n"
         f"holes = (\n"
         f"    cq.Workplane('XY').pushPoints({pts(_pocketed_corners(p))})\n"
-        f"    .circle({_f(p['hole']) / 2}).extrude({t}, both=True)\n"
+        f"    .circle({num(p['hole']) / 2}).extrude({t}, both=True)\n"
         f")\n"
         f"result = plate.cut(pocket).cut(holes)\n"
     )
@@ -331,8 +326,8 @@ def _pocketed_program(p: Params) -> str:
 
 def _pocketed_calls(p: Params) -> list[Call]:
     """The round-cornered pocket as two crossed boxes and four flat-bottomed corner holes."""
-    t, depth, r = _f(p["thickness"]), _f(p["depth"]), _f(p["radius"])
-    a, b = _f(p["pocket_length"]), _f(p["pocket_width"])
+    t, depth, r = num(p["thickness"]), num(p["depth"]), num(p["radius"])
+    a, b = num(p["pocket_length"]), num(p["pocket_width"])
     z = t / 2 - depth / 2 + 0.5  # each box runs on 1 mm above the top face: no coplanar cut
     calls = [
         call("add_box", length=p["length"], width=p["width"], height=t),
@@ -350,15 +345,15 @@ def _pocketed_calls(p: Params) -> list[Call]:
             size=p["hole"],
             count_x=2,
             count_y=2,
-            pitch_x=_f(p["length"]) - 2 * _f(p["inset"]),
-            pitch_y=_f(p["width"]) - 2 * _f(p["inset"]),
+            pitch_x=num(p["length"]) - 2 * num(p["inset"]),
+            pitch_y=num(p["width"]) - 2 * num(p["inset"]),
         )
     )
     return calls
 
 
 def _pocketed_check(p: Params) -> str | None:
-    f = {k: _f(v) for k, v in p.items()}
+    f = {k: num(v) for k, v in p.items()}
     if f["depth"] > f["thickness"] - 1.5:
         return "the pocket must leave a floor at least 1.5 mm thick"
     if f["radius"] > min(f["pocket_length"], f["pocket_width"]) / 2 - 1:
@@ -394,8 +389,8 @@ def _grid_holes(rng: np.random.Generator) -> Params:
 def _grid_points(p: Params) -> list[tuple[float, float]]:
     return [
         (x, y)
-        for y in _grid(_i(p["rows"]), _f(p["pitch_y"]))
-        for x in _grid(_i(p["cols"]), _f(p["pitch_x"]))
+        for y in _grid(whole(p["rows"]), num(p["pitch_y"]))
+        for x in _grid(whole(p["cols"]), num(p["pitch_x"]))
     ]
 
 
@@ -404,7 +399,7 @@ def _grid_holes_text(p: Params, q: Phrases) -> list[str]:
         f"a perforated {q.w('plate')} {q.dims(p['length'], p['width'], p['thickness'])} "
         f"(X × Y × Z) {q.w('centred')} {q.w('on the origin')}, its faces parallel to "
         f"{q.w('the XY plane')}",
-        f"a {q.count(_i(p['cols']))} × {q.count(_i(p['rows']))} {q.w('grid')} (X × Y) of "
+        f"a {q.count(whole(p['cols']))} × {q.count(whole(p['rows']))} {q.w('grid')} (X × Y) of "
         f"{q.dia(p['hole'], 'through-holes')} is {q.w('centred')} on the {q.w('plate')}",
         f"the {q.w('holes')} are {q.w('spaced')} {q.len(p['pitch_x'])} apart in X and "
         f"{q.len(p['pitch_y'])} apart in Y",
@@ -438,20 +433,20 @@ def _grid_holes_calls(p: Params) -> list[Call]:
 
 
 def _grid_holes_check(p: Params) -> str | None:
-    hole = _f(p["hole"])
+    hole = num(p["hole"])
     for count, pitch, size in (("cols", "pitch_x", "length"), ("rows", "pitch_y", "width")):
-        if _f(p[pitch]) < hole + 1.5:
+        if num(p[pitch]) < hole + 1.5:
             return "neighbouring holes need at least 1.5 mm of material between them"
-        if (_i(p[count]) - 1) * _f(p[pitch]) + hole + 4 > _f(p[size]):
+        if (whole(p[count]) - 1) * num(p[pitch]) + hole + 4 > num(p[size]):
             return "the holes must stay at least 2 mm in from the plate's edges"
     return None
 
 
 def _grid_add_row(p: Params, rng: np.random.Generator):  # type: ignore[no-untyped-def]
     """One row more, or one fewer where the plate has no room for another."""
-    more = {**p, "rows": _i(p["rows"]) + 1}
-    rows = _i(more["rows"]) if _grid_holes_check(more) is None else _i(p["rows"]) - 1
-    verb = "add one more row" if rows > _i(p["rows"]) else "remove one row"
+    more = {**p, "rows": whole(p["rows"]) + 1}
+    rows = whole(more["rows"]) if _grid_holes_check(more) is None else whole(p["rows"]) - 1
+    verb = "add one more row" if rows > whole(p["rows"]) else "remove one row"
     return (
         {**p, "rows": rows},
         lambda q: (
@@ -466,9 +461,9 @@ def _grid_add_row(p: Params, rng: np.random.Generator):  # type: ignore[no-untyp
 
 def _slot_reach(p: Params) -> tuple[float, float]:
     """How far one slot reaches from its centre in X and in Y."""
-    straight = _f(p["slot_length"]) - _f(p["slot_width"])
-    angle = math.radians(_f(p["angle"]))
-    half = _f(p["slot_width"]) / 2
+    straight = num(p["slot_length"]) - num(p["slot_width"])
+    angle = math.radians(num(p["angle"]))
+    half = num(p["slot_width"]) / 2
     return straight / 2 * math.sin(angle) + half, straight / 2 * math.cos(angle) + half
 
 
@@ -482,21 +477,21 @@ def _angled_slots(rng: np.random.Generator) -> Params:
         "thickness": mm(rng, 3, 10),
     }
     # Neighbouring slots keep a web of at least 4 mm, measured square to them.
-    least = (slot_width + 4) / math.cos(math.radians(_f(params["angle"])))
-    params["pitch"] = mm(rng, least + 0.5, least + 15) if _i(params["count"]) > 1 else 0.0
+    least = (slot_width + 4) / math.cos(math.radians(num(params["angle"])))
+    params["pitch"] = mm(rng, least + 0.5, least + 15) if whole(params["count"]) > 1 else 0.0
     reach_x, reach_y = _slot_reach(params)
-    span = (_i(params["count"]) - 1) * _f(params["pitch"]) + 2 * reach_x
+    span = (whole(params["count"]) - 1) * num(params["pitch"]) + 2 * reach_x
     params["length"] = mm(rng, span + 8, span + 30)
     params["width"] = mm(rng, 2 * reach_y + 8, 2 * reach_y + 25)
     return params
 
 
 def _slot_centres(p: Params) -> list[tuple[float, float]]:
-    return [(x, 0.0) for x in _grid(_i(p["count"]), _f(p["pitch"]))]
+    return [(x, 0.0) for x in _grid(whole(p["count"]), num(p["pitch"]))]
 
 
 def _angled_slots_text(p: Params, q: Phrases) -> list[str]:
-    count = _i(p["count"])
+    count = whole(p["count"])
     said = [
         f"an adjustment {q.w('plate')} {q.dims(p['length'], p['width'], p['thickness'])} "
         f"(X × Y × Z) {q.w('centred')} {q.w('on the origin')}, its faces parallel to "
@@ -524,7 +519,7 @@ def _angled_slots_program(p: Params) -> str:
         f"    cq.Workplane('XY').box({p['length']}, {p['width']}, {p['thickness']})\n"
         f"    .faces('>Z').workplane()\n"
         f"    .pushPoints({pts(_slot_centres(p))})\n"
-        f"    .slot2D({p['slot_length']}, {p['slot_width']}, {90 - _f(p['angle'])})\n"
+        f"    .slot2D({p['slot_length']}, {p['slot_width']}, {90 - num(p['angle'])})\n"
         f"    .cutThruAll()\n"
         f")\n"
     )
@@ -540,28 +535,28 @@ def _angled_slots_calls(p: Params) -> list[Call]:
                 width=p["slot_width"],
                 x=x,
                 y=y,
-                angle=90 - _f(p["angle"]),
+                angle=90 - num(p["angle"]),
             )
         )
     return calls
 
 
 def _angled_slots_check(p: Params) -> str | None:
-    if _f(p["slot_length"]) < _f(p["slot_width"]) + 4:
+    if num(p["slot_length"]) < num(p["slot_width"]) + 4:
         return "a slot must be at least 4 mm longer than it is wide"
-    angle = math.radians(_f(p["angle"]))
-    if _i(p["count"]) > 1 and _f(p["pitch"]) * math.cos(angle) < _f(p["slot_width"]) + 3:
+    angle = math.radians(num(p["angle"]))
+    if whole(p["count"]) > 1 and num(p["pitch"]) * math.cos(angle) < num(p["slot_width"]) + 3:
         return "neighbouring slots need a web of at least 3 mm between them"
     reach_x, reach_y = _slot_reach(p)
-    if (_i(p["count"]) - 1) * _f(p["pitch"]) + 2 * reach_x + 4 > _f(p["length"]):
+    if (whole(p["count"]) - 1) * num(p["pitch"]) + 2 * reach_x + 4 > num(p["length"]):
         return "the slots must stay at least 2 mm in from the plate's ends"
-    if 2 * reach_y + 4 > _f(p["width"]):
+    if 2 * reach_y + 4 > num(p["width"]):
         return "the slots must stay at least 2 mm in from the plate's sides"
     return None
 
 
 def _angled_slots_turn(p: Params, rng: np.random.Generator):  # type: ignore[no-untyped-def]
-    angle = _f(p["angle"]) + 5 * float(rng.integers(2, 4)) * (1 if rng.random() < 0.5 else -1)
+    angle = num(p["angle"]) + 5 * float(rng.integers(2, 4)) * (1 if rng.random() < 0.5 else -1)
     return (
         {**p, "angle": angle},
         lambda q: (
@@ -602,32 +597,32 @@ def _gusset_text(p: Params, q: Phrases) -> list[str]:
         f"y = 0, the other {q.len(p['leg_y'])} {q.w('along')} +Y with its outer face on x = 0, "
         f"both {q.len(p['thickness'])} {q.w('thick')} with sharp {q.w('corners')}",
         f"a triangular {q.w('gusset')} {q.len(p['gusset_thickness'])} {q.w('thick')} fills the "
-        f"inside {q.w('corner')}, {q.w('centred')} on z = {q.len(_f(p['width']) / 2)}",
+        f"inside {q.w('corner')}, {q.w('centred')} on z = {q.len(num(p['width']) / 2)}",
         f"the {q.w('gusset')}'s sloping face runs from the point "
         f"{q.at(p['gusset'], p['thickness'])} "
         f"on the inside face of the X {q.w('leg')} to {q.at(p['thickness'], p['gusset'])} on "
         f"the inside face of the Y {q.w('leg')}",
         f"both {q.w('leg')}s have one {q.dia(p['hole'], 'through-hole')} square to them at "
-        f"z = {q.len(_f(p['width']) / 2)}, x = {q.len(p['hole_x'])} in the X {q.w('leg')} and "
+        f"z = {q.len(num(p['width']) / 2)}, x = {q.len(p['hole_x'])} in the X {q.w('leg')} and "
         f"y = {q.len(p['hole_y'])} in the Y {q.w('leg')}",
     ]
 
 
 def _l_profile(p: Params) -> list[tuple[float, float]]:
-    t, a, b = _f(p["thickness"]), _f(p["leg_x"]), _f(p["leg_y"])
+    t, a, b = num(p["thickness"]), num(p["leg_x"]), num(p["leg_y"])
     return [(0, 0), (a, 0), (a, t), (t, t), (t, b), (0, b)]
 
 
 def _gusset_triangle(p: Params) -> list[tuple[float, float]]:
     """The gusset's triangle, its third corner sunk into the legs' overlap (no coplanar
     faces); what shows is the triangle between the legs' inside faces and the sloping face."""
-    t, g = _f(p["thickness"]), _f(p["gusset"])
+    t, g = num(p["thickness"]), num(p["gusset"])
     return [(t / 2, t / 2), (g, t), (t, g)]
 
 
 def _gusset_program(p: Params) -> str:
-    w, gt, t = _f(p["width"]), _f(p["gusset_thickness"]), _f(p["thickness"])
-    r = _f(p["hole"]) / 2
+    w, gt, t = num(p["width"]), num(p["gusset_thickness"]), num(p["thickness"])
+    r = num(p["hole"]) / 2
     return (
         f"angle = cq.Workplane('XY').polyline({pts(_l_profile(p))}).close().extrude({w})\n"
         f"gusset = (\n"
@@ -643,7 +638,7 @@ def _gusset_program(p: Params) -> str:
 
 
 def _gusset_calls(p: Params) -> list[Call]:
-    w, gt, t = _f(p["width"]), _f(p["gusset_thickness"]), _f(p["thickness"])
+    w, gt, t = num(p["width"]), num(p["gusset_thickness"]), num(p["thickness"])
     return [
         call("extrude_polygon", points=[list(c) for c in _l_profile(p)], height=w),
         call(
@@ -674,7 +669,7 @@ def _gusset_calls(p: Params) -> list[Call]:
 
 
 def _gusset_check(p: Params) -> str | None:
-    f = {k: _f(v) for k, v in p.items()}
+    f = {k: num(v) for k, v in p.items()}
     if f["gusset"] < f["thickness"] + 5:
         return "the gusset must reach at least 5 mm beyond the legs' inside faces"
     for at, leg in (("hole_x", "leg_x"), ("hole_y", "leg_y")):
@@ -711,8 +706,8 @@ def _clevis(rng: np.random.Generator) -> Params:
 
 def _clevis_text(p: Params, q: Phrases) -> list[str]:
     d, size = _size(p), str(p["size"])
-    width = 2 * _f(p["cheek"]) + d
-    top = _f(p["base"]) + _f(p["pin_height"])
+    width = 2 * num(p["cheek"]) + d
+    top = num(p["base"]) + num(p["pin_height"])
     return [
         f"a {q.w('clevis')} with a U-shaped fork (DIN 71752, size {size}) standing on "
         f"{q.w('the XY plane')}, {q.w('centred')} on the Z {q.w('axis')}, its {q.w('cheek')}s "
@@ -721,19 +716,19 @@ def _clevis_text(p: Params, q: Phrases) -> list[str]:
         f"(X × Y × Z) {q.w('lying')} on {q.w('the XY plane')}",
         f"two {q.w('cheek')}s {q.len(p['cheek'])} {q.w('thick')} rise from the full top face of "
         f"the {q.w('base')}, leaving a {q.len(d)} gap between them {q.w('centred')} on y = 0",
-        f"the {q.w('cheek')}s end in half-rounds of {q.len(_f(p['body']) / 2)} radius about a "
+        f"the {q.w('cheek')}s end in half-rounds of {q.len(num(p['body']) / 2)} radius about a "
         f"{q.w('cross-hole')} {q.w('axis')} parallel to Y at z = {q.len(top)}",
         f"a {q.dia(d, 'cross-hole')} for the pin runs {q.w('through')} both {q.w('cheek')}s on "
         f"that {q.w('axis')}",
         f"an {size} thread, modelled as a plain {q.dia(d, 'hole')} "
-        f"{q.len(_f(p['base']) - 2)} {q.w('deep')}, is tapped up into the {q.w('base')} from "
+        f"{q.len(num(p['base']) - 2)} {q.w('deep')}, is tapped up into the {q.w('base')} from "
         f"its bottom face on the Z {q.w('axis')}",
     ]
 
 
 def _clevis_program(p: Params) -> str:
     d = _size(p)
-    body, cheek, base, rise = _f(p["body"]), _f(p["cheek"]), _f(p["base"]), _f(p["pin_height"])
+    body, cheek, base, rise = num(p["body"]), num(p["cheek"]), num(p["base"]), num(p["pin_height"])
     width, top, side = 2 * cheek + d, base + rise, d / 2 + cheek / 2
     return (
         f"base = cq.Workplane('XY').box({body}, {width}, {base}, centered=(True, True, False))\n"
@@ -755,7 +750,7 @@ def _clevis_program(p: Params) -> str:
 def _clevis_calls(p: Params) -> list[Call]:
     """The +Y half (half the base and one cheek), mirrored in the XZ plane, then the holes."""
     d = _size(p)
-    body, cheek, base, rise = _f(p["body"]), _f(p["cheek"]), _f(p["base"]), _f(p["pin_height"])
+    body, cheek, base, rise = num(p["body"]), num(p["cheek"]), num(p["base"]), num(p["pin_height"])
     width, top, side = 2 * cheek + d, base + rise, d / 2 + cheek / 2
     return [
         call("add_box", length=body, width=width / 2, height=base, y=width / 4, z=base / 2),
@@ -776,13 +771,13 @@ def _clevis_calls(p: Params) -> list[Call]:
 
 def _clevis_check(p: Params) -> str | None:
     d = _size(p)
-    if _f(p["body"]) < 2 * d:
+    if num(p["body"]) < 2 * d:
         return "the cheeks' half-rounds must leave at least half the pin's diameter round it"
-    if _f(p["cheek"]) < 3:
+    if num(p["cheek"]) < 3:
         return "the cheeks must be at least 3 mm thick"
-    if _f(p["pin_height"]) < d / 2 + 2 + 0.5 * d:
+    if num(p["pin_height"]) < d / 2 + 2 + 0.5 * d:
         return "the pin hole must clear the base by at least half the pin's diameter"
-    if _f(p["base"]) - 2 < 0.75 * d:
+    if num(p["base"]) - 2 < 0.75 * d:
         return "the base must carry at least three quarters of a diameter of thread, 2 mm short"
     return None
 
@@ -832,37 +827,37 @@ def _t_bracket_text(p: Params, q: Phrases) -> list[str]:
 
 
 def _t_bracket_points(p: Params) -> list[tuple[float, float]]:
-    x, y = _f(p["hole_x"]), _f(p["hole_y"])
+    x, y = num(p["hole_x"]), num(p["hole_y"])
     return [(x, y), (-x, y), (x, -y), (-x, -y)]
 
 
 def _t_bracket_program(p: Params) -> str:
-    length, width, tf = _f(p["length"]), _f(p["width"]), _f(p["flange_thickness"])
-    tw, height, y, z = _f(p["web_thickness"]), _f(p["height"]), _f(p["web_y"]), _f(p["web_z"])
+    length, width, tf = num(p["length"]), num(p["width"]), num(p["flange_thickness"])
+    tw, height, y, z = num(p["web_thickness"]), num(p["height"]), num(p["web_y"]), num(p["web_z"])
     return (
         f"base = cq.Workplane('XY').box({length}, {width}, {tf}, centered=(True, True, False))\n"
         f"web = cq.Workplane('XY').box({tw}, {width}, {height}, centered=(True, True, False))\n"
         f"holes = (\n"
         f"    cq.Workplane('XY').pushPoints({pts(_t_bracket_points(p))})\n"
-        f"    .circle({_f(p['hole']) / 2}).extrude({tf})\n"
+        f"    .circle({num(p['hole']) / 2}).extrude({tf})\n"
         f")\n"
         f"web_holes = (\n"
         f"    cq.Workplane('YZ', origin=({-tw},0, 0)).pushPoints([({y}, {z}), ({-y}, {z})])\n"
-        f"    .circle({_f(p['web_hole']) / 2}).extrude({2 * tw})\n"
+        f"    .circle({num(p['web_hole']) / 2}).extrude({2 * tw})\n"
         f")\n"
         f"result = base.union(web).cut(holes).cut(web_holes)\n"
     )
 
 
 def _t_bracket_calls(p: Params) -> list[Call]:
-    height, tw, z = _f(p["height"]), _f(p["web_thickness"]), _f(p["web_z"])
-    tf = _f(p["flange_thickness"])
+    height, tw, z = num(p["height"]), num(p["web_thickness"]), num(p["web_z"])
+    tf = num(p["flange_thickness"])
     calls = [
         call("add_box", length=p["length"], width=p["width"], height=tf, z=tf / 2),
         call("add_box", length=tw, width=p["width"], height=height, z=height / 2),
     ]
     calls += [call("cut_hole", diameter=p["hole"], x=x, y=y) for x, y in _t_bracket_points(p)]
-    for y in (_f(p["web_y"]), -_f(p["web_y"])):
+    for y in (num(p["web_y"]), -num(p["web_y"])):
         calls.append(
             call("cut_cylinder", diameter=p["web_hole"], height=2 * tw, y=y, z=z, axis="X")
         )
@@ -870,7 +865,7 @@ def _t_bracket_calls(p: Params) -> list[Call]:
 
 
 def _t_bracket_check(p: Params) -> str | None:
-    f = {k: _f(v) for k, v in p.items()}
+    f = {k: num(v) for k, v in p.items()}
     if f["hole_x"] - f["hole"] / 2 < f["web_thickness"] / 2 + 2:
         return "the base holes must clear the web by at least 2 mm"
     if f["hole_x"] + f["hole"] / 2 > f["length"] / 2 - 2:
@@ -1008,7 +1003,7 @@ FAMILY_GROUP: tuple[Family, ...] = (
         _angled_slots_text,
         _angled_slots_program,
         _angled_slots_calls,
-        lambda p: {**p, "angle": -_f(p["angle"])},
+        lambda p: {**p, "angle": -num(p["angle"])},
         (
             resize("thickness", 1, 3),
             resize("slot_length", 3, 8),

@@ -27,27 +27,17 @@ from toolgym.envs.cadquery.families.model import (
     Family,
     Params,
     call,
-    fmt,
+    fmt4,
     mm,
+    num,
     pts,
     resize,
+    whole,
 )
 from toolgym.envs.cadquery.families.phrases import Phrases
+from toolgym.envs.cadquery.families.standards import ISO_273_MEDIUM
 
 Point = tuple[float, float]
-
-
-def _f(value: object) -> float:
-    return float(value)  # type: ignore[arg-type]
-
-
-def _i(value: object) -> int:
-    return int(value)  # type: ignore[call-overload]
-
-
-def _n(value: float) -> str:
-    """A number as a program writes it: at most 4 decimals."""
-    return fmt(round(value, 4))
 
 
 def _pick(rng: np.random.Generator, options: list) -> object:  # type: ignore[type-arg]
@@ -101,13 +91,13 @@ def _key(diameter: float) -> tuple[float, float, float]:
 # -- flange_raised_face ------------------------------------------------------------------------
 
 # ISO 273 medium-series clearance holes of the flange bolts.
-FLANGE_BOLTS = {"M10": (10, 11.0), "M12": (12, 13.5), "M16": (16, 17.5), "M20": (20, 22.0)}
+FLANGE_BOLTS = {f"M{n}": (n, ISO_273_MEDIUM[f"M{n}"]) for n in (10, 12, 16, 20)}
 
 
 def _bolt_gap(p: Params) -> float:
     """Chord between neighbouring bolt holes' centres, less what a nut needs there."""
     size = FLANGE_BOLTS[str(p["bolt"])][0]
-    return _f(p["pitch"]) * math.sin(math.pi / _i(p["holes"])) - (1.8 * size + 2)
+    return num(p["pitch"]) * math.sin(math.pi / whole(p["holes"])) - (1.8 * size + 2)
 
 
 def _flange_rf(rng: np.random.Generator) -> Params:
@@ -139,17 +129,17 @@ def _flange_rf(rng: np.random.Generator) -> Params:
 
 
 def _flange_rf_profile(p: Params) -> list[Point]:
-    h, t = _f(p["face_height"]), _f(p["thickness"])
-    top = h + t + _f(p["hub_length"])
+    h, t = num(p["face_height"]), num(p["thickness"])
+    top = h + t + num(p["hub_length"])
     return [
-        (_f(p["bore"]) / 2, 0),
-        (_f(p["face"]) / 2, 0),
-        (_f(p["face"]) / 2, h),
-        (_f(p["diameter"]) / 2, h),
-        (_f(p["diameter"]) / 2, h + t),
-        (_f(p["hub"]) / 2, h + t),
-        (_f(p["neck"]) / 2, top),
-        (_f(p["bore"]) / 2, top),
+        (num(p["bore"]) / 2, 0),
+        (num(p["face"]) / 2, 0),
+        (num(p["face"]) / 2, h),
+        (num(p["diameter"]) / 2, h),
+        (num(p["diameter"]) / 2, h + t),
+        (num(p["hub"]) / 2, h + t),
+        (num(p["neck"]) / 2, top),
+        (num(p["bore"]) / 2, top),
     ]
 
 
@@ -166,7 +156,7 @@ def _flange_rf_text(p: Params, q: Phrases) -> list[str]:
         f"{q.w('flange')}'s back face to {q.len(p['neck'])} {q.w('diameter')} at its end, "
         f"{q.len(p['hub_length'])} above that back face",
         f"a {q.dia(p['bore'], 'bore')} runs {q.w('through')} the whole {q.w('part')}",
-        f"{q.count(_i(p['holes']))} {q.w('through-holes')} of {q.len(p['hole'])} "
+        f"{q.count(whole(p['holes']))} {q.w('through-holes')} of {q.len(p['hole'])} "
         f"{q.w('diameter')}, for {p['bolt']} {q.w('bolt')}s, go {q.w('through')} the "
         f"{q.w('flange')} disc, {q.w('equally')} "
         f"{q.w('spaced')} on a {q.len(p['pitch'])} {q.w('bolt circle')} with the first on the +X "
@@ -175,13 +165,13 @@ def _flange_rf_text(p: Params, q: Phrases) -> list[str]:
 
 
 def _flange_rf_program(p: Params) -> str:
-    h, t = _f(p["face_height"]), _f(p["thickness"])
+    h, t = num(p["face_height"]), num(p["thickness"])
     return (
         f"body = {_revolved(_flange_rf_profile(p))}\n"
         f"bolt_holes = (\n"
         f"    cq.Workplane('XY').workplane(offset=-1)\n"
-        f"    .polarArray({_n(_f(p['pitch']) / 2)}, 0, 360, {_i(p['holes'])})\n"
-        f"    .circle({_n(_f(p['hole']) / 2)}).extrude({_n(h + t + 2)})\n"
+        f"    .polarArray({fmt4(num(p['pitch']) / 2)}, 0, 360, {whole(p['holes'])})\n"
+        f"    .circle({fmt4(num(p['hole']) / 2)}).extrude({fmt4(h + t + 2)})\n"
         f")\n"
         f"result = body.cut(bolt_holes)\n"
     )
@@ -193,15 +183,15 @@ def _flange_rf_calls(p: Params) -> list[Call]:
         call(
             "pattern_polar",
             feature="hole",
-            size=_f(p["hole"]),
-            count=_i(p["holes"]),
-            pitch_diameter=_f(p["pitch"]),
+            size=num(p["hole"]),
+            count=whole(p["holes"]),
+            pitch_diameter=num(p["pitch"]),
         ),
     ]
 
 
 def _flange_rf_check(p: Params) -> str | None:
-    f = {k: _f(v) for k, v in p.items() if k != "bolt"}
+    f = {k: num(v) for k, v in p.items() if k != "bolt"}
     size = FLANGE_BOLTS[str(p["bolt"])][0]
     if not f["bore"] + 6 <= f["neck"] <= f["hub"] - 4:
         return "the weld neck needs a 3 mm wall round the bore and must taper outwards"
@@ -217,7 +207,7 @@ def _flange_rf_check(p: Params) -> str | None:
 
 
 def _flange_rf_recount(p: Params, rng: np.random.Generator):  # type: ignore[no-untyped-def]
-    holes = 8 if _i(p["holes"]) == 4 else 4
+    holes = 8 if whole(p["holes"]) == 4 else 4
     return (
         {**p, "holes": holes},
         lambda q: (
@@ -248,8 +238,8 @@ def _hub_keyed(rng: np.random.Generator) -> Params:
 
 
 def _hub_profile(p: Params) -> list[Point]:
-    r, length, c = _f(p["diameter"]) / 2, _f(p["length"]), _f(p["chamfer"])
-    bore = _f(p["bore"]) / 2
+    r, length, c = num(p["diameter"]) / 2, num(p["length"]), num(p["chamfer"])
+    bore = num(p["bore"]) / 2
     return [
         (bore, 0),
         *_chamfered_end(r, 0, c, top=False),
@@ -259,11 +249,11 @@ def _hub_profile(p: Params) -> list[Point]:
 
 
 def _hub_keyed_text(p: Params, q: Phrases) -> list[str]:
-    depth = _f(p["key_depth"])
+    depth = num(p["key_depth"])
     finish = (
         f"both outer {q.w('edges')} of the {q.w('hub')} are {q.w('chamfered')} "
         f"{q.len(p['chamfer'])} at {q.deg(45)}"
-        if _f(p["chamfer"]) > 0
+        if num(p["chamfer"]) > 0
         else f"the outer {q.w('edges')} of the {q.w('hub')} are left sharp, with no "
         f"{q.w('chamfer')}"
     )
@@ -276,31 +266,31 @@ def _hub_keyed_text(p: Params, q: Phrases) -> list[str]:
         f"{q.w('through')} the full length on the +X side of the {q.w('bore')}, its sides "
         f"parallel to X and symmetric about y = 0",
         f"the {q.w('keyway')}'s flat bottom lies {q.len(depth)} beyond the {q.w('bore')} "
-        f"surface, {q.len(_f(p['bore']) / 2 + depth)} {q.w('from')} the {q.w('axis')}",
+        f"surface, {q.len(num(p['bore']) / 2 + depth)} {q.w('from')} the {q.w('axis')}",
         finish,
     ]
 
 
 def _hub_keyed_program(p: Params) -> str:
-    reach, length = _f(p["bore"]) / 2 + _f(p["key_depth"]), _f(p["length"])
+    reach, length = num(p["bore"]) / 2 + num(p["key_depth"]), num(p["length"])
     program = f"result = {_revolved(_hub_profile(p))}\n"
-    if _f(p["key_depth"]) > 0:
+    if num(p["key_depth"]) > 0:
         program += (
-            f"keyway = cq.Workplane('XY').box({_n(reach)}, {_n(_f(p['key_width']))}, "
-            f"{_n(length + 2)}, centered=(False, True, False)).translate((0, 0, -1))\n"
+            f"keyway = cq.Workplane('XY').box({fmt4(reach)}, {fmt4(num(p['key_width']))}, "
+            f"{fmt4(length + 2)}, centered=(False, True, False)).translate((0, 0, -1))\n"
             f"result = result.cut(keyway)\n"
         )
     return program
 
 
 def _hub_keyed_calls(p: Params) -> list[Call]:
-    reach, length = _f(p["bore"]) / 2 + _f(p["key_depth"]), _f(p["length"])
+    reach, length = num(p["bore"]) / 2 + num(p["key_depth"]), num(p["length"])
     return [
         _profile_call(_hub_profile(p)),
         call(
             "cut_box",
             length=reach,
-            width=_f(p["key_width"]),
+            width=num(p["key_width"]),
             height=length + 2,
             x=reach / 2,
             z=length / 2,
@@ -309,7 +299,7 @@ def _hub_keyed_calls(p: Params) -> list[Call]:
 
 
 def _hub_keyed_check(p: Params) -> str | None:
-    f = {k: _f(v) for k, v in p.items()}
+    f = {k: num(v) for k, v in p.items()}
     wall = (f["diameter"] - f["bore"]) / 2 - f["key_depth"]
     if wall < 4:
         return "the hub needs a 4 mm wall outside the keyway"
@@ -321,7 +311,7 @@ def _hub_keyed_check(p: Params) -> str | None:
 
 
 def _hub_keyed_chamfer(p: Params, rng: np.random.Generator):  # type: ignore[no-untyped-def]
-    if _f(p["chamfer"]) > 0:
+    if num(p["chamfer"]) > 0:
         return (
             {**p, "chamfer": 0.0},
             lambda q: (
@@ -360,7 +350,7 @@ def _shaft_keyway(rng: np.random.Generator) -> Params:
 
 
 def _shaft_keyway_text(p: Params, q: Phrases) -> list[str]:
-    depth = _f(p["key_depth"])
+    depth = num(p["key_depth"])
     return [
         f"a keyed {q.w('shaft')} {q.w('along')} the Z {q.w('axis')}, its bottom end on "
         f"{q.w('the XY plane')}, made of two coaxial {q.w('steps')}",
@@ -372,30 +362,31 @@ def _shaft_keyway_text(p: Params, q: Phrases) -> list[str]:
         f"{q.len(p['key_width'])} {q.w('wide')} and {q.len(p['key_length'])} {q.w('long')} end "
         f"to end with round ends, {q.w('centred')} along that {q.w('step')}'s length",
         f"the {q.w('keyway')}'s flat bottom lies {q.len(depth)} below the {q.w('shaft')} surface "
-        f"on its centre line, {q.len(_f(p['keyed']) / 2 - depth)} {q.w('from')} the "
+        f"on its centre line, {q.len(num(p['keyed']) / 2 - depth)} {q.w('from')} the "
         f"{q.w('axis')}",
     ]
 
 
 def _keyway_place(p: Params) -> tuple[float, float, float]:
     """(x of the keyway's bottom, its centre's z, the cutter's reach in X)."""
-    bottom = _f(p["keyed"]) / 2 - _f(p["key_depth"])
-    return bottom, _f(p["length1"]) + _f(p["length2"]) / 2, _f(p["key_depth"]) + 1
+    bottom = num(p["keyed"]) / 2 - num(p["key_depth"])
+    return bottom, num(p["length1"]) + num(p["length2"]) / 2, num(p["key_depth"]) + 1
 
 
 def _shaft_keyway_program(p: Params) -> str:
     bottom, centre, reach = _keyway_place(p)
     program = (
         f"result = (\n"
-        f"    cq.Workplane('XY').circle({_n(_f(p['diameter']) / 2)}).extrude({p['length1']})\n"
-        f"    .faces('>Z').workplane().circle({_n(_f(p['keyed']) / 2)}).extrude({p['length2']})\n"
+        f"    cq.Workplane('XY').circle({fmt4(num(p['diameter']) / 2)}).extrude({p['length1']})\n"
+        f"    .faces('>Z').workplane().circle({fmt4(num(p['keyed']) / 2)})"
+        f".extrude({p['length2']})\n"
         f")\n"
     )
-    if _f(p["key_depth"]) > 0:
+    if num(p["key_depth"]) > 0:
         program += (
             f"keyway = (\n"
-            f"    cq.Workplane('YZ', origin=({_n(bottom)}, 0, 0)).center(0, {_n(centre)})\n"
-            f"    .slot2D({p['key_length']}, {p['key_width']}, 90).extrude({_n(reach)})\n"
+            f"    cq.Workplane('YZ', origin=({fmt4(bottom)}, 0, 0)).center(0, {fmt4(centre)})\n"
+            f"    .slot2D({p['key_length']}, {p['key_width']}, 90).extrude({fmt4(reach)})\n"
             f")\n"
             f"result = result.cut(keyway)\n"
         )
@@ -404,12 +395,12 @@ def _shaft_keyway_program(p: Params) -> str:
 
 def _shaft_keyway_calls(p: Params) -> list[Call]:
     bottom, centre, reach = _keyway_place(p)
-    length1, length2, width = _f(p["length1"]), _f(p["length2"]), _f(p["key_width"])
-    straight = _f(p["key_length"]) - width
+    length1, length2, width = num(p["length1"]), num(p["length2"]), num(p["key_width"])
+    straight = num(p["key_length"]) - width
     x = bottom + reach / 2
     return [
-        call("add_cylinder", diameter=_f(p["diameter"]), height=length1, z=length1 / 2),
-        call("add_cylinder", diameter=_f(p["keyed"]), height=length2, z=length1 + length2 / 2),
+        call("add_cylinder", diameter=num(p["diameter"]), height=length1, z=length1 / 2),
+        call("add_cylinder", diameter=num(p["keyed"]), height=length2, z=length1 + length2 / 2),
         call("cut_box", length=reach, width=width, height=straight, x=x, z=centre),
         *(
             call(
@@ -426,7 +417,7 @@ def _shaft_keyway_calls(p: Params) -> list[Call]:
 
 
 def _shaft_keyway_check(p: Params) -> str | None:
-    f = {k: _f(v) for k, v in p.items()}
+    f = {k: num(v) for k, v in p.items()}
     if f["diameter"] < f["keyed"] + 4:
         return "the lower step must be at least 4 mm larger than the keyed step"
     if not 2 * f["key_width"] <= f["key_length"] <= f["length2"] - 6:
@@ -437,9 +428,9 @@ def _shaft_keyway_check(p: Params) -> str | None:
 
 
 def _shaft_keyway_lengthen(p: Params, rng: np.random.Generator):  # type: ignore[no-untyped-def]
-    old = _f(p["key_length"])
-    longer = [k for k in KEY_LENGTHS if old < k <= _f(p["length2"]) - 6]
-    shorter = [k for k in KEY_LENGTHS if 2 * _f(p["key_width"]) <= k < old]
+    old = num(p["key_length"])
+    longer = [k for k in KEY_LENGTHS if old < k <= num(p["length2"]) - 6]
+    shorter = [k for k in KEY_LENGTHS if 2 * num(p["key_width"]) <= k < old]
     new = float(longer[0] if longer and (not shorter or rng.random() < 0.5) else shorter[-1])
     return (
         {**p, "key_length": new},
@@ -480,21 +471,21 @@ def _shaft_grooved(rng: np.random.Generator) -> Params:
 
 def _grooves(p: Params) -> list[tuple[float, float]]:
     """(z of the lower flank, z of the upper flank) of each groove, bottom first."""
-    inset, width, length = _f(p["inset"]), _f(p["groove_width"]), _f(p["length"])
+    inset, width, length = num(p["inset"]), num(p["groove_width"]), num(p["length"])
     spans = [(inset, inset + width), (length - inset - width, length - inset)]
-    return spans[: _i(p["grooves"])]
+    return spans[: whole(p["grooves"])]
 
 
 def _shaft_grooved_profile(p: Params) -> list[Point]:
-    r, bottom = _f(p["diameter"]) / 2, _f(p["groove_diameter"]) / 2
+    r, bottom = num(p["diameter"]) / 2, num(p["groove_diameter"]) / 2
     profile: list[Point] = [(0, 0), (r, 0)]
     for low, high in _grooves(p):
         profile += [(r, low), (bottom, low), (bottom, high), (r, high)]
-    return [*profile, (r, _f(p["length"])), (0, _f(p["length"]))]
+    return [*profile, (r, num(p["length"])), (0, num(p["length"]))]
 
 
 def _shaft_grooved_text(p: Params, q: Phrases) -> list[str]:
-    grooves = _i(p["grooves"])
+    grooves = whole(p["grooves"])
     size = (
         f"{q.len(p['groove_width'])} {q.w('wide')} with its bottom at "
         f"{q.len(p['groove_diameter'])} {q.w('diameter')}"
@@ -525,9 +516,9 @@ def _shaft_grooved_program(p: Params) -> str:
 
 
 def _shaft_grooved_calls(p: Params) -> list[Call]:
-    length, bottom = _f(p["length"]), _f(p["groove_diameter"]) / 2
-    outside = _f(p["diameter"]) / 2 + 1  # the cutter reaches past the surface: no coplanar face
-    calls = [call("add_cylinder", diameter=_f(p["diameter"]), height=length, z=length / 2)]
+    length, bottom = num(p["length"]), num(p["groove_diameter"]) / 2
+    outside = num(p["diameter"]) / 2 + 1  # the cutter reaches past the surface: no coplanar face
+    calls = [call("add_cylinder", diameter=num(p["diameter"]), height=length, z=length / 2)]
     for low, high in _grooves(p):
         ring = [(bottom, low), (outside, low), (outside, high), (bottom, high)]
         calls.append(_profile_call(ring, "cut_revolve"))
@@ -535,18 +526,18 @@ def _shaft_grooved_calls(p: Params) -> list[Call]:
 
 
 def _shaft_grooved_check(p: Params) -> str | None:
-    f = {k: _f(v) for k, v in p.items()}
+    f = {k: num(v) for k, v in p.items()}
     if f["groove_diameter"] >= f["diameter"] - 1:
         return "the grooves must be at least 0.5 mm deep"
     if f["inset"] < 2:
         return "the grooves must sit at least 2 mm in from the ends"
-    if _i(p["grooves"]) * (f["inset"] + f["groove_width"]) + 5 > f["length"]:
+    if whole(p["grooves"]) * (f["inset"] + f["groove_width"]) + 5 > f["length"]:
         return "the grooves must leave at least 5 mm of shaft between them"
     return None
 
 
 def _shaft_grooved_toggle(p: Params, rng: np.random.Generator):  # type: ignore[no-untyped-def]
-    if _i(p["grooves"]) == 2:
+    if whole(p["grooves"]) == 2:
         return (
             {**p, "grooves": 1},
             lambda q: (
@@ -582,14 +573,14 @@ def _shaft_chamfered(rng: np.random.Generator) -> Params:
 
 
 def _shaft_chamfered_profile(p: Params) -> list[Point]:
-    big, small = _f(p["diameter1"]) / 2, _f(p["diameter2"]) / 2
-    length1, top = _f(p["length1"]), _f(p["length1"]) + _f(p["length2"])
+    big, small = num(p["diameter1"]) / 2, num(p["diameter2"]) / 2
+    length1, top = num(p["length1"]), num(p["length1"]) + num(p["length2"])
     return [
         (0, 0),
-        *_chamfered_end(big, 0, _f(p["chamfer1"]), top=False),
-        *_chamfered_end(big, length1, _f(p["shoulder"]), top=True),
+        *_chamfered_end(big, 0, num(p["chamfer1"]), top=False),
+        *_chamfered_end(big, length1, num(p["shoulder"]), top=True),
         (small, length1),
-        *_chamfered_end(small, top, _f(p["chamfer2"]), top=True),
+        *_chamfered_end(small, top, num(p["chamfer2"]), top=True),
         (0, top),
     ]
 
@@ -598,7 +589,7 @@ def _shaft_chamfered_text(p: Params, q: Phrases) -> list[str]:
     shoulder = (
         f"the outer {q.w('edge')} of the shoulder, where the lower {q.w('step')} ends, is "
         f"{q.w('chamfered')} {q.len(p['shoulder'])} at {q.deg(45)}"
-        if _f(p["shoulder"]) > 0
+        if num(p["shoulder"]) > 0
         else f"the outer {q.w('edge')} of the shoulder, where the lower {q.w('step')} ends, is "
         f"left sharp"
     )
@@ -626,7 +617,7 @@ def _shaft_chamfered_calls(p: Params) -> list[Call]:
 
 
 def _shaft_chamfered_check(p: Params) -> str | None:
-    f = {k: _f(v) for k, v in p.items()}
+    f = {k: num(v) for k, v in p.items()}
     if f["diameter1"] < f["diameter2"] + 4:
         return "the lower step must be at least 4 mm larger than the upper one"
     if f["shoulder"] > (f["diameter1"] - f["diameter2"]) / 2 - 1:
@@ -639,7 +630,7 @@ def _shaft_chamfered_check(p: Params) -> str | None:
 
 
 def _shaft_chamfered_shoulder(p: Params, rng: np.random.Generator):  # type: ignore[no-untyped-def]
-    if _f(p["shoulder"]) > 0:
+    if num(p["shoulder"]) > 0:
         return (
             {**p, "shoulder": 0.0},
             lambda q: (
@@ -647,7 +638,7 @@ def _shaft_chamfered_shoulder(p: Params, rng: np.random.Generator):  # type: ign
                 f"leaving it sharp"
             ),
         )
-    room = (_f(p["diameter1"]) - _f(p["diameter2"])) / 2 - 1
+    room = (num(p["diameter1"]) - num(p["diameter2"])) / 2 - 1
     size = mm(rng, 1, max(1, min(2, room)))
     return (
         {**p, "shoulder": size},
@@ -691,18 +682,18 @@ def _shaft_threaded(rng: np.random.Generator) -> Params:
 
 
 def _shaft_threaded_profile(p: Params) -> list[Point]:
-    body, length = _f(p["diameter"]) / 2, _f(p["length"])
-    thread, relief = _f(p["thread_diameter"]) / 2, _f(p["undercut_diameter"]) / 2
-    start = length + _f(p["undercut_width"])
-    top = start + _f(p["thread_length"])
-    neck = [(relief, length), (relief, start)] if _f(p["undercut_width"]) > 0 else []
+    body, length = num(p["diameter"]) / 2, num(p["length"])
+    thread, relief = num(p["thread_diameter"]) / 2, num(p["undercut_diameter"]) / 2
+    start = length + num(p["undercut_width"])
+    top = start + num(p["thread_length"])
+    neck = [(relief, length), (relief, start)] if num(p["undercut_width"]) > 0 else []
     return [
         (0, 0),
         (body, 0),
         (body, length),
         *neck,
         (thread, start),
-        *_chamfered_end(thread, top, _f(p["thread_chamfer"]), top=True),
+        *_chamfered_end(thread, top, num(p["thread_chamfer"]), top=True),
         (0, top),
     ]
 
@@ -730,30 +721,30 @@ def _shaft_threaded_program(p: Params) -> str:
 
 
 def _shaft_threaded_calls(p: Params) -> list[Call]:
-    length, width = _f(p["length"]), _f(p["undercut_width"])
-    thread_length = _f(p["thread_length"])
+    length, width = num(p["length"]), num(p["undercut_width"])
+    thread_length = num(p["thread_length"])
     start = length + width
     return [
-        call("add_cylinder", diameter=_f(p["diameter"]), height=length, z=length / 2),
+        call("add_cylinder", diameter=num(p["diameter"]), height=length, z=length / 2),
         # The undercut's neck runs 1 mm into the body and into the thread: no coplanar faces.
         call(
             "add_cylinder",
-            diameter=_f(p["undercut_diameter"]),
+            diameter=num(p["undercut_diameter"]),
             height=width + 2,
             z=length + width / 2,
         ),
         call(
             "add_cylinder",
-            diameter=_f(p["thread_diameter"]),
+            diameter=num(p["thread_diameter"]),
             height=thread_length,
             z=start + thread_length / 2,
         ),
-        call("chamfer_edges", length=_f(p["thread_chamfer"]), edges=">Z"),
+        call("chamfer_edges", length=num(p["thread_chamfer"]), edges=">Z"),
     ]
 
 
 def _shaft_threaded_check(p: Params) -> str | None:
-    f = {k: _f(v) for k, v in p.items() if k != "thread"}
+    f = {k: num(v) for k, v in p.items() if k != "thread"}
     if f["diameter"] < f["thread_diameter"] + 4:
         return "the body must be at least 4 mm larger than the thread, for a shoulder"
     if f["thread_length"] < f["thread_diameter"]:
@@ -792,11 +783,11 @@ def _collar(rng: np.random.Generator) -> Params:
 
 
 def _collar_text(p: Params, q: Phrases) -> list[str]:
-    screw, size = str(p["screw"]), _f(p["screw_diameter"])
+    screw, size = str(p["screw"]), num(p["screw_diameter"])
     second = (
         f"a second, identical {q.w('set screw')} hole is {q.w('drilled')} {q.w('along')} +Y, at "
         f"{q.deg(90)} to the first and at the same height"
-        if _i(p["screws"]) == 2
+        if whole(p["screws"]) == 2
         else f"the {q.w('collar')} has no other {q.w('set screw')} hole"
     )
     return [
@@ -814,38 +805,38 @@ def _collar_text(p: Params, q: Phrases) -> list[str]:
 
 
 def _collar_program(p: Params) -> str:
-    reach, middle = _f(p["diameter"]) / 2 + 1, _f(p["width"]) / 2
-    hole = _n(_f(p["screw_diameter"]) / 2)
+    reach, middle = num(p["diameter"]) / 2 + 1, num(p["width"]) / 2
+    hole = fmt4(num(p["screw_diameter"]) / 2)
     program = (
         f"result = (\n"
-        f"    cq.Workplane('XY').circle({_n(_f(p['diameter']) / 2)})"
-        f".circle({_n(_f(p['bore']) / 2)}).extrude({p['width']})\n"
+        f"    cq.Workplane('XY').circle({fmt4(num(p['diameter']) / 2)})"
+        f".circle({fmt4(num(p['bore']) / 2)}).extrude({p['width']})\n"
         f"    .edges('>Z').chamfer({p['chamfer']}).edges('<Z').chamfer({p['chamfer']})\n"
         f")\n"
     )
-    if _i(p["screws"]) >= 1:
+    if whole(p["screws"]) >= 1:
         program += (
-            f"result = result.cut(cq.Workplane('YZ').center(0, {_n(middle)}).circle({hole})"
-            f".extrude({_n(reach)}))\n"
+            f"result = result.cut(cq.Workplane('YZ').center(0, {fmt4(middle)}).circle({hole})"
+            f".extrude({fmt4(reach)}))\n"
         )
-    if _i(p["screws"]) >= 2:
+    if whole(p["screws"]) >= 2:
         program += (
-            f"result = result.cut(cq.Workplane('XZ').center(0, {_n(middle)}).circle({hole})"
-            f".extrude({_n(-reach)}))\n"
+            f"result = result.cut(cq.Workplane('XZ').center(0, {fmt4(middle)}).circle({hole})"
+            f".extrude({fmt4(-reach)}))\n"
         )
     return program
 
 
 def _collar_calls(p: Params) -> list[Call]:
-    width, reach, size = _f(p["width"]), _f(p["diameter"]) / 2 + 1, _f(p["screw_diameter"])
+    width, reach, size = num(p["width"]), num(p["diameter"]) / 2 + 1, num(p["screw_diameter"])
     calls = [
-        call("add_cylinder", diameter=_f(p["diameter"]), height=width, z=width / 2),
-        call("cut_hole", diameter=_f(p["bore"])),
-        call("chamfer_edges", length=_f(p["chamfer"]), edges=">Z"),
-        call("chamfer_edges", length=_f(p["chamfer"]), edges="<Z"),
+        call("add_cylinder", diameter=num(p["diameter"]), height=width, z=width / 2),
+        call("cut_hole", diameter=num(p["bore"])),
+        call("chamfer_edges", length=num(p["chamfer"]), edges=">Z"),
+        call("chamfer_edges", length=num(p["chamfer"]), edges="<Z"),
         call("cut_cylinder", diameter=size, height=reach, x=reach / 2, z=width / 2, axis="X"),
     ]
-    if _i(p["screws"]) == 2:
+    if whole(p["screws"]) == 2:
         calls.append(
             call("cut_cylinder", diameter=size, height=reach, y=reach / 2, z=width / 2, axis="Y")
         )
@@ -853,7 +844,7 @@ def _collar_calls(p: Params) -> list[Call]:
 
 
 def _collar_check(p: Params) -> str | None:
-    f = {k: _f(v) for k, v in p.items() if k != "screw"}
+    f = {k: num(v) for k, v in p.items() if k != "screw"}
     if f["diameter"] < f["bore"] + 2 * f["screw_diameter"]:
         return "the wall must be at least as thick as the set screw's diameter"
     if f["width"] < f["screw_diameter"] + 2 * f["chamfer"] + 2:
@@ -862,7 +853,7 @@ def _collar_check(p: Params) -> str | None:
 
 
 def _collar_toggle(p: Params, rng: np.random.Generator):  # type: ignore[no-untyped-def]
-    if _i(p["screws"]) == 2:
+    if whole(p["screws"]) == 2:
         return (
             {**p, "screws": 1},
             lambda q: f"remove the {q.w('set screw')} hole on the +Y side, keeping the one on +X",
@@ -899,8 +890,12 @@ def _bushing(rng: np.random.Generator) -> Params:
 
 
 def _bushing_profile(p: Params) -> list[Point]:
-    bore, outside, flange = _f(p["bore"]) / 2, _f(p["diameter"]) / 2, _f(p["flange_diameter"]) / 2
-    thickness, length = _f(p["flange_thickness"]), _f(p["length"])
+    bore, outside, flange = (
+        num(p["bore"]) / 2,
+        num(p["diameter"]) / 2,
+        num(p["flange_diameter"]) / 2,
+    )
+    thickness, length = num(p["flange_thickness"]), num(p["length"])
     return [
         (bore, 0),
         (flange, 0),
@@ -912,7 +907,7 @@ def _bushing_profile(p: Params) -> list[Point]:
 
 
 def _oil_height(p: Params) -> float:
-    return (_f(p["flange_thickness"]) + _f(p["length"])) / 2
+    return (num(p["flange_thickness"]) + num(p["length"])) / 2
 
 
 def _bushing_text(p: Params, q: Phrases) -> list[str]:
@@ -920,7 +915,7 @@ def _bushing_text(p: Params, q: Phrases) -> list[str]:
         f"an {q.dia(p['oil_hole'], 'oil hole')} is {q.w('drilled')} radially {q.w('along')} +X "
         f"{q.w('through')} one wall of the {q.w('sleeve')} into the {q.w('bore')}, halfway "
         f"along the {q.w('sleeve')}, {q.len(_oil_height(p))} above {q.w('the XY plane')}"
-        if _f(p["oil_hole"]) > 0
+        if num(p["oil_hole"]) > 0
         else f"the {q.w('sleeve')} has no {q.w('oil hole')}"
     )
     return [
@@ -938,22 +933,23 @@ def _bushing_text(p: Params, q: Phrases) -> list[str]:
 
 def _bushing_program(p: Params) -> str:
     program = f"result = {_revolved(_bushing_profile(p))}\n"
-    if _f(p["oil_hole"]) > 0:
+    if num(p["oil_hole"]) > 0:
         program += (
-            f"result = result.cut(cq.Workplane('YZ').center(0, {_n(_oil_height(p))})"
-            f".circle({_n(_f(p['oil_hole']) / 2)}).extrude({_n(_f(p['diameter']) / 2 + 1)}))\n"
+            f"result = result.cut(cq.Workplane('YZ').center(0, {fmt4(_oil_height(p))})"
+            f".circle({fmt4(num(p['oil_hole']) / 2)})"
+            f".extrude({fmt4(num(p['diameter']) / 2 + 1)}))\n"
         )
     return program
 
 
 def _bushing_calls(p: Params) -> list[Call]:
     calls = [_profile_call(_bushing_profile(p))]
-    if _f(p["oil_hole"]) > 0:
-        reach = _f(p["diameter"]) / 2 + 1
+    if num(p["oil_hole"]) > 0:
+        reach = num(p["diameter"]) / 2 + 1
         calls.append(
             call(
                 "cut_cylinder",
-                diameter=_f(p["oil_hole"]),
+                diameter=num(p["oil_hole"]),
                 height=reach,
                 x=reach / 2,
                 z=_oil_height(p),
@@ -964,7 +960,7 @@ def _bushing_calls(p: Params) -> list[Call]:
 
 
 def _bushing_check(p: Params) -> str | None:
-    f = {k: _f(v) for k, v in p.items()}
+    f = {k: num(v) for k, v in p.items()}
     if f["diameter"] < f["bore"] + 4:
         return "the sleeve needs a 2 mm wall"
     if f["flange_diameter"] < f["diameter"] + 6:
@@ -977,12 +973,12 @@ def _bushing_check(p: Params) -> str | None:
 
 
 def _bushing_oil(p: Params, rng: np.random.Generator):  # type: ignore[no-untyped-def]
-    if _f(p["oil_hole"]) > 0:
+    if num(p["oil_hole"]) > 0:
         return (
             {**p, "oil_hole": 0.0},
             lambda q: f"remove the {q.w('oil hole')} from the {q.w('sleeve')}, closing it up",
         )
-    size = mm(rng, 2, min(4, (_f(p["length"]) - _f(p["flange_thickness"])) / 3))
+    size = mm(rng, 2, min(4, (num(p["length"]) - num(p["flange_thickness"])) / 3))
     after = {**p, "oil_hole": size}
     return (
         after,
@@ -1003,7 +999,7 @@ def _without(name: str, value: float | int = 0.0) -> Callable[[Params], Params]:
 
 
 def _fewer(name: str) -> Callable[[Params], Params]:
-    return lambda p: {**p, name: _i(p[name]) - 1}
+    return lambda p: {**p, name: whole(p[name]) - 1}
 
 
 FAMILY_GROUP: tuple[Family, ...] = (
@@ -1219,7 +1215,7 @@ FAMILY_GROUP: tuple[Family, ...] = (
         _bushing_text,
         _bushing_program,
         _bushing_calls,
-        lambda p: {**p, "flange_diameter": _f(p["flange_diameter"]) + 3},
+        lambda p: {**p, "flange_diameter": num(p["flange_diameter"]) + 3},
         (
             resize("length", 1, 4),
             resize("flange_diameter", 2, 6),

@@ -29,19 +29,15 @@ from toolgym.envs.cadquery.families.model import (
     Params,
     call,
     mm,
+    num,
     pts,
     resize,
     rule,
+    whole,
 )
 from toolgym.envs.cadquery.families.phrases import Phrases
-
-
-def _f(value: object) -> float:
-    return float(value)  # type: ignore[arg-type]
-
-
-def _i(value: object) -> int:
-    return int(value)  # type: ignore[call-overload]
+from toolgym.envs.cadquery.families.standards import clearance_holes
+from toolgym.envs.cadquery.feature_tools import path_pieces
 
 
 def _draw(rng: np.random.Generator, low: float, high: float) -> float:
@@ -58,12 +54,12 @@ def _grid(count: int, pitch: float) -> list[float]:
 
 def _moved(name: str, by: float) -> Callable[[Params], Params]:
     """A near miss: one dimension off by ``by`` mm (a feature moved or resized)."""
-    return lambda p: {**p, name: _f(p[name]) + by}
+    return lambda p: {**p, name: num(p[name]) + by}
 
 
 def _recount(name: str, by: int) -> Callable[[Params], Params]:
     """A near miss: one feature fewer (or more)."""
-    return lambda p: {**p, name: _i(p[name]) + by}
+    return lambda p: {**p, name: whole(p[name]) + by}
 
 
 def _choose(rng: np.random.Generator, options: tuple) -> object:  # type: ignore[type-arg]
@@ -71,7 +67,7 @@ def _choose(rng: np.random.Generator, options: tuple) -> object:  # type: ignore
 
 
 # ISO 273 medium clearance holes.
-CLEARANCE = {"M3": 3.4, "M4": 4.5, "M5": 5.5, "M6": 6.6, "M8": 9.0, "M10": 11.0}
+CLEARANCE = clearance_holes("M3", "M4", "M5", "M6", "M8", "M10")
 SHEET_SCREWS = ("M3", "M4", "M5", "M6", "M8")
 GAUGES = (1.5, 2.0, 2.5, 3.0, 4.0)
 
@@ -106,47 +102,6 @@ def _hole_edge(thickness: float) -> float:
     return max(2.0, 2 * thickness)
 
 
-# -- the sweep's path, as the sweep tool rounds it -------------------------------------------------
-
-
-def _pieces(points: list[tuple[float, float]], radius: float) -> list[tuple]:  # type: ignore[type-arg]
-    """The path's lines and tangent arcs (``("line", p, q)``, ``("arc", p, mid, q)``), computed
-    with the very arithmetic of the sweep tool, so a program's arcs are its arcs to the last
-    bit."""
-    corners = []
-    for k in range(1, len(points) - 1):
-        (ax, ay), (bx, by), (cx, cy) = points[k - 1], points[k], points[k + 1]
-        d0, d1 = math.dist(points[k - 1], points[k]), math.dist(points[k], points[k + 1])
-        u, v = ((bx - ax) / d0, (by - ay) / d0), ((cx - bx) / d1, (cy - by) / d1)
-        turn = math.atan2(u[0] * v[1] - u[1] * v[0], u[0] * v[0] + u[1] * v[1])
-        corners.append((radius * math.tan(abs(turn) / 2), u, v))
-    pieces: list[tuple] = []  # type: ignore[type-arg]
-    start = points[0]
-    for k, (t, u, v) in enumerate(corners, start=1):
-        p = points[k]
-        enter = (p[0] - u[0] * t, p[1] - u[1] * t)
-        leave = (p[0] + v[0] * t, p[1] + v[1] * t)
-        wx, wy = v[0] - u[0], v[1] - u[1]
-        norm = math.hypot(wx, wy)
-        half = math.atan2(t, radius)
-        centre = (
-            p[0] + wx / norm * radius / math.cos(half),
-            p[1] + wy / norm * radius / math.cos(half),
-        )
-        to_p = math.dist(centre, p)
-        mid = (
-            centre[0] + (p[0] - centre[0]) * radius / to_p,
-            centre[1] + (p[1] - centre[1]) * radius / to_p,
-        )
-        if math.dist(start, enter) > 1e-9:
-            pieces.append(("line", start, enter))
-        pieces.append(("arc", enter, mid, leave))
-        start = leave
-    if math.dist(start, points[-1]) > 1e-9:
-        pieces.append(("line", start, points[-1]))
-    return pieces
-
-
 def _exact(point: tuple[float, float]) -> str:
     """A point at full float precision (a bend's tangent points are irrational)."""
     return f"({float(point[0])!r}, {float(point[1])!r})"
@@ -155,7 +110,7 @@ def _exact(point: tuple[float, float]) -> str:
 def _path_program(points: list[tuple[float, float]], radius: float) -> str:
     """The sweep path as a program writes it: an XZ workplane chain of lines and arcs."""
     lines = [f"    cq.Workplane('XZ').moveTo{_exact(points[0])}"]
-    for piece in _pieces(points, radius):
+    for piece in path_pieces(points, radius):
         if piece[0] == "line":
             lines.append(f"    .lineTo{_exact(piece[2])}")
         else:
@@ -164,7 +119,7 @@ def _path_program(points: list[tuple[float, float]], radius: float) -> str:
 
 
 def _sheet_sweep(p: Params, path: list[tuple[float, float]], width: float) -> Call:
-    t, r = _f(p["thickness"]), _f(p["radius"])
+    t, r = num(p["thickness"]), num(p["radius"])
     return call(
         "sweep",
         profile="rect",
@@ -177,7 +132,7 @@ def _sheet_sweep(p: Params, path: list[tuple[float, float]], width: float) -> Ca
 
 
 def _sheet_check(p: Params) -> str | None:
-    if not _f(p["thickness"]) <= _f(p["radius"]) <= 2 * _f(p["thickness"]):
+    if not num(p["thickness"]) <= num(p["radius"]) <= 2 * num(p["thickness"]):
         return "the inner bend radius must be one to two sheet thicknesses"
     return None
 
@@ -227,7 +182,7 @@ def _z_bracket(rng: np.random.Generator) -> Params:
 
 
 def _z_geometry(p: Params) -> dict[str, float]:
-    t, r, lower, upper = _f(p["thickness"]), _f(p["radius"]), _f(p["lower"]), _f(p["upper"])
+    t, r, lower, upper = num(p["thickness"]), num(p["radius"]), num(p["lower"]), num(p["upper"])
     end = lower - t + upper  # the upper flange's free end
     return {
         "end": end,
@@ -237,7 +192,7 @@ def _z_geometry(p: Params) -> dict[str, float]:
 
 
 def _z_path(p: Params) -> list[tuple[float, float]]:
-    t, lower, height = _f(p["thickness"]), _f(p["lower"]), _f(p["height"])
+    t, lower, height = num(p["thickness"]), num(p["lower"]), num(p["height"])
     web = lower - t / 2
     end = _z_geometry(p)["end"]
     return [(0.0, t / 2), (web, t / 2), (web, height - t / 2), (end, height - t / 2)]
@@ -245,15 +200,15 @@ def _z_path(p: Params) -> list[tuple[float, float]]:
 
 def _z_holes(p: Params) -> list[tuple[float, float]]:
     g = _z_geometry(p)
-    ys = _grid(_i(p["holes"]), _f(p["spacing"]))
+    ys = _grid(whole(p["holes"]), num(p["spacing"]))
     return [(x, y) for x in (g["x1"], g["x2"]) for y in ys]
 
 
 def _z_bracket_text(p: Params, q: Phrases) -> list[str]:
-    t, lower, height = _f(p["thickness"]), _f(p["lower"]), _f(p["height"])
+    t, lower, height = num(p["thickness"]), num(p["lower"]), num(p["height"])
     g = _z_geometry(p)
-    screw, holes = str(p["screw"]), _i(p["holes"])
-    at_y = f"y = ±{q.len(_f(p['spacing']) / 2)}" if holes == 2 else "y = 0"
+    screw, holes = str(p["screw"]), whole(p["holes"])
+    at_y = f"y = ±{q.len(num(p['spacing']) / 2)}" if holes == 2 else "y = 0"
     return [
         f"a {q.w('sheet-metal')} {q.w('z-bracket')} bent from {q.len(t)} {q.w('sheet')}, "
         f"{q.len(p['width'])} {q.w('wide')} {q.w('along')} Y and {q.w('centred')} on Y = 0, "
@@ -273,8 +228,8 @@ def _z_bracket_text(p: Params, q: Phrases) -> list[str]:
 
 
 def _z_bracket_program(p: Params) -> str:
-    t, width, height = _f(p["thickness"]), _f(p["width"]), _f(p["height"])
-    path_code = _path_program(_z_path(p), _f(p["radius"]) + t / 2)
+    t, width, height = num(p["thickness"]), num(p["width"]), num(p["height"])
+    path_code = _path_program(_z_path(p), num(p["radius"]) + t / 2)
     return path_code + (
         f"body = cq.Workplane('YZ', origin=(0, 0, {t / 2})).rect({width}, {t}).sweep(path)\n"
         f"holes = (\n"
@@ -288,20 +243,20 @@ def _z_bracket_program(p: Params) -> str:
 def _z_bracket_calls(p: Params) -> list[Call]:
     d = CLEARANCE[str(p["screw"])]
     holes = [call("hole", diameter=d, x=x, y=y) for x, y in _z_holes(p)]
-    return [_sheet_sweep(p, _z_path(p), _f(p["width"])), *holes]
+    return [_sheet_sweep(p, _z_path(p), num(p["width"])), *holes]
 
 
 def _z_bracket_check(p: Params) -> str | None:
-    t, r = _f(p["thickness"]), _f(p["radius"])
+    t, r = num(p["thickness"]), num(p["radius"])
     d, edge = CLEARANCE[str(p["screw"])], _hole_edge(t)
     for name in ("lower", "upper"):
-        if _f(p[name]) - t - r < d + 2 * edge:
+        if num(p[name]) - t - r < d + 2 * edge:
             return f"the {name} flange's flat must hold its holes clear of the bend and the end"
-    if _f(p["height"]) < 2 * t + 2 * r + 5:
+    if num(p["height"]) < 2 * t + 2 * r + 5:
         return "the web needs at least 5 mm straight between its bends"
-    if _i(p["holes"]) == 2 and _f(p["spacing"]) < d + 4:
+    if whole(p["holes"]) == 2 and num(p["spacing"]) < d + 4:
         return "the two holes of a flange need at least 4 mm between them"
-    if (_i(p["holes"]) - 1) * _f(p["spacing"]) + d + 2 * edge > _f(p["width"]):
+    if (whole(p["holes"]) - 1) * num(p["spacing"]) + d + 2 * edge > num(p["width"]):
         return "the holes must stay clear of the bracket's sides"
     return None
 
@@ -334,21 +289,21 @@ def _hat_channel(rng: np.random.Generator) -> Params:
 
 
 def _hat_path(p: Params) -> list[tuple[float, float]]:
-    t, height = _f(p["thickness"]), _f(p["height"])
-    wall = _f(p["crown"]) / 2 - t / 2  # the walls' mid-planes
-    end = _f(p["crown"]) / 2 + _f(p["flange"])
+    t, height = num(p["thickness"]), num(p["height"])
+    wall = num(p["crown"]) / 2 - t / 2  # the walls' mid-planes
+    end = num(p["crown"]) / 2 + num(p["flange"])
     low, high = t / 2, height - t / 2
     return [(-end, low), (-wall, low), (-wall, high), (wall, high), (wall, low), (end, low)]
 
 
 def _hat_channel_text(p: Params, q: Phrases) -> list[str]:
-    half = _f(p["crown"]) / 2
+    half = num(p["crown"]) / 2
     return [
         f"a {q.w('sheet-metal')} {q.w('hat channel')} {q.len(p['length'])} {q.w('long')} "
         f"{q.w('along')} Y, bent from {q.len(p['thickness'])} {q.w('sheet')}, {q.w('centred')} "
         f"on Y = 0 and symmetric {q.w('about')} the YZ plane, its profile in the XZ plane",
         f"its two {q.w('sheet flanges')} lie on {q.w('the XY plane')} and reach out to free ends "
-        f"at x = ±{q.len(half + _f(p['flange']))}",
+        f"at x = ±{q.len(half + num(p['flange']))}",
         f"its two {q.w('walls')} rise straight up (+Z), their outer faces at x = ±{q.len(half)}",
         f"its {q.w('crown')} joins the tops of the {q.w('walls')}, its top face at "
         f"z = {q.len(p['height'])}",
@@ -357,8 +312,8 @@ def _hat_channel_text(p: Params, q: Phrases) -> list[str]:
 
 
 def _hat_channel_program(p: Params) -> str:
-    t, path = _f(p["thickness"]), _hat_path(p)
-    path_code = _path_program(path, _f(p["radius"]) + t / 2)
+    t, path = num(p["thickness"]), _hat_path(p)
+    path_code = _path_program(path, num(p["radius"]) + t / 2)
     return path_code + (
         f"result = (\n"
         f"    cq.Workplane('YZ', origin=({path[0][0]}, 0, {t / 2})).rect({p['length']}, {t})\n"
@@ -368,14 +323,14 @@ def _hat_channel_program(p: Params) -> str:
 
 
 def _hat_channel_calls(p: Params) -> list[Call]:
-    return [_sheet_sweep(p, _hat_path(p), _f(p["length"]))]
+    return [_sheet_sweep(p, _hat_path(p), num(p["length"]))]
 
 
 def _hat_channel_check(p: Params) -> str | None:
-    t, r = _f(p["thickness"]), _f(p["radius"])
-    if _f(p["flange"]) < r + 6:
+    t, r = num(p["thickness"]), num(p["radius"])
+    if num(p["flange"]) < r + 6:
         return "the flanges need at least 6 mm of flat beyond their bends"
-    if min(_f(p["crown"]), _f(p["height"])) < 2 * t + 2 * r + 6:
+    if min(num(p["crown"]), num(p["height"])) < 2 * t + 2 * r + 6:
         return "the crown and the walls need at least 6 mm straight between their bends"
     return None
 
@@ -405,12 +360,12 @@ def _sheet_l(rng: np.random.Generator) -> Params:
 
 
 def _l_path(p: Params) -> list[tuple[float, float]]:
-    t = _f(p["thickness"])
-    return [(_f(p["length"]), t / 2), (t / 2, t / 2), (t / 2, _f(p["height"]))]
+    t = num(p["thickness"])
+    return [(num(p["length"]), t / 2), (t / 2, t / 2), (t / 2, num(p["height"]))]
 
 
 def _l_holes(p: Params) -> list[tuple[float, float]]:
-    return [(_f(p["row"]), y) for y in _grid(_i(p["count"]), _f(p["pitch"]))]
+    return [(num(p["row"]), y) for y in _grid(whole(p["count"]), num(p["pitch"]))]
 
 
 def _sheet_l_text(p: Params, q: Phrases) -> list[str]:
@@ -425,7 +380,7 @@ def _sheet_l_text(p: Params, q: Phrases) -> list[str]:
         f"(+Z) to its free end at z = {q.len(p['height'])}",
         f"the {q.w('bend')} joining the two {q.w('legs')} has a {q.radius(p['radius'])} "
         f"{q.w('on the inside')}",
-        f"a row of {q.count(_i(p['count']))} {q.dia(CLEARANCE[screw], 'through-holes')} for "
+        f"a row of {q.count(whole(p['count']))} {q.dia(CLEARANCE[screw], 'through-holes')} for "
         f"{screw} {q.w('bolt')}s is {q.w('drilled')} {q.w('through')} the horizontal "
         f"{q.w('leg')} at x = {q.len(p['row'])}, the {q.w('holes')} {q.w('spaced')} "
         f"{q.len(p['pitch'])} apart in Y and {q.w('centred')} on Y = 0",
@@ -433,8 +388,8 @@ def _sheet_l_text(p: Params, q: Phrases) -> list[str]:
 
 
 def _sheet_l_program(p: Params) -> str:
-    t = _f(p["thickness"])
-    path_code = _path_program(_l_path(p), _f(p["radius"]) + t / 2)
+    t = num(p["thickness"])
+    path_code = _path_program(_l_path(p), num(p["radius"]) + t / 2)
     return path_code + (
         f"body = (\n"
         f"    cq.Workplane('YZ', origin=({p['length']}, 0, {t / 2})).rect({p['width']}, {t})\n"
@@ -450,34 +405,34 @@ def _sheet_l_program(p: Params) -> str:
 
 def _sheet_l_calls(p: Params) -> list[Call]:
     return [
-        _sheet_sweep(p, _l_path(p), _f(p["width"])),
+        _sheet_sweep(p, _l_path(p), num(p["width"])),
         call(
             "pattern_linear",
             feature="hole",
             size=CLEARANCE[str(p["screw"])],
-            count_y=_i(p["count"]),
-            pitch_y=_f(p["pitch"]),
-            x=_f(p["row"]),
+            count_y=whole(p["count"]),
+            pitch_y=num(p["pitch"]),
+            x=num(p["row"]),
         ),
     ]
 
 
 def _sheet_l_check(p: Params) -> str | None:
-    t, r = _f(p["thickness"]), _f(p["radius"])
+    t, r = num(p["thickness"]), num(p["radius"])
     d, edge = CLEARANCE[str(p["screw"])], _hole_edge(t)
-    if not t + r + edge + d / 2 <= _f(p["row"]) <= _f(p["length"]) - edge - d / 2:
+    if not t + r + edge + d / 2 <= num(p["row"]) <= num(p["length"]) - edge - d / 2:
         return "the row of holes must sit on the flat, clear of the bend and the leg's end"
-    if _f(p["pitch"]) < d + 4:
+    if num(p["pitch"]) < d + 4:
         return "neighbouring holes need at least 4 mm between them"
-    if (_i(p["count"]) - 1) * _f(p["pitch"]) + d + 2 * edge > _f(p["width"]):
+    if (whole(p["count"]) - 1) * num(p["pitch"]) + d + 2 * edge > num(p["width"]):
         return "the row of holes must stay clear of the bracket's sides"
-    if _f(p["height"]) < t + r + 8:
+    if num(p["height"]) < t + r + 8:
         return "the vertical leg needs at least 8 mm of flat above its bend"
     return None
 
 
 def _sheet_l_recount(p: Params, rng: np.random.Generator) -> tuple[Params, Instruction]:
-    count = _i(p["count"]) + (1 if rng.random() < 0.5 or _i(p["count"]) <= 2 else -1)
+    count = whole(p["count"]) + (1 if rng.random() < 0.5 or whole(p["count"]) <= 2 else -1)
     return (
         {**p, "count": count},
         lambda q: (
@@ -511,13 +466,13 @@ def _u_clip(rng: np.random.Generator) -> Params:
 
 
 def _clip_path(p: Params) -> list[tuple[float, float]]:
-    t, height = _f(p["thickness"]), _f(p["height"])
-    leg = _f(p["gap"]) / 2 + t / 2
+    t, height = num(p["thickness"]), num(p["height"])
+    leg = num(p["gap"]) / 2 + t / 2
     return [(-leg, height), (-leg, t / 2), (leg, t / 2), (leg, height)]
 
 
 def _u_clip_text(p: Params, q: Phrases) -> list[str]:
-    t, half = _f(p["thickness"]), _f(p["gap"]) / 2
+    t, half = num(p["thickness"]), num(p["gap"]) / 2
     screw = str(p["screw"])
     return [
         f"a {q.w('sheet-metal')} {q.w('clip')} bent from {q.len(t)} {q.w('sheet')}, "
@@ -534,9 +489,9 @@ def _u_clip_text(p: Params, q: Phrases) -> list[str]:
 
 
 def _u_clip_program(p: Params) -> str:
-    t, path = _f(p["thickness"]), _clip_path(p)
-    reach = _f(p["gap"]) / 2 + t + 2
-    path_code = _path_program(path, _f(p["radius"]) + t / 2)
+    t, path = num(p["thickness"]), _clip_path(p)
+    reach = num(p["gap"]) / 2 + t + 2
+    path_code = _path_program(path, num(p["radius"]) + t / 2)
     return path_code + (
         f"body = (\n"
         f"    cq.Workplane('XY', origin=({path[0][0]}, 0, {p['height']})).rect({t}, {p['width']})\n"
@@ -551,27 +506,27 @@ def _u_clip_program(p: Params) -> str:
 
 
 def _u_clip_calls(p: Params) -> list[Call]:
-    t = _f(p["thickness"])
+    t = num(p["thickness"])
     return [
-        _sheet_sweep(p, _clip_path(p), _f(p["width"])),
+        _sheet_sweep(p, _clip_path(p), num(p["width"])),
         call(
             "cut_cylinder",
             diameter=CLEARANCE[str(p["screw"])],
-            height=_f(p["gap"]) + 2 * t + 4,
-            z=_f(p["hole_z"]),
+            height=num(p["gap"]) + 2 * t + 4,
+            z=num(p["hole_z"]),
             axis="X",
         ),
     ]
 
 
 def _u_clip_check(p: Params) -> str | None:
-    t, r = _f(p["thickness"]), _f(p["radius"])
+    t, r = num(p["thickness"]), num(p["radius"])
     d, edge = CLEARANCE[str(p["screw"])], _hole_edge(t)
-    if not t + r + edge + d / 2 <= _f(p["hole_z"]) <= _f(p["height"]) - edge - d / 2:
+    if not t + r + edge + d / 2 <= num(p["hole_z"]) <= num(p["height"]) - edge - d / 2:
         return "the hole must sit on the legs' flats, clear of the bends and the legs' ends"
-    if _f(p["width"]) < d + 2 * edge:
+    if num(p["width"]) < d + 2 * edge:
         return "the hole must stay clear of the legs' sides"
-    if _f(p["gap"]) < 2 * r + 4:
+    if num(p["gap"]) < 2 * r + 4:
         return "the base needs at least 4 mm of flat between its bends"
     return None
 
@@ -614,21 +569,21 @@ def _pull_handle(rng: np.random.Generator) -> Params:
 
 
 def _handle_path(p: Params) -> list[tuple[float, float]]:
-    half, low, high = _f(p["spacing"]) / 2, _f(p["boss_height"]) / 2, _f(p["height"])
+    half, low, high = num(p["spacing"]) / 2, num(p["boss_height"]) / 2, num(p["height"])
     # The bar starts inside the bosses (at half their height): its ends are buried, no face
     # of the bar lies on a boss's face.
     return [(-half, low), (-half, high), (half, high), (half, low)]
 
 
 def _pull_handle_text(p: Params, q: Phrases) -> list[str]:
-    name, thread = HANDLE_THREADS[_f(p["bar"])]
+    name, thread = HANDLE_THREADS[num(p["bar"])]
     return [
         f"a {q.w('handle')} bent from round {q.w('bar')}, standing on {q.w('the XY plane')}, "
         f"symmetric {q.w('about')} the YZ plane, the {q.w('bar')}'s centreline in the XZ plane",
         f"it is bent from a {q.dia(p['bar'], 'bar')}",
         f"two {q.w('bosses')} of {q.len(p['boss'])} {q.w('diameter')} and "
         f"{q.len(p['boss_height'])} {q.w('tall')} stand on {q.w('the XY plane')} at "
-        f"x = ±{q.len(_f(p['spacing']) / 2)}, y = 0",
+        f"x = ±{q.len(num(p['spacing']) / 2)}, y = 0",
         f"each {q.w('handle leg')} of the {q.w('bar')} rises straight up (+Z) out of the top of a "
         f"{q.w('boss')}, on the {q.w('boss')}'s {q.w('axis')}",
         f"at the top of each {q.w('handle leg')} the {q.w('bar')} turns {q.deg(90)} in a "
@@ -641,23 +596,23 @@ def _pull_handle_text(p: Params, q: Phrases) -> list[str]:
 
 
 def _handle_feet(p: Params) -> list[tuple[float, float]]:
-    half = _f(p["spacing"]) / 2
+    half = num(p["spacing"]) / 2
     return [(-half, 0.0), (half, 0.0)]
 
 
 def _pull_handle_program(p: Params) -> str:
-    path, depth = _handle_path(p), _f(p["thread_depth"])
-    thread = HANDLE_THREADS[_f(p["bar"])][1]
-    path_code = _path_program(path, _f(p["radius"]))
+    path, depth = _handle_path(p), num(p["thread_depth"])
+    thread = HANDLE_THREADS[num(p["bar"])][1]
+    path_code = _path_program(path, num(p["radius"]))
     return path_code + (
         f"bar = (\n"
         f"    cq.Workplane('XY', origin=({path[0][0]}, 0, {path[0][1]}))\n"
-        f"    .circle({_f(p['bar']) / 2})\n"
+        f"    .circle({num(p['bar']) / 2})\n"
         f"    .sweep(path)\n"
         f")\n"
         f"bosses = (\n"
         f"    cq.Workplane('XY').pushPoints({pts(_handle_feet(p))})\n"
-        f"    .circle({_f(p['boss']) / 2}).extrude({p['boss_height']})\n"
+        f"    .circle({num(p['boss']) / 2}).extrude({p['boss_height']})\n"
         f")\n"
         f"threads = (\n"
         f"    cq.Workplane('XY').workplane(offset=-1).pushPoints({pts(_handle_feet(p))})\n"
@@ -668,21 +623,23 @@ def _pull_handle_program(p: Params) -> str:
 
 
 def _pull_handle_calls(p: Params) -> list[Call]:
-    boss_height, depth = _f(p["boss_height"]), _f(p["thread_depth"])
-    thread = HANDLE_THREADS[_f(p["bar"])][1]
+    boss_height, depth = num(p["boss_height"]), num(p["thread_depth"])
+    thread = HANDLE_THREADS[num(p["bar"])][1]
     calls = [
         call(
             "sweep",
             profile="circle",
-            size=_f(p["bar"]),
+            size=num(p["bar"]),
             path=[list(q) for q in _handle_path(p)],
             plane="XZ",
-            bend_radius=_f(p["radius"]),
+            bend_radius=num(p["radius"]),
         )
     ]
     for x, _ in _handle_feet(p):
         calls.append(
-            call("add_cylinder", diameter=_f(p["boss"]), height=boss_height, x=x, z=boss_height / 2)
+            call(
+                "add_cylinder", diameter=num(p["boss"]), height=boss_height, x=x, z=boss_height / 2
+            )
         )
     for x, _ in _handle_feet(p):  # each tapped hole runs on 1 mm below the boss: no coplanar cut
         calls.append(
@@ -692,22 +649,22 @@ def _pull_handle_calls(p: Params) -> list[Call]:
 
 
 def _pull_handle_check(p: Params) -> str | None:
-    bar, radius, thread = _f(p["bar"]), _f(p["radius"]), HANDLE_THREADS.get(_f(p["bar"]))
+    bar, radius, thread = num(p["bar"]), num(p["radius"]), HANDLE_THREADS.get(num(p["bar"]))
     if thread is None:
         return "the bar must be 8, 10, 12, 14 or 16 mm"
-    if not bar <= radius <= (_f(p["spacing"]) - 10) / 2:
+    if not bar <= radius <= (num(p["spacing"]) - 10) / 2:
         return "the bends need a centreline radius of at least the bar and 10 mm of straight grip"
-    if _f(p["height"]) < _f(p["boss_height"]) + radius + 5:
+    if num(p["height"]) < num(p["boss_height"]) + radius + 5:
         return "the legs need at least 5 mm straight above the bosses"
-    if _f(p["boss"]) < bar + 4 or _f(p["spacing"]) < _f(p["boss"]) + 10:
+    if num(p["boss"]) < bar + 4 or num(p["spacing"]) < num(p["boss"]) + 10:
         return "the bosses must stand 2 mm proud of the bar and clear of each other"
-    if not 1.5 * thread[1] <= _f(p["thread_depth"]) <= _f(p["boss_height"]) - 2:
+    if not 1.5 * thread[1] <= num(p["thread_depth"]) <= num(p["boss_height"]) - 2:
         return "the tapped holes must be 1.5 diameters deep and end 2 mm inside the bosses"
     return None
 
 
 def _pull_handle_spacing(p: Params, rng: np.random.Generator) -> tuple[Params, Instruction]:
-    at = SPACINGS.index(_f(p["spacing"])) if _f(p["spacing"]) in SPACINGS else 0
+    at = SPACINGS.index(num(p["spacing"])) if num(p["spacing"]) in SPACINGS else 0
     step = 1 if rng.random() < 0.5 else -1
     if not 0 <= at + step < len(SPACINGS):
         step = -step
@@ -771,43 +728,43 @@ def _knob_lofted_program(p: Params) -> str:
     base = (
         f".rect({p['base']}, {p['base']})"
         if p["shape"] == "square"
-        else f".circle({_f(p['base']) / 2})"
+        else f".circle({num(p['base']) / 2})"
     )
     return (
         f"knob = (\n"
         f"    cq.Workplane('XY'){base}\n"
-        f"    .workplane(offset={p['height']}).circle({_f(p['top']) / 2})\n"
+        f"    .workplane(offset={p['height']}).circle({num(p['top']) / 2})\n"
         f"    .loft(ruled=True)\n"
         f")\n"
         f"bore = (\n"
-        f"    cq.Workplane('XY').workplane(offset=-1).circle({_f(p['bore']) / 2})\n"
-        f"    .extrude({_f(p['bore_depth']) + 1})\n"
+        f"    cq.Workplane('XY').workplane(offset=-1).circle({num(p['bore']) / 2})\n"
+        f"    .extrude({num(p['bore_depth']) + 1})\n"
         f")\n"
         f"result = knob.cut(bore)\n"
     )
 
 
 def _knob_lofted_calls(p: Params) -> list[Call]:
-    depth = _f(p["bore_depth"])
+    depth = num(p["bore_depth"])
     return [
         call(
             "loft",
             bottom=str(p["shape"]),
-            bottom_size=_f(p["base"]),
+            bottom_size=num(p["base"]),
             top="circle",
-            top_size=_f(p["top"]),
-            height=_f(p["height"]),
+            top_size=num(p["top"]),
+            height=num(p["height"]),
         ),
-        call("cut_cylinder", diameter=_f(p["bore"]), height=depth + 1, z=(depth - 1) / 2),
+        call("cut_cylinder", diameter=num(p["bore"]), height=depth + 1, z=(depth - 1) / 2),
     ]
 
 
 def _knob_lofted_check(p: Params) -> str | None:
-    if not 12 <= _f(p["top"]) <= _f(p["base"]) - 4:
+    if not 12 <= num(p["top"]) <= num(p["base"]) - 4:
         return "the top must be at least 4 mm smaller than the base (and at least 12 mm)"
-    if _f(p["bore"]) > _f(p["top"]) - 6:
+    if num(p["bore"]) > num(p["top"]) - 6:
         return "the bore must leave a 3 mm wall at the top's size"
-    if not max(5, _f(p["bore"])) <= _f(p["bore_depth"]) <= _f(p["height"]) - 3:
+    if not max(5, num(p["bore"])) <= num(p["bore_depth"]) <= num(p["height"]) - 3:
         return "the bore must be one diameter (5 mm) deep and stop 3 mm below the top"
     return None
 
@@ -836,8 +793,8 @@ def _knob_lofted_shape(p: Params, rng: np.random.Generator) -> tuple[Params, Ins
 
 def _flute_geometry(p: Params) -> dict[str, float]:
     """The flutes' pitch radius, and the land left between neighbours at the rim (mm)."""
-    radius, flute, n = _f(p["diameter"]) / 2, _f(p["flute"]), _i(p["flutes"])
-    pitch = radius - _f(p["flute_depth"]) + flute / 2
+    radius, flute, n = num(p["diameter"]) / 2, num(p["flute"]), whole(p["flutes"])
+    pitch = radius - num(p["flute_depth"]) + flute / 2
     # The flute circle crosses the rim at ±phi about its own centre's direction.
     cos_phi = (radius**2 + pitch**2 - (flute / 2) ** 2) / (2 * radius * pitch)
     phi = math.acos(max(-1.0, min(1.0, cos_phi)))
@@ -868,11 +825,11 @@ def _knob_fluted(rng: np.random.Generator) -> Params:
     # Every count from 4 up to the most whose lands still fit (the land shrinks with the count).
     most = max([n for n in range(4, 31) if _flutes_fit({**params, "flutes": n})], default=4)
     params["flutes"] = int(rng.integers(4, most + 1))
-    height = _f(params["height"])
+    height = num(params["height"])
     shafts = tuple(s for s in SHAFTS if s <= min(diameter - 2 * depth - 6, height - 3))
     bore = float(_choose(rng, shafts))  # type: ignore[arg-type]
     params["bore"] = bore
-    params["bore_depth"] = _draw(rng, max(5, bore), _f(params["height"]) - 3)
+    params["bore_depth"] = _draw(rng, max(5, bore), num(params["height"]) - 3)
     return params
 
 
@@ -885,7 +842,7 @@ def _knob_fluted_text(p: Params, q: Phrases) -> list[str]:
         f"{q.len(p['height'])} {q.w('tall')}",
         f"the outer {q.w('edge')} of its top face is {q.w('chamfered')} {q.len(p['chamfer'])} at "
         f"{q.deg(45)}",
-        f"{q.count(_i(p['flutes']))} {q.w('flutes')} are {q.w('cut')} {q.w('through')} its full "
+        f"{q.count(whole(p['flutes']))} {q.w('flutes')} are {q.w('cut')} {q.w('through')} its full "
         f"height, each a cylinder of {q.len(p['flute'])} {q.w('diameter')} parallel to "
         f"Z, {q.w('equally')} {q.w('spaced')} with their centres on a "
         f"{q.len(2 * g['pitch'])} {q.w('diameter')} circle, the first on the +X {q.w('axis')}",
@@ -895,13 +852,13 @@ def _knob_fluted_text(p: Params, q: Phrases) -> list[str]:
 
 
 def _knob_profile(p: Params) -> list[tuple[float, float]]:
-    radius, height, chamfer = _f(p["diameter"]) / 2, _f(p["height"]), _f(p["chamfer"])
+    radius, height, chamfer = num(p["diameter"]) / 2, num(p["height"]), num(p["chamfer"])
     top = (radius - chamfer, height)
     return [(0.0, 0.0), (radius, 0.0), (radius, height - chamfer), top, (0.0, height)]
 
 
 def _knob_fluted_program(p: Params) -> str:
-    g, height, depth = _flute_geometry(p), _f(p["height"]), _f(p["bore_depth"])
+    g, height, depth = _flute_geometry(p), num(p["height"]), num(p["bore_depth"])
     return (
         f"body = (\n"
         f"    cq.Workplane('XZ').polyline({pts(_knob_profile(p))}).close()\n"
@@ -910,10 +867,10 @@ def _knob_fluted_program(p: Params) -> str:
         f"flutes = (\n"
         f"    cq.Workplane('XY').workplane(offset=-1)\n"
         f"    .polarArray({round(g['pitch'], 4)}, 0, 360, {p['flutes']})\n"
-        f"    .circle({_f(p['flute']) / 2}).extrude({height + 2})\n"
+        f"    .circle({num(p['flute']) / 2}).extrude({height + 2})\n"
         f")\n"
         f"bore = (\n"
-        f"    cq.Workplane('XY').workplane(offset=-1).circle({_f(p['bore']) / 2})"
+        f"    cq.Workplane('XY').workplane(offset=-1).circle({num(p['bore']) / 2})"
         f".extrude({depth + 1})\n"
         f")\n"
         f"result = body.cut(flutes).cut(bore)\n"
@@ -921,39 +878,39 @@ def _knob_fluted_program(p: Params) -> str:
 
 
 def _knob_fluted_calls(p: Params) -> list[Call]:
-    g, depth = _flute_geometry(p), _f(p["bore_depth"])
+    g, depth = _flute_geometry(p), num(p["bore_depth"])
     return [
         call("revolve_profile", points=[list(q) for q in _knob_profile(p)]),
         call(
             "pattern_polar",
             feature="hole",
-            size=_f(p["flute"]),
-            count=_i(p["flutes"]),
+            size=num(p["flute"]),
+            count=whole(p["flutes"]),
             pitch_diameter=2 * g["pitch"],
         ),
-        call("cut_cylinder", diameter=_f(p["bore"]), height=depth + 1, z=(depth - 1) / 2),
+        call("cut_cylinder", diameter=num(p["bore"]), height=depth + 1, z=(depth - 1) / 2),
     ]
 
 
 def _knob_fluted_check(p: Params) -> str | None:
-    flute, depth = _f(p["flute"]), _f(p["flute_depth"])
+    flute, depth = num(p["flute"]), num(p["flute_depth"])
     if not 2 <= depth <= flute / 2 - 0.5:
         return "a flute must bite at least 2 mm into the rim and stay open at the rim"
-    if not 1 <= _f(p["chamfer"]) <= depth - 0.5:
+    if not 1 <= num(p["chamfer"]) <= depth - 0.5:
         return "the chamfer must be shallower than the flutes"
     if not _flutes_fit(p):
         return "the flutes must leave lands of at least 2 mm at the rim"
-    if _f(p["bore"]) > _f(p["diameter"]) - 2 * depth - 6:
+    if num(p["bore"]) > num(p["diameter"]) - 2 * depth - 6:
         return "the bore must leave a 3 mm wall inside the flutes"
-    if not max(5, _f(p["bore"])) <= _f(p["bore_depth"]) <= _f(p["height"]) - 3:
+    if not max(5, num(p["bore"])) <= num(p["bore_depth"]) <= num(p["height"]) - 3:
         return "the bore must be one diameter (5 mm) deep and stop 3 mm below the top"
     return None
 
 
 def _knob_fluted_recount(p: Params, rng: np.random.Generator) -> tuple[Params, Instruction]:
-    count = _i(p["flutes"]) + (1 if rng.random() < 0.5 else -1)
+    count = whole(p["flutes"]) + (1 if rng.random() < 0.5 else -1)
     if not _flutes_fit({**p, "flutes": count}):
-        count = _i(p["flutes"]) * 2 - count
+        count = whole(p["flutes"]) * 2 - count
     g = _flute_geometry(p)
     return (
         {**p, "flutes": count},
@@ -983,15 +940,15 @@ def _heat_sink(rng: np.random.Generator) -> Params:
 
 
 def _sink_length(p: Params) -> float:
-    return (_i(p["fins"]) - 1) * (_f(p["fin"]) + _f(p["gap"])) + _f(p["fin"])
+    return (whole(p["fins"]) - 1) * (num(p["fin"]) + num(p["gap"])) + num(p["fin"])
 
 
 def _sink_gaps(p: Params) -> list[tuple[float, float]]:
-    return [(x, 0.0) for x in _grid(_i(p["fins"]) - 1, _f(p["fin"]) + _f(p["gap"]))]
+    return [(x, 0.0) for x in _grid(whole(p["fins"]) - 1, num(p["fin"]) + num(p["gap"]))]
 
 
 def _heat_sink_text(p: Params, q: Phrases) -> list[str]:
-    length, fins = _sink_length(p), _i(p["fins"])
+    length, fins = _sink_length(p), whole(p["fins"])
     return [
         f"a {q.w('heat sink')} {q.w('centred')} on the Z {q.w('axis')}, its {q.w('base')} on "
         f"{q.w('the XY plane')}: a {q.dims(length, p['width'], p['base'])} {q.w('base')} "
@@ -999,7 +956,7 @@ def _heat_sink_text(p: Params, q: Phrases) -> list[str]:
         f"{q.count(fins)} {q.w('fins')} {q.len(p['fin'])} {q.w('thick')} rise "
         f"{q.len(p['fin_height'])} from the {q.w('base')}'s top face, each running the full "
         f"{q.len(p['width'])} {q.w('wide')} in Y",
-        f"the {q.w('fins')} are {q.w('spaced')} {q.len(_f(p['fin']) + _f(p['gap']))} apart in "
+        f"the {q.w('fins')} are {q.w('spaced')} {q.len(num(p['fin']) + num(p['gap']))} apart in "
         f"X, {q.w('centred')} on the {q.w('base')}, the two outer {q.w('fins')} flush with its "
         f"ends",
         f"the {q.count(fins - 1)} {q.w('gaps')} between the {q.w('fins')} are "
@@ -1008,36 +965,36 @@ def _heat_sink_text(p: Params, q: Phrases) -> list[str]:
 
 
 def _heat_sink_program(p: Params) -> str:
-    base, fin_height = _f(p["base"]), _f(p["fin_height"])
+    base, fin_height = num(p["base"]), num(p["fin_height"])
     return (
         f"block = cq.Workplane('XY').box({_sink_length(p)}, {p['width']}, {base + fin_height}, "
         f"centered=(True, True, False))\n"
         f"gaps = (\n"
         f"    cq.Workplane('XY').workplane(offset={base}).pushPoints({pts(_sink_gaps(p))})\n"
-        f"    .rect({p['gap']}, {_f(p['width']) + 2}).extrude({fin_height + 1})\n"
+        f"    .rect({p['gap']}, {num(p['width']) + 2}).extrude({fin_height + 1})\n"
         f")\n"
         f"result = block.cut(gaps)\n"
     )
 
 
 def _heat_sink_calls(p: Params) -> list[Call]:
-    total = _f(p["base"]) + _f(p["fin_height"])
+    total = num(p["base"]) + num(p["fin_height"])
     return [
-        call("add_box", length=_sink_length(p), width=_f(p["width"]), height=total, z=total / 2),
+        call("add_box", length=_sink_length(p), width=num(p["width"]), height=total, z=total / 2),
         call(
             "pattern_linear",
             feature="pocket",
-            size=_f(p["gap"]),
-            length=_f(p["width"]) + 2,
-            count_x=_i(p["fins"]) - 1,
-            pitch_x=_f(p["fin"]) + _f(p["gap"]),
-            depth=_f(p["fin_height"]),
+            size=num(p["gap"]),
+            length=num(p["width"]) + 2,
+            count_x=whole(p["fins"]) - 1,
+            pitch_x=num(p["fin"]) + num(p["gap"]),
+            depth=num(p["fin_height"]),
         ),
     ]
 
 
 def _heat_sink_recount(p: Params, rng: np.random.Generator) -> tuple[Params, Instruction]:
-    fins = _i(p["fins"]) + (1 if rng.random() < 0.5 or _i(p["fins"]) <= 4 else -1)
+    fins = whole(p["fins"]) + (1 if rng.random() < 0.5 or whole(p["fins"]) <= 4 else -1)
     after = {**p, "fins": fins}
     length = _sink_length(after)
     return (
