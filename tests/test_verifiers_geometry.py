@@ -248,3 +248,59 @@ def test_report_roundtrips_through_json_with_infinities():
     assert data["metrics"]["chamfer"] == "inf" and data["score"] == 0.0
     again = VerifierReport.from_dict(data)
     assert again == report and math.isinf(again.metrics["chamfer"])
+
+
+def _pairwise_match(candidate, reference):
+    """The feature match by its definition, every pair computed by ``FaceGroup.errors``."""
+    from toolgym.verifiers.features import SIGNIFICANT_AREA
+
+    floor = SIGNIFICANT_AREA * sum(g.area for g in reference)
+    reference = [g for g in reference if g.area >= floor]
+    candidate = [g for g in candidate if g.area >= floor]
+    pairs = [[g.errors(c) if c.kind == g.kind else None for c in candidate] for g in reference]
+    qualities, missing, extra = [], [], []
+    for group, row in zip(reference, pairs, strict=True):
+        found = [e for e in row if e is not None]
+        qualities.append(max((1 / (1 + s**2 + a**2) for s, a in found), default=0.0))
+        if not any(s <= 1 and a <= 1 for s, a in found):
+            missing.append(group.describe())
+    for j, group in enumerate(candidate):
+        sizes = [row[j][0] for row in pairs if row[j] is not None]
+        qualities.append(max((1 / (1 + s**2) for s in sizes), default=0.0))
+        if not any(s <= 1 for s in sizes):
+            extra.append(group.describe())
+    return tuple(qualities), tuple(missing), tuple(extra)
+
+
+def test_feature_match_in_bulk_equals_the_pairwise_definition():
+    """The bulk estimate only picks which pairs to compute exactly: qualities, missing and
+    extra groups are the pairwise computation's, bit for bit, ties and near-passes included."""
+    from toolgym.verifiers.features import FaceGroup, match_features
+
+    rng = np.random.default_rng(7)
+    kinds = ("plane", "cylinder", "cone", "sphere", "torus", "freeform")
+
+    def group() -> FaceGroup:
+        kind = kinds[rng.integers(len(kinds))]
+        if kind == "plane":
+            normal = rng.normal(size=3) if rng.random() < 0.6 else np.eye(3)[rng.integers(3)]
+            sizes = tuple(float(v) for v in normal / np.linalg.norm(normal))
+        elif kind == "cone":
+            sizes = (float(rng.choice([0.3, 0.30001, rng.uniform(0, 1.5)])),)
+        elif kind == "freeform":
+            sizes = (0.0,)
+        else:
+            sizes = (float(rng.choice([2.0, 5.0, 5.01, 5.3])), float(rng.choice([0.0, 1.0])))
+        return FaceGroup(kind, sizes, float(rng.choice([10.0, 100.0, 109.9, 110.1, 1e-4])))
+
+    for _ in range(200):
+        reference = [group() for _ in range(rng.integers(0, 25))]
+        candidate = [group() for _ in range(rng.integers(0, 25))]
+        if reference and candidate:  # a group just inside and one just outside a tolerance
+            base = reference[0]
+            candidate[0] = FaceGroup(base.kind, base.sizes, base.area * 1.0999)
+            candidate[-1] = FaceGroup(base.kind, base.sizes, base.area * 1.1001)
+        found = match_features(candidate, reference)
+        assert (found.qualities, found.missing, found.extra) == _pairwise_match(
+            candidate, reference
+        )

@@ -286,8 +286,16 @@ def common_volume(a: Any, b: Any) -> float:
     """Volume of the B-Rep intersection of two shapes, single-threaded (OpenCASCADE's thread pool
     would not survive the sandbox's forks). ``RuntimeError`` if the boolean fails."""
     from OCP.BRepAlgoAPI import BRepAlgoAPI_Common
+    from OCP.TopTools import TopTools_ListOfShape
 
-    common = BRepAlgoAPI_Common(a, b)
+    # The two-shape constructor builds at once: set the operands on an empty one, so that the
+    # boolean runs once, with the options set.
+    arguments, tools = TopTools_ListOfShape(), TopTools_ListOfShape()
+    arguments.Append(a)
+    tools.Append(b)
+    common = BRepAlgoAPI_Common()
+    common.SetArguments(arguments)
+    common.SetTools(tools)
     common.SetRunParallel(False)
     common.Build()
     if not common.IsDone():
