@@ -33,6 +33,20 @@ def test_cadquery_image_prompt_has_no_numbers_and_the_same_target():
         gym.make("toolgym/CadQuery-v0", prompt_form="sketch")
 
 
+def test_an_image_only_edit_names_no_change_and_shows_where_it_starts():
+    """An edit asked by pictures: the program the part starts from, but not the change (its
+    numbers are the start's, never the target's)."""
+    from toolgym.envs.cadquery.env import image_prompt
+    from toolgym.envs.cadquery.families import FAMILIES
+
+    for name in ("flange", "plate_holes", "spur_gear"):
+        edit = FAMILIES[name].edit_task(0, "test")
+        prompt = image_prompt(edit)
+        assert edit.start in prompt and "target views" in prompt
+        request = edit.prompt.split("\n\n", 1)[0].split(": ", 1)[1]  # the change, as said
+        assert request not in prompt
+
+
 def test_game_scene_image_prompt_has_no_numbers():
     env = gym.make("toolgym/GameScene-v0", prompt_form="image")
     try:

@@ -36,6 +36,11 @@ def image_prompt(task: Task) -> str:
     """The prompt of ``prompt_form="image"``: the kind of task, no numbers (the target views
     say the rest)."""
     kind = f" It is a {task.family.replace('_', ' ')}." if task.family else ""
+    if task.start:  # an edit: the views say the change, the program says where it starts
+        return (
+            "Change the part this program built (it has run: `result` is bound to the part) into "
+            f"the one shown in the target views.{kind}\n\n```python\n{task.start}```"
+        )
     return f"Build the part shown in the target views: match its shape, size and placement.{kind}"
 
 
@@ -145,7 +150,8 @@ class CadQueryEnv(ToolEnv):
 
     Edit tasks (``cad-edits``): the episode starts from the task's part, its program already run
     (``result`` is bound to it, and the first image shows it); the prompt gives the program and
-    asks for a change, and the target is the changed part.
+    asks for a change, and the target is the changed part; with ``prompt_form="image"`` the
+    prompt gives the program and says only that the target views show the change.
 
     ``final_tier``: both tiers score the same solid (the BREP the last good step exported,
     measured by a session that runs no agent code), the exact tier more finely and with a B-Rep
