@@ -40,8 +40,9 @@ class Domain:
         card: what registered it: its name (``Task.domain`` of its tasks, its sandbox backend),
             Gymnasium id and distributions (:attr:`name` and :attr:`env_id` read it).
         default_suite: the suite an environment uses when given none.
-        suites: its generated (procedural) suites by name. Hand-written suites are TOML files
-            under ``assets/<domain>/``, found by ``toolgym.envs.tasks.suites``.
+        suites: its generated (procedural) suites by name (a ``LazySuites`` of
+            ``toolgym.envs.tasks.suites`` makes each only when asked for). Hand-written suites
+            are TOML files under ``assets/<domain>/``, found by ``toolgym.envs.tasks.suites``.
         task: the generated task with this id, for any seed; ``None`` if the id is not one of
             this domain's generated ids.
         registry: its tool registry.
@@ -77,7 +78,7 @@ class Domain:
 
     card: DomainCard
     default_suite: str
-    suites: Callable[[], dict[str, Suite]]
+    suites: Callable[[], Mapping[str, Suite]]
     task: Callable[[str], Task | None]
     registry: Callable[[], ToolRegistry]
     verify_script: Callable[[Task, str, str, Limits | None], Outcome]
@@ -101,6 +102,18 @@ class Domain:
     @property
     def env_id(self) -> str:
         return self.card.env_id
+
+
+def lazy(module: str, name: str) -> Callable[..., Any]:
+    """``module.name``, imported on its first call: a domain names its verifier and cheats
+    without loading them (and trimesh, SciPy, the renderers) in a process that only lists
+    suites or makes tasks."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
 
 
 def get_domain(name: str) -> Domain:

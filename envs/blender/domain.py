@@ -20,9 +20,9 @@ import time
 
 import numpy as np
 
-from toolgym.envs.blender import CARD, cheats, verification
+from toolgym.envs.blender import CARD
 from toolgym.envs.blender.families import FAMILIES
-from toolgym.envs.domains import Domain
+from toolgym.envs.domains import Domain, lazy
 from toolgym.envs.sandbox import Session
 from toolgym.envs.tasks.model import Suite, Task
 from toolgym.envs.tasks.suites import generated_suite, generated_task
@@ -80,12 +80,12 @@ DOMAIN = Domain(
     suites=suites,
     task=task,
     registry=registry,
-    verify_script=verification.verify_script,
-    export_reference=verification.export_reference,
+    verify_script=lazy("toolgym.envs.blender.verification", "verify_script"),
+    export_reference=lazy("toolgym.envs.blender.verification", "export_reference"),
     export_formats=("blend", "glb", "png"),
-    target_image=verification.target_image,
-    cheats=cheats.cheats,
-    near_miss=cheats.near_miss,
+    target_image=lazy("toolgym.envs.blender.verification", "target_image"),
+    cheats=lazy("toolgym.envs.blender.cheats", "cheats"),
+    near_miss=lazy("toolgym.envs.blender.cheats", "near_miss"),
     code_scope="`bpy` and `tools` are in scope; the scene persists between calls",
     doctor_check=("Workbench render", workbench_render),
 )

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable, Iterable, Mapping
 
-from toolgym.envs.cadquery import CARD, cheats, verification
+from toolgym.envs.cadquery import CARD
 from toolgym.envs.cadquery.families import FAMILIES, HELD_OUT_FAMILIES, Family
 from toolgym.envs.cadquery.families.phrases import HELD_OUT_STYLES, TRAIN_STYLES
-from toolgym.envs.domains import Domain
+from toolgym.envs.domains import Domain, lazy
 from toolgym.envs.tasks.model import Suite, Task
-from toolgym.envs.tasks.suites import generated_suite, generated_task
+from toolgym.envs.tasks.suites import UNSEEN_SEEDS, LazySuites, generated_suite, generated_task
 from toolgym.envs.tools import ToolRegistry
 
 PRIMITIVE_SEEDS = {"train": 200, "test": 50}
@@ -82,47 +83,50 @@ SPLIT_RULES = {
 
 
 @functools.cache
-def suites() -> dict[str, Suite]:
-    return {
-        "primitives": generated_suite(
-            "primitives",
-            "cadquery",
-            "One box, cylinder or sphere of varied size and placement.",
-            FAMILIES_BY_SUITE["primitives"].values(),
-            PRIMITIVE_SEEDS,
-        ),
-        "procedural": generated_suite(
-            "procedural",
-            "cadquery",
-            "Every procedural family, a few seeds each.",
-            [FAMILIES_BY_SUITE["procedural"][name] for name in sorted(FAMILIES)],
-            PROCEDURAL_SEEDS,
-        ),
-        "cad-styles": generated_suite(
-            "cad-styles",
-            "cadquery",
-            "The training families in every training style; the test split in held-out styles.",
-            FAMILIES_BY_SUITE["cad-styles"].values(),
-            PROCEDURAL_SEEDS,
-            SPLIT_RULES["cad-styles"],
-        ),
-        "cad-families": generated_suite(
-            "cad-families",
-            "cadquery",
-            "The training families; the test split holds the held-out families only.",
-            FAMILIES_BY_SUITE["cad-families"].values(),
-            PROCEDURAL_SEEDS,
-            SPLIT_RULES["cad-families"],
-        ),
-        "cad-edits": generated_suite(
-            "cad-edits",
-            "cadquery",
-            "Edit tasks of every family: start from a part, change it as asked.",
-            FAMILIES_BY_SUITE["cad-edits"].values(),
-            EDIT_SEEDS,
-            SPLIT_RULES["cad-edits"],
-        ),
-    }
+def suites() -> LazySuites:
+    def made(
+        name: str, description: str, families: Iterable[SuiteFamily], seeds: Mapping[str, int]
+    ) -> Callable[[], Suite]:
+        rule = SPLIT_RULES.get(name, UNSEEN_SEEDS)
+        return functools.partial(
+            generated_suite, name, "cadquery", description, families, seeds, rule
+        )
+
+    procedural = FAMILIES_BY_SUITE["procedural"]
+    return LazySuites(
+        {
+            "primitives": made(
+                "primitives",
+                "One box, cylinder or sphere of varied size and placement.",
+                FAMILIES_BY_SUITE["primitives"].values(),
+                PRIMITIVE_SEEDS,
+            ),
+            "procedural": made(
+                "procedural",
+                "Every procedural family, a few seeds each.",
+                [procedural[name] for name in sorted(FAMILIES)],
+                PROCEDURAL_SEEDS,
+            ),
+            "cad-styles": made(
+                "cad-styles",
+                "The training families in every training style; the test split in held-out styles.",
+                FAMILIES_BY_SUITE["cad-styles"].values(),
+                PROCEDURAL_SEEDS,
+            ),
+            "cad-families": made(
+                "cad-families",
+                "The training families; the test split holds the held-out families only.",
+                FAMILIES_BY_SUITE["cad-families"].values(),
+                PROCEDURAL_SEEDS,
+            ),
+            "cad-edits": made(
+                "cad-edits",
+                "Edit tasks of every family: start from a part, change it as asked.",
+                FAMILIES_BY_SUITE["cad-edits"].values(),
+                EDIT_SEEDS,
+            ),
+        }
+    )
 
 
 def family_table() -> list[dict[str, object]]:
@@ -169,19 +173,17 @@ DOMAIN = Domain(
     suites=suites,
     task=task,
     registry=registry,
-    verify_script=verification.verify_script,
-    export_reference=verification.export_reference,
+    verify_script=lazy("toolgym.envs.cadquery.verification", "verify_script"),
+    export_reference=lazy("toolgym.envs.cadquery.verification", "export_reference"),
     export_formats=("step", "stl", "brep", "glb"),
-    target_image=verification.target_image,
+    target_image=lazy("toolgym.envs.cadquery.verification", "target_image"),
     families=tuple(FAMILIES),
     family_problems=lambda name, parameters: FAMILIES[name].problems(parameters),
     family_table=family_table,
-    cheats=cheats.cheats,
-    near_miss=cheats.near_miss,
+    cheats=lazy("toolgym.envs.cadquery.cheats", "cheats"),
+    near_miss=lazy("toolgym.envs.cadquery.cheats", "near_miss"),
     code_scope="`cq` (CadQuery) and `tools` are in scope; bind the part to `result`",
     # CAD tools take and return the part
     code_call=("result = ", "globals().get('result')"),
-    verify_files=lambda candidate, reference, tier, alignment: verification.verify_files(
-        candidate, reference, tier=tier, alignment=alignment
-    ),
+    verify_files=lazy("toolgym.envs.cadquery.verification", "verify_file_pair"),
 )

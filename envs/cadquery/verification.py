@@ -286,6 +286,11 @@ def verify_files(
     )
 
 
+def verify_file_pair(candidate: Path, reference: Path, tier: str, alignment: str) -> VerifierReport:
+    """:func:`verify_files` with every argument by position (``Domain.verify_files``)."""
+    return verify_files(candidate, reference, tier=tier, alignment=alignment)
+
+
 def export_reference(task: Task, fmt: str) -> bytes:
     """The task's reference part as file bytes: ``step``, ``stl``, ``brep`` (mm) or ``glb`` (its
     fine mesh)."""

@@ -15,9 +15,9 @@ import functools
 
 import numpy as np
 
-from toolgym.envs.domains import Domain
+from toolgym.envs.domains import Domain, lazy
 from toolgym.envs.sandbox import Session
-from toolgym.envs.scene import CARD, cheats, verification
+from toolgym.envs.scene import CARD
 from toolgym.envs.scene.families import FAMILIES, KINDS
 from toolgym.envs.tasks.model import Suite, Task
 from toolgym.envs.tasks.suites import generated_suite, generated_task
@@ -75,12 +75,12 @@ DOMAIN = Domain(
     suites=suites,
     task=task,
     registry=registry,
-    verify_script=verification.verify_script,
-    export_reference=verification.export_reference,
+    verify_script=lazy("toolgym.envs.scene.verification", "verify_script"),
+    export_reference=lazy("toolgym.envs.scene.verification", "export_reference"),
     export_formats=("json", "glb"),
-    target_image=verification.target_image,
-    cheats=cheats.cheats,
-    near_miss=cheats.near_miss,
+    target_image=lazy("toolgym.envs.scene.verification", "target_image"),
+    cheats=lazy("toolgym.envs.scene.cheats", "cheats"),
+    near_miss=lazy("toolgym.envs.scene.cheats", "near_miss"),
     code_scope="`world` (the scene runtime), `core` and `bullet` (Panda3D) are in scope",
     code_call=("", "world"),  # scene tools take the session's world
     doctor_check=("Panda3D offscreen render", offscreen_render),

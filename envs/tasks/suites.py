@@ -14,7 +14,7 @@ import difflib
 import functools
 import importlib.resources
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -36,6 +36,10 @@ GENERATED_ID = re.compile(
 )
 
 
+#: The split rule of a generated suite whose splits differ by seed only.
+UNSEEN_SEEDS = "unseen seeds: test tasks draw from seeds no training task uses"
+
+
 class TaskFamily(Protocol):
     """A seeded generator of tasks (see ``toolgym.envs.cadquery.families.Family``)."""
 
@@ -50,7 +54,7 @@ def generated_suite(
     description: str,
     families: Iterable[TaskFamily],
     seeds: Mapping[str, int],
-    split_rule: str = "unseen seeds: test tasks draw from seeds no training task uses",
+    split_rule: str = UNSEEN_SEEDS,
 ) -> Suite:
     """A suite of ``seeds[split]`` tasks per family and split, seeds ``0, 1, ...`` (a family
     may have tasks in one split only: ``family.splits``, when it says)."""
@@ -62,6 +66,27 @@ def generated_suite(
         for seed in range(count)
     )
     return Suite(name, domain, description, tasks, split_rule)
+
+
+class LazySuites(Mapping[str, Suite]):
+    """Suites by name, each made on first use: a process that asks for one suite pays for
+    that one (generating every family's tasks of every suite takes seconds)."""
+
+    def __init__(self, makers: Mapping[str, Callable[[], Suite] | Suite]) -> None:
+        self._makers = {n: m for n, m in makers.items() if not isinstance(m, Suite)}
+        self._made = {n: m for n, m in makers.items() if isinstance(m, Suite)}
+        self._names = tuple(makers)
+
+    def __getitem__(self, name: str) -> Suite:
+        if name not in self._made:
+            self._made[name] = self._makers[name]()
+        return self._made[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
 
 
 def generated_task(
@@ -78,31 +103,33 @@ def generated_task(
     return family.task(int(match["seed"]), match["split"], suite=match["suite"])
 
 
-def suites() -> dict[str, Suite]:
-    """Every suite of every registered domain by name (files are read once per process; the
-    suites are gathered again only when the registered tools change)."""
+def suites() -> Mapping[str, Suite]:
+    """Every suite of every registered domain by name (files are read once per process, a
+    generated suite is made when first asked for; the suites are gathered again only when the
+    registered tools change)."""
     return _suites(tuple(cards()))
 
 
 @functools.cache
-def _suites(registered: tuple[DomainCard, ...]) -> dict[str, Suite]:
-    found: dict[str, Suite] = {}
+def _suites(registered: tuple[DomainCard, ...]) -> LazySuites:
+    found: dict[str, Callable[[], Suite] | Suite] = {}
     where: dict[str, str] = {}
 
-    def add(suite: Suite, source: str) -> None:
-        if suite.name in found:
-            raise ValueError(
-                f"{source}: suite {suite.name!r} is already defined by {where[suite.name]}"
-            )
-        found[suite.name], where[suite.name] = suite, source
+    def add(name: str, make: Callable[[], Suite] | Suite, source: str) -> None:
+        if name in found:
+            raise ValueError(f"{source}: suite {name!r} is already defined by {where[name]}")
+        found[name], where[name] = make, source
 
     for path in sorted(ASSETS.glob("*/*.toml")):
-        add(load_task_file(path), str(path))
+        written = load_task_file(path)
+        add(written.name, written, str(path))
     for card in registered:
         domain = get_domain(card.name)
-        for suite in domain.suites().values():
-            add(suite, f"the {domain.name} domain's generated suites")
-    return found
+        generated = domain.suites()
+        for name in generated:
+            make = functools.partial(generated.__getitem__, name)
+            add(name, make, f"the {domain.name} domain's generated suites")
+    return LazySuites(found)
 
 
 def get_suite(name: str) -> Suite:
