@@ -3,7 +3,11 @@
 Generated suites:
 
 - ``blender-procedural``: every family of :mod:`toolgym.envs.blender.families` (all six task
-  kinds), a few seeds each;
+  kinds), a few seeds each, in the ``spec`` style;
+- ``blender-styles``: the training families said in the training styles; its test split says
+  unseen seeds in the held-out styles (``phrases.HELD_OUT_STYLES``);
+- ``blender-families``: the training families; its test split holds only the held-out families
+  (``families.HELD_OUT_FAMILIES``);
 - ``blender-moves``: the ``move`` family alone, many seeds: one to three objects, each moved by
   one call to a point the prompt gives (short references, a score that counts each object
   placed), the placement suite to learn from first.
@@ -21,29 +25,75 @@ import time
 import numpy as np
 
 from toolgym.envs.blender import CARD
-from toolgym.envs.blender.families import FAMILIES
+from toolgym.envs.blender.families import FAMILIES, HELD_OUT_FAMILIES
+from toolgym.envs.blender.families.phrases import HELD_OUT_STYLES, TRAIN_STYLES
 from toolgym.envs.domains import Domain, lazy
 from toolgym.envs.sandbox import Session
-from toolgym.envs.tasks.model import Suite, Task
-from toolgym.envs.tasks.suites import generated_suite, generated_task
+from toolgym.envs.tasks.families import SuiteFamily
+from toolgym.envs.tasks.model import Task
+from toolgym.envs.tasks.suites import LazySuites, generated_suite, generated_task
 from toolgym.envs.tools import ToolRegistry
 
 PROCEDURAL = "blender-procedural"
-# The families each generated suite draws from, its seeds per split and its description.
-FAMILIES_BY_SUITE = {PROCEDURAL: FAMILIES, "blender-moves": {"move": FAMILIES["move"]}}
-SEEDS = {PROCEDURAL: {"train": 4, "test": 2}, "blender-moves": {"train": 120, "test": 30}}
+TRAINING_FAMILIES = tuple(name for name in FAMILIES if name not in HELD_OUT_FAMILIES)
+STYLED = tuple(name for name in TRAINING_FAMILIES if FAMILIES[name].styled)
+SPEC = {"train": ("spec",), "test": ("spec",)}
+TRAINED = {"train": TRAIN_STYLES, "test": TRAIN_STYLES}
+# The families each generated suite draws from, by suite.
+FAMILIES_BY_SUITE: dict[str, dict[str, SuiteFamily]] = {
+    PROCEDURAL: {name: SuiteFamily(f, SPEC) for name, f in FAMILIES.items()},
+    "blender-moves": {"move": SuiteFamily(FAMILIES["move"], SPEC)},
+    "blender-styles": {
+        name: SuiteFamily(FAMILIES[name], {"train": TRAIN_STYLES, "test": HELD_OUT_STYLES})
+        for name in STYLED
+    },
+    "blender-families": {
+        name: SuiteFamily(f, TRAINED, ("test",) if name in HELD_OUT_FAMILIES else ("train",))
+        for name, f in FAMILIES.items()
+        if f.styled
+    },
+}
+SEEDS = {
+    PROCEDURAL: {"train": 4, "test": 2},
+    "blender-moves": {"train": 120, "test": 30},
+    "blender-styles": {"train": 8, "test": 3},
+    "blender-families": {"train": 8, "test": 3},
+}
 DESCRIPTIONS = {
     PROCEDURAL: "Every Blender procedural family (all six task kinds), a few seeds each.",
     "blender-moves": "Move one to three objects, one call each, to points the prompt gives.",
+    "blender-styles": "The training families in every training style; the test split in "
+    "held-out styles.",
+    "blender-families": "The training families; the test split holds the held-out families.",
+}
+SPLIT_RULES = {
+    PROCEDURAL: "unseen seeds: test tasks draw from seeds no training task uses",
+    "blender-moves": "unseen seeds: no test task is a training task (the grid's CRC parity)",
+    "blender-styles": "held-out styles: test prompts use wording forms no training prompt uses "
+    f"({', '.join(HELD_OUT_STYLES)}; with numbers and units masked, no sentence in common), "
+    "on unseen seeds",
+    "blender-families": "held-out families: the test split holds only "
+    f"{', '.join(HELD_OUT_FAMILIES) or 'none yet'}, which no training task uses",
 }
 
 
 @functools.cache
-def suites() -> dict[str, Suite]:
-    return {
-        name: generated_suite(name, "blender", DESCRIPTIONS[name], families.values(), SEEDS[name])
-        for name, families in FAMILIES_BY_SUITE.items()
-    }
+def suites() -> LazySuites:
+    return LazySuites(
+        {
+            name: functools.partial(
+                generated_suite,
+                name,
+                "blender",
+                DESCRIPTIONS[name],
+                families.values(),
+                SEEDS[name],
+                SPLIT_RULES[name],
+            )
+            for name, families in FAMILIES_BY_SUITE.items()
+            if families  # a suite waits for its first styled family
+        }
+    )
 
 
 def task(task_id: str) -> Task | None:

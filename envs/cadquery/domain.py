@@ -16,14 +16,14 @@ Every generated suite's test split draws from seeds no training task uses. The h
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Mapping
 
 from toolgym.envs.cadquery import CARD
-from toolgym.envs.cadquery.families import FAMILIES, HELD_OUT_FAMILIES, Family
+from toolgym.envs.cadquery.families import FAMILIES, HELD_OUT_FAMILIES
 from toolgym.envs.cadquery.families.phrases import HELD_OUT_STYLES, TRAIN_STYLES
 from toolgym.envs.domains import Domain, lazy
+from toolgym.envs.tasks.families import SuiteFamily
 from toolgym.envs.tasks.model import Suite, Task
 from toolgym.envs.tasks.suites import UNSEEN_SEEDS, LazySuites, generated_suite, generated_task
 from toolgym.envs.tools import ToolRegistry
@@ -32,28 +32,6 @@ PRIMITIVE_SEEDS = {"train": 200, "test": 50}
 PROCEDURAL_SEEDS = {"train": 10, "test": 3}
 EDIT_SEEDS = {"train": 5, "test": 2}
 TRAINING_FAMILIES = tuple(name for name in FAMILIES if name not in HELD_OUT_FAMILIES)
-
-
-@dataclasses.dataclass(frozen=True)
-class SuiteFamily:
-    """A family as one generated suite draws it: the styles of each split (seed ``s`` takes
-    ``styles[s % len(styles)]``), the splits it has tasks in, and whether its tasks are edits."""
-
-    family: Family
-    styles: dict[str, tuple[str, ...]]
-    splits: tuple[str, ...] = ("train", "test")
-    edit: bool = False
-
-    @property
-    def name(self) -> str:
-        return self.family.name
-
-    def task(self, seed: int, split: str = "train", suite: str = "procedural") -> Task:
-        styles = self.styles[split]
-        style = styles[seed % len(styles)]
-        if self.edit:
-            return self.family.edit_task(seed, split, suite, style)
-        return self.family.task(seed, split, suite, style)
 
 
 SPEC = {"train": ("spec",), "test": ("spec",)}

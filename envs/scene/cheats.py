@@ -23,7 +23,7 @@ import numpy as np
 
 from toolgym.envs.scene import verifier as rules
 from toolgym.envs.scene.catalogue import ASSETS
-from toolgym.envs.scene.families import Spec, spec_for
+from toolgym.envs.scene.families import TEMPLATES, Spec, spec_for
 from toolgym.envs.tasks.model import Task
 from toolgym.envs.verification.fuzzing import Cheat
 
@@ -415,6 +415,9 @@ def near_miss(task: Task) -> str | None:
     little fast, the spawner starting 0.1 s late)."""
     spec = _spec(task)
     t = spec.template
+    own = TEMPLATES[t].near_miss if t in TEMPLATES else None
+    if own is not None:  # a family that says its own near miss
+        return own(task, spec)
     if t in ("dining", "table_top"):
         (c,) = _constraints(spec, "next_to")
         back = c["gap"] + 0.05  # pulled back from the table past what "next to" allows

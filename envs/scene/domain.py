@@ -4,7 +4,11 @@ agents.
 Generated suites:
 
 - ``scene-procedural``: every template's family (layout, physics, logic), a few seeds each;
-- ``scene-layout``, ``scene-physics``, ``scene-logic``: the families of one kind.
+- ``scene-layout``, ``scene-physics``, ``scene-logic``: the families of one kind;
+- ``scene-styles``: the training families said in the training styles; its test split says
+  unseen seeds in the held-out styles (``phrases.HELD_OUT_STYLES``);
+- ``scene-families``: the training families; its test split holds only the held-out families
+  (``families.HELD_OUT_FAMILIES``).
 
 The hand-written suite ``scene-curated`` is ``assets/scene/curated.toml``.
 """
@@ -18,17 +22,36 @@ import numpy as np
 from toolgym.envs.domains import Domain, lazy
 from toolgym.envs.sandbox import Session
 from toolgym.envs.scene import CARD
-from toolgym.envs.scene.families import FAMILIES, KINDS
-from toolgym.envs.tasks.model import Suite, Task
-from toolgym.envs.tasks.suites import generated_suite, generated_task
+from toolgym.envs.scene.families import FAMILIES, HELD_OUT_FAMILIES, KINDS
+from toolgym.envs.scene.families.phrases import HELD_OUT_STYLES, TRAIN_STYLES
+from toolgym.envs.tasks.families import SuiteFamily
+from toolgym.envs.tasks.model import Task
+from toolgym.envs.tasks.suites import UNSEEN_SEEDS, LazySuites, generated_suite, generated_task
 from toolgym.envs.tools import ToolRegistry
 
 SEEDS = {"train": 4, "test": 2}
-FAMILIES_BY_SUITE = {
-    "scene-procedural": FAMILIES,
+STYLE_SEEDS = {"train": 8, "test": 3}
+TRAINING_FAMILIES = tuple(name for name in FAMILIES if name not in HELD_OUT_FAMILIES)
+SPEC = {"train": ("spec",), "test": ("spec",)}
+TRAINED = {"train": TRAIN_STYLES, "test": TRAIN_STYLES}
+# The families each generated suite draws from, by suite.
+FAMILIES_BY_SUITE: dict[str, dict[str, SuiteFamily]] = {
+    "scene-procedural": {name: SuiteFamily(f, SPEC) for name, f in FAMILIES.items()},
     **{
-        f"scene-{kind}": {name: f for name, f in FAMILIES.items() if KINDS[name] == kind}
+        f"scene-{kind}": {
+            name: SuiteFamily(f, SPEC) for name, f in FAMILIES.items() if KINDS[name] == kind
+        }
         for kind in ("layout", "physics", "logic")
+    },
+    "scene-styles": {
+        name: SuiteFamily(FAMILIES[name], {"train": TRAIN_STYLES, "test": HELD_OUT_STYLES})
+        for name in TRAINING_FAMILIES
+        if FAMILIES[name].styled
+    },
+    "scene-families": {
+        name: SuiteFamily(f, TRAINED, ("test",) if name in HELD_OUT_FAMILIES else ("train",))
+        for name, f in FAMILIES.items()
+        if f.styled
     },
 }
 DESCRIPTIONS = {
@@ -36,15 +59,36 @@ DESCRIPTIONS = {
     "scene-layout": "Furnish a room so that spatial relations hold.",
     "scene-physics": "Arrange things so that a condition holds after simulation.",
     "scene-logic": "Game logic, checked by playing held-out player paths.",
+    "scene-styles": "The training families in every training style; the test split in "
+    "held-out styles.",
+    "scene-families": "The training families; the test split holds the held-out families.",
+}
+SPLIT_RULES = {
+    "scene-styles": "held-out styles: test prompts use wording forms no training prompt uses "
+    f"({', '.join(HELD_OUT_STYLES)}; with numbers and units masked, no sentence in common), "
+    "on unseen seeds",
+    "scene-families": "held-out families: the test split holds only "
+    f"{', '.join(HELD_OUT_FAMILIES) or 'none yet'}, which no training task uses",
 }
 
 
 @functools.cache
-def suites() -> dict[str, Suite]:
-    return {
-        name: generated_suite(name, "scene", DESCRIPTIONS[name], families.values(), SEEDS)
-        for name, families in FAMILIES_BY_SUITE.items()
-    }
+def suites() -> LazySuites:
+    return LazySuites(
+        {
+            name: functools.partial(
+                generated_suite,
+                name,
+                "scene",
+                DESCRIPTIONS[name],
+                families.values(),
+                STYLE_SEEDS if name in SPLIT_RULES else SEEDS,
+                SPLIT_RULES.get(name, UNSEEN_SEEDS),
+            )
+            for name, families in FAMILIES_BY_SUITE.items()
+            if families  # a suite waits for its first styled family
+        }
+    )
 
 
 def task(task_id: str) -> Task | None:

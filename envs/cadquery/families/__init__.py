@@ -12,27 +12,15 @@ Agent code never reads these modules: the sandbox refuses every module under ``f
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from typing import Any
 
 from toolgym.envs.cadquery.families.model import Family
+from toolgym.envs.tasks.families import gather, lookup
 
 __all__ = ["FAMILIES", "HELD_OUT_FAMILIES", "Family", "describe", "family"]
 
 
-def _gather() -> dict[str, Family]:
-    found: dict[str, Family] = {}
-    for module in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name[0] != "_"):
-        group = getattr(importlib.import_module(f"{__name__}.{module}"), "FAMILY_GROUP", ())
-        for member in group:
-            if member.name in found:
-                raise ValueError(f"family {member.name!r} is defined twice (in {module})")
-            found[member.name] = member
-    return found
-
-
-FAMILIES: dict[str, Family] = _gather()
+FAMILIES: dict[str, Family] = gather(__name__, __path__)
 
 #: The families no training suite uses: the ``cad-families`` suite's test split, one of each
 #: broad kind of part, so a score on them says how far training carried to parts never seen.
@@ -52,10 +40,7 @@ HELD_OUT_FAMILIES: tuple[str, ...] = (
 
 def family(name: str) -> Family:
     """A family by name; an unknown name is a one-line error naming the known ones."""
-    try:
-        return FAMILIES[name]
-    except KeyError:
-        raise KeyError(f"unknown family {name!r}; known: {', '.join(sorted(FAMILIES))}") from None
+    return lookup(FAMILIES, name)
 
 
 def describe() -> list[dict[str, Any]]:

@@ -1,96 +1,15 @@
-"""Procedural Blender task families, one or more per task kind, generated from seeds.
+"""The first Blender families, one or more per task kind, with their prompts as first written
+(fixed texts: the learning figures measured on ``blender-moves`` stay as they were).
 
-A family draws parameters from a seeded generator and writes: the start program (the scene the
-episode begins in), the reference as tool calls (played by the oracle in tool mode, and written
-out as ``tools.<name>(...)`` lines for code mode), a prompt with the numbers and verification
-settings. Test seeds draw from a generator disjoint from training seeds'; a family drawn from
-a grid (``disjoint``) keeps each task's reference on one split only, so no test task is a
-training task. Lengths in metres, angles in degrees, colours linear RGB.
+Lengths in metres, angles in degrees, colours linear RGB.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
-import zlib
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 
-from toolgym.envs.tasks.model import Task, Verification
-
-Call = tuple[str, dict[str, Any]]
-SPLIT_STREAMS = {"train": 0, "test": 1}
-
-
-def call_lines(calls: list[Call]) -> str:
-    """Tool calls as a script: ``tools.name(arg=value, ...)`` per line."""
-    return "".join(
-        f"tools.{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})\n"
-        for name, args in calls
-    )
-
-
-def call_json(calls: list[Call]) -> tuple[str, ...]:
-    """Tool calls as JSON texts, the form tool mode takes."""
-    return tuple(json.dumps({"name": name, "arguments": args}) for name, args in calls)
-
-
-def _round(value: float, step: float = 0.05) -> float:
-    return round(round(value / step) * step, 6) + 0.0  # + 0.0: no "-0" in a prompt
-
-
-def split_of(calls: list[Call]) -> str:
-    """The split a grid family's reference belongs to: the parity of its calls' CRC-32."""
-    parity = zlib.crc32("".join(call_json(calls)).encode()) % 2
-    return next(split for split, stream in SPLIT_STREAMS.items() if stream == parity)
-
-
-@dataclasses.dataclass(frozen=True)
-class Drawn:
-    """What a family draws for one seed."""
-
-    prompt: str
-    start: list[Call] | str
-    calls: list[Call]
-    parameters: dict[str, Any]
-    difficulty: int = 2
-
-
-@dataclasses.dataclass(frozen=True)
-class Family:
-    """A seeded task generator. ``disjoint``: the family draws from a grid, where two seeds can
-    draw one task; each split then takes only references whose CRC-32 has its parity (drawing
-    again until one does), so the splits never share a task, for any seeds."""
-
-    name: str
-    kind: str
-    draw: Callable[[np.random.Generator], Drawn]
-    disjoint: bool = False
-
-    def task(self, seed: int, split: str = "train", suite: str = "blender-procedural") -> Task:
-        if split not in SPLIT_STREAMS:
-            raise ValueError(f"split must be train or test, got {split!r}")
-        rng = np.random.default_rng([SPLIT_STREAMS[split], seed, sum(map(ord, self.name))])
-        drawn = self.draw(rng)
-        while self.disjoint and split_of(drawn.calls) != split:
-            drawn = self.draw(rng)
-        start = drawn.start if isinstance(drawn.start, str) else call_lines(drawn.start)
-        return Task(
-            id=f"{suite}/{self.name}/{split}-{seed}",
-            domain="blender",
-            prompt=drawn.prompt,
-            reference=call_lines(drawn.calls),
-            parameters={"kind": self.kind, **drawn.parameters},
-            difficulty=drawn.difficulty,
-            verification=Verification(thresholds={}),
-            split=split,
-            family=self.name,
-            seed=seed,
-            tool_calls=call_json(drawn.calls),
-            start=start,
-        )
+from toolgym.envs.blender.families.model import Call, Drawn, Family
+from toolgym.envs.blender.families.model import snap as _round
 
 
 def _table(rng: np.random.Generator) -> Drawn:
@@ -401,24 +320,14 @@ def _screw(rng: np.random.Generator) -> Drawn:
     return Drawn(prompt, start, calls, {"offset": offset, "iterations": iterations, "steps": steps})
 
 
-FAMILIES: dict[str, Family] = {
-    f.name: f
-    for f in (
-        Family("table", "modelling", _table),
-        Family("stairs", "modelling", _stairs),
-        Family("placement", "placement", _placement),
-        Family("move", "placement", _move, disjoint=True),
-        Family("material", "material", _material),
-        Family("shape_keys", "shape_keys", _shape_keys),
-        Family("lighting", "lighting", _lighting),
-        Family("array_bevel", "procedural", _array_bevel),
-        Family("screw", "procedural", _screw),
-    )
-}
-
-
-def family(name: str) -> Family:
-    try:
-        return FAMILIES[name]
-    except KeyError:
-        raise KeyError(f"unknown Blender family {name!r}; known: {', '.join(FAMILIES)}") from None
+FAMILY_GROUP = (
+    Family("table", "modelling", _table, "a table: a top on four round legs"),
+    Family("stairs", "modelling", _stairs, "a flight of solid stairs"),
+    Family("placement", "placement", _placement, "move, turn and scale two to four objects"),
+    Family("move", "placement", _move, "move one to three objects", disjoint=True),
+    Family("material", "material", _material, "a sphere's Principled BSDF"),
+    Family("shape_keys", "shape_keys", _shape_keys, "a blob's three shape keys"),
+    Family("lighting", "lighting", _lighting, "one light's type, power, colour and place"),
+    Family("array_bevel", "procedural", _array_bevel, "a brick's array and bevel modifiers"),
+    Family("screw", "procedural", _screw, "a screw modifier's rise, turns and steps"),
+)

@@ -1,143 +1,41 @@
-"""Game-scene tasks: templates and procedural families. A task's template and parameters give
-the level, the constraints the verifier checks, the held-out player trajectories, the reference
-(a script and the same as tool calls) and the prompt.
-
-Three kinds of templates:
+"""The first game-scene templates, their prompts as first written (fixed texts):
 
 - layout (``dining``, ``storage``, ``table_top``): furnish a room so that relations hold;
 - physics (``stack``, ``roll``, ``ramp_jump``, ``dominoes``): arrange things so that a condition
   holds after simulating;
 - logic (``door``, ``coins``, ``platform``, ``spawner``): write behaviour that happens when the
   verifier plays the level.
-
-Conventions as in the runtime: metres, seconds, degrees, Z-up; rooms are centred on the origin
-with the doorway in the south wall (-Y); positions are bounding-box centres. This module decides
-answers (the trajectories are held out), so sandbox sessions never import it.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
+import functools
 import math
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from toolgym.envs.scene.catalogue import asset
-from toolgym.envs.scene.relations import require_checked
-
-KINDS = {
-    "dining": "layout", "storage": "layout", "table_top": "layout", "stack": "physics",
-    "roll": "physics", "ramp_jump": "physics", "dominoes": "physics", "door": "logic",
-    "coins": "logic", "platform": "logic", "spawner": "logic",
-}  # fmt: skip
-CONVENTIONS = (
-    "Units: metres, seconds, degrees; Z is up; positions are the centres of bounding boxes; at "
-    "heading 0 an object's front faces +Y and a heading turns it counter-clockwise."
+from toolgym.envs.scene.families.model import (
+    CONVENTIONS,
+    FLOOR_SETUP,
+    INITIAL,
+    LAYOUT_RULES,
+    SETUP,
+    WALLS,
+    Spec,
+    Template,
+    add_object,
+    call_script,
+    common_layout,
+    new_level,
+    on_floor,
+    room_text,
+    straight,
+    tool_call,
+    walk,
 )
-LAYOUT_RULES = "Placed things keep the catalogue's body, mass and friction."
-SETUP = (
-    "Placed things keep the catalogue's body, mass and friction, and must start at rest, "
-    "upright, on the floor or on each other, and apart."
-)
-FLOOR_SETUP = (
-    "Placed things keep the catalogue's body, mass and friction, and must start at rest, "
-    "upright, standing on the floor, and apart."
-)
-
-
-@dataclasses.dataclass(frozen=True)
-class Spec:
-    """A task's verifiable content. ``level`` is a scene description (see
-    ``World.describe``); ``adjustable`` names, per level object, what the agent may change
-    (``velocity``); ``trajectories`` are player paths ``{"path": [[x, y, z], ...], "speed",
-    "waits"}`` (``waits``: seconds standing at each waypoint), held out from the agent;
-    ``bodies`` names, per asset, the bodies the agent may choose for objects it places in a
-    layout or physics task (otherwise each keeps its catalogue body)."""
-
-    template: str
-    kind: str
-    level: dict[str, Any]
-    constraints: tuple[dict[str, Any], ...]
-    seconds: float
-    cheap_seconds: float
-    prompt: str
-    reference: str
-    tool_calls: tuple[dict[str, Any], ...]
-    adjustable: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
-    trajectories: tuple[dict[str, Any], ...] = ()
-    bounds: tuple[float, float, float, float] = (-4.0, -4.0, 4.0, 4.0)
-    bodies: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
-
-
-def _level(room: tuple[float, float, float] | None = None) -> dict[str, Any]:
-    return {
-        "version": 1,
-        "seed": 0,
-        "dt": 1 / 60,
-        "substeps": 2,
-        "room": None if room is None else {"width": room[0], "depth": room[1], "door_x": room[2]},
-        "objects": [],
-        "triggers": [],
-        "bindings": [],
-        "movers": [],
-        "spawners": [],
-        "counters": {},
-    }
-
-
-def _add(
-    level: dict[str, Any],
-    name: str,
-    asset_name: str,
-    pos: Any,
-    heading: float = 0.0,
-    body: str | None = None,
-    velocity: Any = (0.0, 0.0, 0.0),
-) -> None:
-    entry = asset(asset_name)
-    level["objects"].append(
-        {
-            "name": name,
-            "asset": asset_name,
-            "pos": [float(v) for v in pos],
-            "hpr": [float(heading), 0.0, 0.0],
-            "body": body or entry.body,
-            "mass": entry.mass,
-            "friction": entry.friction,
-            "restitution": entry.restitution,
-            "velocity": [float(v) for v in velocity],
-            "open": False,
-            "level": True,
-        }
-    )
-
-
-def _call(tool: str, /, **arguments: Any) -> dict[str, Any]:
-    return {"name": tool, "arguments": arguments}
-
-
-def _code(calls: list[dict[str, Any]]) -> str:
-    """The tool calls as a script (the oracle's code-mode reference for tool-expressible tasks)."""
-    lines = []
-    for call in calls:
-        args = ", ".join(f"{k}={v!r}" for k, v in call["arguments"].items())
-        lines.append(f"tools.{call['name']}(world, {args})")
-    return "\n".join(lines) + "\n"
-
-
-def _f(value: float) -> str:
-    return f"{value + 0.0:g}"  # + 0.0: no "-0"
-
-
-def _room_text(w: float, d: float, door_x: float) -> str:
-    return (
-        f"The room is {_f(w)} × {_f(d)} m, centred on the origin (x from {_f(-w / 2)} to "
-        f"{_f(w / 2)}, y from {_f(-d / 2)} to {_f(d / 2)}), with its doorway in the south wall "
-        f"(y = {_f(-d / 2)}) at x = {_f(door_x)}."
-    )
-
+from toolgym.envs.scene.families.model import fmt as _f
 
 # -- layout ------------------------------------------------------------------------------------
 
@@ -150,31 +48,14 @@ _CHAIR_SLOTS = (  # offset from the table's centre and heading facing it, in ord
 # "its long side along X": the table's heading is 0 or 180°, within the verifier's ALIGN_DEG.
 _ALONG_X = {"kind": "aligned", "asset": "table", "heading": 0.0, "period": 180.0,
             "what": "its long side along X", "weight": 1.0}  # fmt: skip
-# A physics set-up must start as described (upright, supported, apart) before its outcome
-# counts: a gate (weight 0), so that doing nothing earns nothing for starting right.
-_INITIAL = {"kind": "initial", "weight": 0.0}
-
-
-def _on_floor(*assets: str) -> list[dict[str, Any]]:
-    """ "rest on the floor": each of ``assets`` stands on the floor once settled."""
-    return [{"kind": "on", "asset": a, "other": "floor", "weight": 0.5} for a in assets]
-
-
-def _common_layout(w: float, d: float, door_x: float, target: str) -> list[dict[str, Any]]:
-    return [
-        {"kind": "no_overlap", "weight": 1.0},
-        {"kind": "inside_room", "weight": 1.0},
-        {"kind": "walkway", "to": target, "weight": 1.0},
-        {"kind": "resting", "weight": 1.0},
-    ]
 
 
 def dining(p: Mapping[str, Any]) -> Spec:
     w, d, door_x = float(p["room_w"]), float(p["room_d"]), float(p["door_x"])
     tx, ty, chairs = float(p["table_x"]), float(p["table_y"]), int(p["chairs"])
-    calls = [_call("spawn", asset="table", x=tx, y=ty)]
+    calls = [tool_call("spawn", asset="table", x=tx, y=ty)]
     for (dx, dy), heading in _CHAIR_SLOTS[:chairs]:
-        calls.append(_call("spawn", asset="chair", x=tx + dx, y=ty + dy, heading=heading))
+        calls.append(tool_call("spawn", asset="chair", x=tx + dx, y=ty + dy, heading=heading))
     constraints = [
         {"kind": "count", "asset": "table", "n": 1, "weight": 1.0},
         {"kind": "count", "asset": "chair", "n": chairs, "weight": 1.0},
@@ -182,11 +63,11 @@ def dining(p: Mapping[str, Any]) -> Spec:
         _ALONG_X,
         {"kind": "next_to", "asset": "chair", "other": "table", "gap": 0.4, "weight": 1.0},
         {"kind": "facing", "asset": "chair", "other": "table", "tol_deg": 30, "weight": 1.0},
-        *_common_layout(w, d, door_x, "table"),
-        *_on_floor("table", "chair"),
+        *common_layout(w, d, door_x, "table"),
+        *on_floor("table", "chair"),
     ]
     prompt = (
-        f"Furnish a dining room. {_room_text(w, d, door_x)} Put one table with its centre at "
+        f"Furnish a dining room. {room_text(w, d, door_x)} Put one table with its centre at "
         f"({_f(tx)}, {_f(ty)}), its long side along X, and {chairs} chairs next to it (at most "
         "0.4 m away), each facing the table. Nothing may interpenetrate or leave the room, "
         "everything must rest on the floor, and a 0.5 m wide walkway must lead from the doorway "
@@ -195,29 +76,21 @@ def dining(p: Mapping[str, Any]) -> Spec:
     return Spec(
         "dining",
         "layout",
-        _level((w, d, door_x)),
+        new_level((w, d, door_x)),
         tuple(constraints),
         2.0,
         0.5,
         prompt,
-        _code(calls),
+        call_script(calls),
         tuple(calls),
         bounds=(-w / 2, -d / 2, w / 2, d / 2),
     )
 
 
-_WALLS = {  # inner face coordinate from the room size, outward normal, heading facing the room
-    "north": (lambda w, d: d / 2, (0, 1), 180.0),
-    "south": (lambda w, d: -d / 2, (0, -1), 0.0),
-    "east": (lambda w, d: w / 2, (1, 0), 90.0),
-    "west": (lambda w, d: -w / 2, (-1, 0), -90.0),
-}
-
-
 def storage(p: Mapping[str, Any]) -> Spec:
     w, d, door_x = float(p["room_w"]), float(p["room_d"]), float(p["door_x"])
     wall, crates, along = str(p["wall"]), int(p["crates"]), float(p["along"])
-    face, normal, heading = _WALLS[wall]
+    face, normal, heading = WALLS[wall]
     inner = face(w, d)
     depth = asset("shelf").size[1]
     if normal[1]:  # north or south: the shelf runs along X
@@ -226,8 +99,10 @@ def storage(p: Mapping[str, Any]) -> Spec:
     else:
         sx, sy = inner - normal[0] * (depth / 2 + 0.01), along
         crate_spots = [(inner - normal[0] * 0.3, along + 0.8 + 0.55 * k) for k in range(crates)]
-    calls = [_call("spawn", asset="shelf", x=round(sx, 3), y=round(sy, 3), heading=heading)]
-    calls += [_call("spawn", asset="crate", x=round(x, 3), y=round(y, 3)) for x, y in crate_spots]
+    calls = [tool_call("spawn", asset="shelf", x=round(sx, 3), y=round(sy, 3), heading=heading)]
+    calls += [
+        tool_call("spawn", asset="crate", x=round(x, 3), y=round(y, 3)) for x, y in crate_spots
+    ]
     constraints = [
         {"kind": "count", "asset": "shelf", "n": 1, "weight": 1.0},
         {"kind": "count", "asset": "crate", "n": crates, "weight": 1.0},
@@ -242,11 +117,11 @@ def storage(p: Mapping[str, Any]) -> Spec:
             "facing": False,
         },
         {"kind": "near", "asset": "shelf", "x": round(sx, 3), "y": round(sy, 3), "weight": 1.0},
-        *_common_layout(w, d, door_x, "shelf"),
-        *_on_floor("shelf", "crate"),
+        *common_layout(w, d, door_x, "shelf"),
+        *on_floor("shelf", "crate"),
     ]
     prompt = (
-        f"Set up a store room. {_room_text(w, d, door_x)} Put one shelf against the {wall} wall "
+        f"Set up a store room. {room_text(w, d, door_x)} Put one shelf against the {wall} wall "
         f"(its back within 0.1 m of the wall, its open front facing into the room), centred at "
         f"{_f(along)} m along that wall, and {crates} crates on the floor against the same wall, "
         "each within 2 m of the shelf. Nothing may interpenetrate or leave the room, everything "
@@ -256,12 +131,12 @@ def storage(p: Mapping[str, Any]) -> Spec:
     return Spec(
         "storage",
         "layout",
-        _level((w, d, door_x)),
+        new_level((w, d, door_x)),
         tuple(constraints),
         2.0,
         0.5,
         prompt,
-        _code(calls),
+        call_script(calls),
         tuple(calls),
         bounds=(-w / 2, -d / 2, w / 2, d / 2),
     )
@@ -272,9 +147,9 @@ def table_top(p: Mapping[str, Any]) -> Spec:
     tx, ty, crates = float(p["table_x"]), float(p["table_y"]), int(p["crates"])
     top = asset("table").size[2] + asset("crate").size[2] / 2
     xs = [tx + (k - (crates - 1) / 2) * 0.5 for k in range(crates)]
-    calls = [_call("spawn", asset="table", x=tx, y=ty)]
-    calls += [_call("spawn", asset="crate", x=x, y=ty, z=top) for x in xs]
-    calls.append(_call("spawn", asset="chair", x=tx, y=ty - 0.75))
+    calls = [tool_call("spawn", asset="table", x=tx, y=ty)]
+    calls += [tool_call("spawn", asset="crate", x=x, y=ty, z=top) for x in xs]
+    calls.append(tool_call("spawn", asset="chair", x=tx, y=ty - 0.75))
     constraints = [
         {"kind": "count", "asset": "table", "n": 1, "weight": 1.0},
         {"kind": "count", "asset": "crate", "n": crates, "weight": 1.0},
@@ -284,11 +159,11 @@ def table_top(p: Mapping[str, Any]) -> Spec:
         {"kind": "next_to", "asset": "chair", "other": "table", "gap": 0.4, "weight": 1.0},
         {"kind": "facing", "asset": "chair", "other": "table", "tol_deg": 30, "weight": 1.0},
         {"kind": "count", "asset": "chair", "n": 1, "weight": 1.0},
-        *_common_layout(w, d, door_x, "table"),
-        *_on_floor("table", "chair"),
+        *common_layout(w, d, door_x, "table"),
+        *on_floor("table", "chair"),
     ]
     prompt = (
-        f"Lay out a work table. {_room_text(w, d, door_x)} Put one table with its centre at "
+        f"Lay out a work table. {room_text(w, d, door_x)} Put one table with its centre at "
         f"({_f(tx)}, {_f(ty)}), its long side along X (its top is 0.75 m high), {crates} crates "
         "resting on the table top, and one chair next to the table facing it, the table and the "
         "chair on the floor. Nothing may "
@@ -298,12 +173,12 @@ def table_top(p: Mapping[str, Any]) -> Spec:
     return Spec(
         "table_top",
         "layout",
-        _level((w, d, door_x)),
+        new_level((w, d, door_x)),
         tuple(constraints),
         2.0,
         0.5,
         prompt,
-        _code(calls),
+        call_script(calls),
         tuple(calls),
         bounds=(-w / 2, -d / 2, w / 2, d / 2),
     )
@@ -314,10 +189,10 @@ def table_top(p: Mapping[str, Any]) -> Spec:
 
 def stack(p: Mapping[str, Any]) -> Spec:
     n, x, y, overhang = int(p["crates"]), float(p["x"]), float(p["y"]), float(p["overhang"])
-    level = _level()
-    _add(level, "goal_zone_1", "goal_zone", (x, y, 0.25))
+    level = new_level()
+    add_object(level, "goal_zone_1", "goal_zone", (x, y, 0.25))
     calls = [
-        _call("spawn", asset="crate", x=round(x + k * overhang, 4), y=y, z=0.25 + 0.5 * k)
+        tool_call("spawn", asset="crate", x=round(x + k * overhang, 4), y=y, z=0.25 + 0.5 * k)
         for k in range(n)
     ]
     constraints = [
@@ -331,7 +206,7 @@ def stack(p: Mapping[str, Any]) -> Spec:
             "overhang": overhang,
             "weight": 3.0,
         },
-        _INITIAL,
+        INITIAL,
     ]
     shift = (
         f", each crate shifted {_f(overhang)} m further along +X than the one below it"
@@ -352,7 +227,7 @@ def stack(p: Mapping[str, Any]) -> Spec:
         4.0,
         1.5,
         prompt,
-        _code(calls),
+        call_script(calls),
         tuple(calls),
         bounds=(x - 3, y - 3, x + 3, y + 3),
     )
@@ -360,17 +235,17 @@ def stack(p: Mapping[str, Any]) -> Spec:
 
 def roll(p: Mapping[str, Any]) -> Spec:
     gx, gy, seconds = float(p["goal_x"]), float(p["goal_y"]), float(p["seconds"])
-    level = _level()
-    _add(level, "ball_1", "ball", (0.0, 0.0, 0.15))
-    _add(level, "goal_zone_1", "goal_zone", (gx, gy, 0.25))
+    level = new_level()
+    add_object(level, "ball_1", "ball", (0.0, 0.0, 0.15))
+    add_object(level, "goal_zone_1", "goal_zone", (gx, gy, 0.25))
     # Rolling without rolling resistance: the ball keeps (almost) its speed; aim at the centre and
     # arrive in half the time.
     speed = math.hypot(gx, gy) / (seconds / 2)
     vx, vy = round(speed * gx / math.hypot(gx, gy), 3), round(speed * gy / math.hypot(gx, gy), 3)
-    calls = [_call("set_velocity", name="ball_1", vx=vx, vy=vy)]
+    calls = [tool_call("set_velocity", name="ball_1", vx=vx, vy=vy)]
     constraints = [
         {"kind": "reaches", "name": "ball_1", "zone": "goal_zone_1", "weight": 1.0},
-        _INITIAL,
+        INITIAL,
     ]
     prompt = (
         f"The ball ball_1 rests at the origin. Give it an initial velocity (set_velocity, or "
@@ -387,7 +262,7 @@ def roll(p: Mapping[str, Any]) -> Spec:
         seconds,
         seconds,
         prompt,
-        _code(calls),
+        call_script(calls),
         tuple(calls),
         adjustable={"ball_1": ("velocity",)},
         bounds=(-reach, -reach, reach, reach),
@@ -396,12 +271,12 @@ def roll(p: Mapping[str, Any]) -> Spec:
 
 def ramp_jump(p: Mapping[str, Any]) -> Spec:
     wall_x, speed = float(p["wall_x"]), float(p["speed"])
-    level = _level()
-    _add(level, "ball_1", "ball", (-2.0, 0.0, 0.15), velocity=(speed, 0.0, 0.0))
+    level = new_level()
+    add_object(level, "ball_1", "ball", (-2.0, 0.0, 0.15), velocity=(speed, 0.0, 0.0))
     for k in range(5):
-        _add(level, f"crate_{k + 1}", "crate", (wall_x, -1.0 + 0.5 * k, 0.25), body="static")
+        add_object(level, f"crate_{k + 1}", "crate", (wall_x, -1.0 + 0.5 * k, 0.25), body="static")
     ramp_y = round(wall_x - 0.25 - 0.1 - 0.6, 3)
-    calls = [_call("spawn", asset="ramp", x=ramp_y, y=0.0, heading=-90.0)]
+    calls = [tool_call("spawn", asset="ramp", x=ramp_y, y=0.0, heading=-90.0)]
     target = wall_x + 1.0
     constraints = [
         {"kind": "count", "asset": "ramp", "n": 1, "weight": 0.5},
@@ -415,7 +290,7 @@ def ramp_jump(p: Mapping[str, Any]) -> Spec:
             "weight": 2.0,
         },
         {"kind": "beyond", "name": "ball_1", "axis": 0, "value": target, "weight": 2.0},
-        _INITIAL,
+        INITIAL,
     ]
     prompt = (
         f"The ball ball_1 rolls from (-2, 0) along +X at {_f(speed)} m/s towards a wall of "
@@ -432,7 +307,7 @@ def ramp_jump(p: Mapping[str, Any]) -> Spec:
         4.0,
         4.0,
         prompt,
-        _code(calls),
+        call_script(calls),
         tuple(calls),
         bounds=(-3, -3, wall_x + 4, 3),
     )
@@ -440,10 +315,10 @@ def ramp_jump(p: Mapping[str, Any]) -> Spec:
 
 def dominoes(p: Mapping[str, Any]) -> Spec:
     n, x, length = int(p["count"]), float(p["x"]), float(p["length"])
-    level = _level()
-    _add(level, "ball_1", "ball", (x, -1.0, 0.15), velocity=(0.0, 2.0, 0.0))
+    level = new_level()
+    add_object(level, "ball_1", "ball", (x, -1.0, 0.15), velocity=(0.0, 2.0, 0.0))
     spacing = round(length / (n - 1), 4)
-    calls = [_call("spawn_row", asset="domino", count=n, x=x, y=0.0, dx=0.0, dy=spacing)]
+    calls = [tool_call("spawn_row", asset="domino", count=n, x=x, y=0.0, dx=0.0, dy=spacing)]
     constraints = [
         {"kind": "count", "asset": "domino", "n": n, "weight": 1.0},
         {
@@ -464,7 +339,7 @@ def dominoes(p: Mapping[str, Any]) -> Spec:
             "weight": 1.0,
         },
         {"kind": "all_fallen", "asset": "domino", "n": n, "weight": 2.0},
-        dict(_INITIAL, on=("floor",)),
+        dict(INITIAL, on=("floor",)),
     ]
     prompt = (
         f"The ball ball_1 rolls from ({_f(x)}, -1) along +Y at 2 m/s. Stand {n} dominoes "
@@ -481,33 +356,13 @@ def dominoes(p: Mapping[str, Any]) -> Spec:
         5.0,
         5.0,
         prompt,
-        _code(calls),
+        call_script(calls),
         tuple(calls),
         bounds=(x - 2, -2, x + 2, length + 1),
     )
 
 
 # -- logic -------------------------------------------------------------------------------------
-
-
-def _walk(rng: random.Random, start: tuple[float, float], end: tuple[float, float]) -> dict:
-    return {
-        "path": [[start[0], start[1], 0.9], [end[0], end[1], 0.9]],
-        "speed": round(rng.uniform(1.2, 2.0), 2),
-    }
-
-
-def _line(
-    rng: random.Random, start: Any, end: Any, low: float = 1.0, high: float = 2.5, waits: Any = ()
-) -> dict:
-    path = {
-        "path": [[float(start[0]), float(start[1]), 0.9], [float(end[0]), float(end[1]), 0.9]],
-        "speed": round(rng.uniform(low, high), 2),
-    }
-    if waits:
-        path["path"][1:1] = [[float(w[0]), float(w[1]), 0.9] for w, _ in waits]
-        path["waits"] = [0.0] + [float(t) for _, t in waits]
-    return path
 
 
 def door_paths(rng: random.Random, zx: float, zy: float, size: float) -> list[dict]:
@@ -540,19 +395,19 @@ def door_paths(rng: random.Random, zx: float, zy: float, size: float) -> list[di
 
     paths = []
     off = rng.uniform(-size / 3, size / 3)
-    paths.append(_line(rng, at(sides[0], -(h + 2)), at(sides[0], h + 2, off)))  # across
+    paths.append(straight(rng, at(sides[0], -(h + 2)), at(sides[0], h + 2, off)))  # across
     paths.append(
-        _line(
+        straight(
             rng,
             at(sides[1], h + rng.uniform(0.3, 0.5), -4),  # a near miss
             at(sides[1], h + rng.uniform(0.3, 0.5), 4),
         )
     )
     inside = size / 2 - rng.uniform(0.05, 0.2)  # stop just inside the zone's edge
-    paths.append(_line(rng, at(sides[2], h + 2.5), at(sides[2], inside, rng.uniform(-0.3, 0.3))))
+    paths.append(straight(rng, at(sides[2], h + 2.5), at(sides[2], inside, rng.uniform(-0.3, 0.3))))
     pause = at(sides[3], h + 0.2)  # wait just outside, then step in slowly
     paths.append(
-        _line(
+        straight(
             rng,
             at(sides[3], h + 1.5),
             at(sides[3], 0.1),
@@ -562,11 +417,11 @@ def door_paths(rng: random.Random, zx: float, zy: float, size: float) -> list[di
         )
     )
     s, t = rng.choice([-1, 1]), rng.choice([-1, 1])
-    paths.append(_line(rng, *corner(s, t, rng.uniform(0.08, 0.15), 3.0)))  # clip a corner
-    paths.append(_line(rng, *corner(-s, -t, rng.uniform(0.08, 0.15), 3.0), 2.5, 3.0))  # running
+    paths.append(straight(rng, *corner(s, t, rng.uniform(0.08, 0.15), 3.0)))  # clip a corner
+    paths.append(straight(rng, *corner(-s, -t, rng.uniform(0.08, 0.15), 3.0), 2.5, 3.0))  # running
     linger = at(sides[3], size / 4)  # in, stand, and back out
     paths.append(
-        _line(
+        straight(
             rng,
             at(sides[3], h + 2),
             at(sides[3], h + 2, 0.5),
@@ -577,7 +432,7 @@ def door_paths(rng: random.Random, zx: float, zy: float, size: float) -> list[di
     )
     near = at(sides[0], h + 0.3)  # walk up to the zone, stand 0.3 m short of it, walk away
     paths.append(
-        _line(
+        straight(
             rng,
             at(sides[0], h + 2.5),
             at(sides[0], h + 2.5, 1.0),
@@ -585,8 +440,8 @@ def door_paths(rng: random.Random, zx: float, zy: float, size: float) -> list[di
         )
     )
     far = h + rng.uniform(1.0, 1.6)
-    paths.append(_line(rng, at(sides[2], far, -4), at(sides[2], far, 4)))  # well beside it
-    paths.append(_line(rng, *corner(s, -t, -rng.uniform(0.15, 0.3), 3.0)))  # miss a corner
+    paths.append(straight(rng, at(sides[2], far, -4), at(sides[2], far, 4)))  # well beside it
+    paths.append(straight(rng, *corner(s, -t, -rng.uniform(0.15, 0.3), 3.0)))  # miss a corner
     return paths
 
 
@@ -599,21 +454,21 @@ def coin_paths(rng: random.Random, xs: list[float]) -> list[dict]:
     first, last, touch = xs[0] - 1.5, xs[-1] + 1.5, 0.025 + 0.25
     side = rng.choice([-1, 1])
     miss = side * (touch + rng.uniform(0.3, 0.5))
-    paths = [_walk(rng, (first, 0.0), (last, 0.0)), _walk(rng, (first, miss), (last, miss))]
+    paths = [walk(rng, (first, 0.0), (last, 0.0)), walk(rng, (first, miss), (last, miss))]
     # East to west, stopping 0.1 m past the reach of coin k (never on the edge of a touch: a
     # path must not hinge on rounding).
     k = rng.randrange(1, len(xs))
-    paths.append(_walk(rng, (last, 0.0), (xs[k] - 0.5, 0.0)))
+    paths.append(walk(rng, (last, 0.0), (xs[k] - 0.5, 0.0)))
     # Across the row over one coin's end: the player's box overlaps the coin's last 4-10 cm, and
     # never its centre.
     c, off = rng.randrange(len(xs)), rng.choice([-1, 1]) * rng.uniform(0.3, 0.36)
-    paths.append(_line(rng, (xs[c] + off, -side * 2.5), (xs[c] + off, side * 2.5)))
+    paths.append(straight(rng, (xs[c] + off, -side * 2.5), (xs[c] + off, side * 2.5)))
     x0 = rng.uniform(xs[0], xs[-1])  # diagonally across the row
-    paths.append(_line(rng, (x0 - 2.0, -2.0), (x0 + 2.0, 2.0)))
+    paths.append(straight(rng, (x0 - 2.0, -2.0), (x0 + 2.0, 2.0)))
     c = rng.randrange(1, len(xs))  # up to a coin, stand 0.15 m short of it, and turn away
     short = xs[c] - 0.4 - 0.15
     paths.append(
-        _line(
+        straight(
             rng,
             (first, 0.0),
             (short, -side * 2.0),
@@ -629,14 +484,14 @@ def door(p: Mapping[str, Any]) -> Spec:
     zx, zy, size = float(p["zone_x"]), float(p["zone_y"]), float(p["zone_size"])
     dx, dy = float(p["door_x"]), float(p["door_y"])
     rng = random.Random(int(p.get("trajectory_seed", 0)))
-    level = _level()
-    _add(level, "door_1", "door", (dx, dy, 1.0))
+    level = new_level()
+    add_object(level, "door_1", "door", (dx, dy, 1.0))
     trajectories = door_paths(rng, zx, zy, size)
     calls = [
-        _call(
+        tool_call(
             "add_trigger", name="zone_1", x=zx, y=zy, z=0.9, size_x=size, size_y=size, size_z=1.8
         ),
-        _call(
+        tool_call(
             "on_trigger",
             trigger="zone_1",
             action="open",
@@ -659,7 +514,7 @@ def door(p: Mapping[str, Any]) -> Spec:
     constraints = [
         {"kind": "door", "door": "door_1", "zone": zone, "passages": passages, "weight": 1.0}
     ]
-    demo = _walk(random.Random(99), (zx - 4, zy), (zx + 4, zy))
+    demo = walk(random.Random(99), (zx - 4, zy), (zx + 4, zy))
     prompt = (
         f"Game logic: the door door_1 at ({_f(dx)}, {_f(dy)}) must open (world.open('door_1'): "
         "the player can then walk through its doorway) "
@@ -688,19 +543,21 @@ def door(p: Mapping[str, Any]) -> Spec:
 def coins(p: Mapping[str, Any]) -> Spec:
     n, spacing = int(p["coins"]), float(p["spacing"])
     rng = random.Random(int(p.get("trajectory_seed", 0)))
-    level = _level()
+    level = new_level()
     spots = [(round(-spacing * (n - 1) / 2 + spacing * k, 3), 0.0) for k in range(n)]
     for k, (x, y) in enumerate(spots):
-        _add(level, f"coin_{k + 1}", "coin", (x, y, 0.5))
+        add_object(level, f"coin_{k + 1}", "coin", (x, y, 0.5))
     first, last = spots[0][0] - 1.5, spots[-1][0] + 1.5
     trajectories = coin_paths(rng, [x for x, _ in spots])
     calls = []
     for k, (x, y) in enumerate(spots):
         zone = f"zone_{k + 1}"
         calls += [
-            _call("add_trigger", name=zone, x=x, y=y, z=0.5, size_x=0.3, size_y=0.05, size_z=0.3),
-            _call("on_trigger", trigger=zone, action="count", target="coins", only="player"),
-            _call(
+            tool_call(
+                "add_trigger", name=zone, x=x, y=y, z=0.5, size_x=0.3, size_y=0.05, size_z=0.3
+            ),
+            tool_call("on_trigger", trigger=zone, action="count", target="coins", only="player"),
+            tool_call(
                 "on_trigger", trigger=zone, action="destroy", target=f"coin_{k + 1}", only="player"
             ),
         ]
@@ -742,10 +599,10 @@ def coins(p: Mapping[str, Any]) -> Spec:
 def platform(p: Mapping[str, Any]) -> Spec:
     ax, ay, bx, by = (float(p[k]) for k in ("ax", "ay", "bx", "by"))
     height, speed = float(p["height"]), float(p["speed"])
-    level = _level()
-    _add(level, "platform_1", "platform", (ax, ay, height))
+    level = new_level()
+    add_object(level, "platform_1", "platform", (ax, ay, height))
     calls = [
-        _call(
+        tool_call(
             "add_waypoint_mover",
             name="platform_1",
             x1=ax,
@@ -799,9 +656,9 @@ def platform(p: Mapping[str, Any]) -> Spec:
 def spawner(p: Mapping[str, Any]) -> Spec:
     what, n, interval = str(p["asset"]), int(p["count"]), float(p["interval"])
     x, y, z = float(p["x"]), float(p["y"]), float(p["z"])
-    level = _level()
-    _add(level, "floor_tile_1", "floor_tile", (x, y, 0.025))
-    calls = [_call("add_spawner", asset=what, x=x, y=y, z=z, interval=interval, count=n)]
+    level = new_level()
+    add_object(level, "floor_tile_1", "floor_tile", (x, y, 0.025))
+    calls = [tool_call("add_spawner", asset=what, x=x, y=y, z=z, interval=interval, count=n)]
     reference = (
         f"world.spawner({what!r}, ({x!r}, {y!r}, {z!r}), interval={interval!r}, count={n})\n"
     )
@@ -837,47 +694,7 @@ def spawner(p: Mapping[str, Any]) -> Spec:
     )
 
 
-TEMPLATES: dict[str, Callable[[Mapping[str, Any]], Spec]] = {
-    "dining": dining,
-    "storage": storage,
-    "table_top": table_top,
-    "stack": stack,
-    "roll": roll,
-    "ramp_jump": ramp_jump,
-    "dominoes": dominoes,
-    "door": door,
-    "coins": coins,
-    "platform": platform,
-    "spawner": spawner,
-}
-
-
-def spec_for(parameters: Mapping[str, Any]) -> Spec:
-    """The spec of a task from its parameters (``template`` names the template). Raises
-    ``relations.UncheckedRelation`` when its prompt states a relation no constraint checks."""
-    template = str(parameters.get("template", ""))
-    if template not in TEMPLATES:
-        raise ValueError(f"unknown scene template {template!r}; known: {', '.join(TEMPLATES)}")
-    spec = TEMPLATES[template](parameters)
-    require_checked(spec.prompt, spec.constraints, f"the {template} template")
-    return spec
-
-
-def task_spec(task: Any) -> Spec:
-    """A task's spec, its own prompt (the one the agent reads, e.g. from a task file) checked
-    as the template's is: every relation it states has a rule, or ``UncheckedRelation``."""
-    spec = spec_for(task.parameters)
-    if task.prompt != spec.prompt:
-        require_checked(task.prompt, spec.constraints, task.id)
-    return spec
-
-
-def spec_json(spec: Spec) -> str:
-    """The spec as JSON (for caching and debugging)."""
-    return json.dumps(dataclasses.asdict(spec), sort_keys=True)
-
-
-# -- procedural families -----------------------------------------------------------------------
+# -- parameters ---------------------------------------------------------------------------------
 
 
 def _draw(template: str, rng: random.Random) -> dict[str, Any]:
@@ -962,38 +779,20 @@ def _draw(template: str, rng: random.Random) -> dict[str, Any]:
     }
 
 
-DIFFICULTY = {
-    "dining": 3, "storage": 2, "table_top": 2, "stack": 2, "roll": 1, "ramp_jump": 3,
-    "dominoes": 2, "door": 2, "coins": 3, "platform": 1, "spawner": 1,
-}  # fmt: skip
-TEST_SEED_OFFSET = 1_000_000  # test seeds draw from a disjoint stream
+def _template(name: str, kind: str, build: Any, difficulty: int, summary: str) -> Template:
+    return Template(name, kind, build, functools.partial(_draw, name), difficulty, summary)
 
 
-@dataclasses.dataclass(frozen=True)
-class Family:
-    """A procedural family: one template with seeded parameters."""
-
-    name: str
-
-    def task(self, seed: int, split: str = "train", suite: str = "scene-procedural") -> Any:
-        from toolgym.envs.tasks.model import Task, Verification
-
-        rng = random.Random(seed + (TEST_SEED_OFFSET if split == "test" else 0))
-        parameters = {"template": self.name} | _draw(self.name, rng)
-        spec = spec_for(parameters)
-        return Task(
-            id=f"{suite}/{self.name}/{split}-{seed}",
-            domain="scene",
-            prompt=spec.prompt,
-            reference=spec.reference,
-            parameters=parameters,
-            difficulty=DIFFICULTY[self.name],
-            verification=Verification(thresholds={}),
-            split=split,
-            family=self.name,
-            seed=seed,
-            tool_calls=tuple(json.dumps(c) for c in spec.tool_calls),
-        )
-
-
-FAMILIES = {name: Family(name) for name in TEMPLATES}
+FAMILY_GROUP = (
+    _template("dining", "layout", dining, 3, "a table and chairs facing it, with a walkway"),
+    _template("storage", "layout", storage, 2, "a shelf and crates against one wall"),
+    _template("table_top", "layout", table_top, 2, "crates on a table, a chair facing it"),
+    _template("stack", "physics", stack, 2, "a stack of crates that stands, overhangs given"),
+    _template("roll", "physics", roll, 1, "a ball's push that rolls it into a goal"),
+    _template("ramp_jump", "physics", ramp_jump, 3, "a ramp that jumps a ball over a wall"),
+    _template("dominoes", "physics", dominoes, 2, "a line of dominoes that all fall"),
+    _template("door", "logic", door, 2, "a zone that opens a door for the player only"),
+    _template("coins", "logic", coins, 3, "coins that vanish and count when touched"),
+    _template("platform", "logic", platform, 1, "a platform moving back and forth"),
+    _template("spawner", "logic", spawner, 1, "a spawner emitting a number of things"),
+)
