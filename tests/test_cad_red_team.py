@@ -384,11 +384,7 @@ def test_the_cad_cheats_are_caught_on_a_sample_of_families():
 
 
 @pytest.mark.slow
-<<<<<<< HEAD
 @pytest.mark.timeout(1800)  # 17 cheats on every family and curated group: minutes
-=======
-@pytest.mark.timeout(1800)  # 17 cheats on 62 families: about 7 minutes on two quiet cores
->>>>>>> b02d7be (WIP: shared family model and phrase bank (tasks/families, tasks/phrases); Blender and scene families as packages)
 def test_the_cad_cheats_are_caught_on_every_family():
     from toolgym.envs.cadquery import cheats
     from toolgym.envs.verification.fuzzing import family_sample, fuzz
