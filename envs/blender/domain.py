@@ -8,6 +8,8 @@ Generated suites:
   unseen seeds in the held-out styles (``phrases.HELD_OUT_STYLES``);
 - ``blender-families``: the training families; its test split holds only the held-out families
   (``families.HELD_OUT_FAMILIES``);
+- ``blender-edits``: edit tasks of every family that has them: a modelling family's start from
+  one of its models and ask for a change; every other kind's tasks start from a scene already;
 - ``blender-moves``: the ``move`` family alone, many seeds: one to three objects, each moved by
   one call to a point the prompt gives (short references, a score that counts each object
   placed), the placement suite to learn from first.
@@ -52,12 +54,18 @@ FAMILIES_BY_SUITE: dict[str, dict[str, SuiteFamily]] = {
         for name, f in FAMILIES.items()
         if f.styled
     },
+    "blender-edits": {
+        name: SuiteFamily(f, TRAINED, edit=True)
+        for name, f in FAMILIES.items()
+        if f.styled and f.edits
+    },
 }
 SEEDS = {
     PROCEDURAL: {"train": 4, "test": 2},
     "blender-moves": {"train": 120, "test": 30},
     "blender-styles": {"train": 8, "test": 3},
     "blender-families": {"train": 8, "test": 3},
+    "blender-edits": {"train": 5, "test": 2},
 }
 DESCRIPTIONS = {
     PROCEDURAL: "Every Blender procedural family (all six task kinds), a few seeds each.",
@@ -65,6 +73,7 @@ DESCRIPTIONS = {
     "blender-styles": "The training families in every training style; the test split in "
     "held-out styles.",
     "blender-families": "The training families; the test split holds the held-out families.",
+    "blender-edits": "Edit tasks of every family: start from a scene, change it as asked.",
 }
 SPLIT_RULES = {
     PROCEDURAL: "unseen seeds: test tasks draw from seeds no training task uses",
@@ -74,6 +83,7 @@ SPLIT_RULES = {
     "on unseen seeds",
     "blender-families": "held-out families: the test split holds only "
     f"{', '.join(HELD_OUT_FAMILIES) or 'none yet'}, which no training task uses",
+    "blender-edits": "unseen seeds: each task starts from a scene and asks for a change",
 }
 
 

@@ -157,12 +157,19 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         self._image = self._render(None)
         self._part: Any = None  # the artifact after the last good step
         self._report: VerifierReport | None = None
+        primed = self._prime()
         if self.task.start:  # an edit: the episode starts from the task's part or scene
             ran = self.session.run(self.task.start, filename=f"<start {self.task.id}>")
             if not ran.ok:
                 raise RuntimeError(f"{self.task.id}: the start program failed: {ran.feedback()}")
+        if primed or self.task.start:
             self._good_snapshot = self.session.snapshot()
         return self._observation(""), {"task": self.task.id, "isolation": self.session.layers}
+
+    def _prime(self) -> bool:
+        """Set the fresh session up for the task before its start program runs (a game scene
+        loads its level); whether anything changed. Nothing by default."""
+        return False
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         if self.session is None or self.task is None:

@@ -8,7 +8,9 @@ Generated suites:
 - ``scene-styles``: the training families said in the training styles; its test split says
   unseen seeds in the held-out styles (``phrases.HELD_OUT_STYLES``);
 - ``scene-families``: the training families; its test split holds only the held-out families
-  (``families.HELD_OUT_FAMILIES``).
+  (``families.HELD_OUT_FAMILIES``);
+- ``scene-edits``: edit tasks of every family that has them: the level starts with one draw's
+  reference placed, and the prompt asks for a change.
 
 The hand-written suite ``scene-curated`` is ``assets/scene/curated.toml``.
 """
@@ -53,6 +55,11 @@ FAMILIES_BY_SUITE: dict[str, dict[str, SuiteFamily]] = {
         for name, f in FAMILIES.items()
         if f.styled
     },
+    "scene-edits": {
+        name: SuiteFamily(f, TRAINED if f.styled else SPEC, edit=True)
+        for name, f in FAMILIES.items()
+        if f.edits
+    },
 }
 DESCRIPTIONS = {
     "scene-procedural": "Every game-scene family (layout, physics, logic), a few seeds each.",
@@ -62,6 +69,7 @@ DESCRIPTIONS = {
     "scene-styles": "The training families in every training style; the test split in "
     "held-out styles.",
     "scene-families": "The training families; the test split holds the held-out families.",
+    "scene-edits": "Edit tasks of every family that has them: start from a level, change it.",
 }
 SPLIT_RULES = {
     "scene-styles": "held-out styles: test prompts use wording forms no training prompt uses "
@@ -69,6 +77,7 @@ SPLIT_RULES = {
     "on unseen seeds",
     "scene-families": "held-out families: the test split holds only "
     f"{', '.join(HELD_OUT_FAMILIES) or 'none yet'}, which no training task uses",
+    "scene-edits": "unseen seeds: each task starts from a level and asks for a change",
 }
 
 

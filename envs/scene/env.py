@@ -171,10 +171,19 @@ class GameSceneEnv(ToolEnv):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         observation, info = super().reset(seed=seed, options=options)
+        assert self.task is not None
+        if self.task.start:  # an edit: the start is replayed with the steps, and shown
+            self._actions = [("code", self.task.start)]
+            candidate, _ = self._candidate()
+            if candidate is not None:
+                self._image = self._render(candidate)
+                observation = self._observation("")
+        return observation, info
+
+    def _prime(self) -> bool:
         assert self.session is not None
         self.session.request("load", {"description": self._spec.level})
-        self._good_snapshot = self.session.snapshot()  # the level, before any step
-        return observation, info
+        return True  # the level, before any step
 
     def _act(self, action: Any) -> tuple[Any, str | None]:
         self._pending = None

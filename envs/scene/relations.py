@@ -9,6 +9,9 @@ conventions and asks nothing, a note saying so. Two rules make the table complet
 - every relation word (:data:`WORDS`: on, beside, facing, against, along, inside, rest, fall,
   open, ...) and every count of things to place must lie inside a phrase the table knows.
 
+A family may bring phrases of its own (``Template.relations``), checked the same way on its
+prompts only.
+
 :func:`unchecked` lists what breaks them, in words; :func:`require_checked` raises
 :class:`UncheckedRelation` so that a task whose prompt states a relation no rule checks does not
 load (``families.spec_for`` and ``families.task_spec`` call it). A new template, or a new wording,
@@ -85,6 +88,11 @@ PHRASES: tuple[Phrase, ...] = (
         r"The room is [^.]*?, centred on the origin \(x from [^)]*\), with its doorway in the "
         rf"south wall \(y = {_NUMBER}\) at x = {_NUMBER}\.",
         note="the room, as the level has",
+    ),
+    Phrase(
+        rf"The room is {_NUMBER} × {_NUMBER} m, centred on the origin \(x from [^)]*\), with "
+        rf"its doorway in the south wall \(y = {_NUMBER} m\) at x = {_NUMBER} m\.",
+        note="the room, as the level has (a styled prompt's wording)",
     ),
     Phrase(
         r"Units: metres, seconds, degrees; Z is up; positions are the centres of bounding "
@@ -184,7 +192,7 @@ PHRASES: tuple[Phrase, ...] = (
         ],
     ),
     Phrase(r"one table", lambda m: [{"kind": "count", "asset": "table", "n": 1}]),
-    Phrase(r"Nothing may interpenetrate or leave the room", _kinds("no_overlap", "inside_room")),
+    Phrase(r"[Nn]othing may interpenetrate or leave the room", _kinds("no_overlap", "inside_room")),
     Phrase(
         r"everything must rest on the floor",
         lambda m: [{"kind": "resting"}, {"kind": "on", "other": "floor"}],
@@ -294,12 +302,15 @@ def _has(constraints: Sequence[Mapping[str, Any]], need: Need) -> bool:
     return any(all(k in c and same(c[k], v) for k, v in need.items()) for c in constraints)
 
 
-def unchecked(prompt: str, constraints: Sequence[Mapping[str, Any]]) -> list[str]:
+def unchecked(
+    prompt: str, constraints: Sequence[Mapping[str, Any]], extra: Sequence[Phrase] = ()
+) -> list[str]:
     """What ``prompt`` states that no constraint of ``constraints`` checks, in words: a phrase
-    whose rule is missing, or a relation word or count outside every known phrase."""
+    whose rule is missing, or a relation word or count outside every known phrase (the table's
+    and ``extra``, a family's own)."""
     problems: list[str] = []
     covered: list[tuple[int, int]] = []
-    for phrase in PHRASES:
+    for phrase in (*PHRASES, *extra):
         for match in phrase.regex.finditer(prompt):
             covered.append(match.span())
             for need in phrase.needs(match) if phrase.needs else ():
@@ -318,10 +329,15 @@ def unchecked(prompt: str, constraints: Sequence[Mapping[str, Any]]) -> list[str
     return problems
 
 
-def require_checked(prompt: str, constraints: Sequence[Mapping[str, Any]], where: str) -> None:
+def require_checked(
+    prompt: str,
+    constraints: Sequence[Mapping[str, Any]],
+    where: str,
+    extra: Sequence[Phrase] = (),
+) -> None:
     """Raise :class:`UncheckedRelation` naming the first relation of ``prompt`` that no rule
-    checks (``where`` names the task or template)."""
-    problems = unchecked(prompt, constraints)
+    checks (``where`` names the task or template; ``extra``: a family's own phrases)."""
+    problems = unchecked(prompt, constraints, extra)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise UncheckedRelation(f"{where}: the prompt states {problems[0]}{more}")

@@ -621,7 +621,9 @@ def _build_reference(task: Task) -> tuple[dict[str, Any], bool]:
     spec = spec_for(task.parameters)
     with Session("scene", VERIFY_LIMITS) as session:
         session.request("load", {"description": spec.level, "frozen": True})
-        ran = session.run(task.reference, filename=f"<reference {task.id}>")
+        ran = session.run(task.start, filename=f"<start {task.id}>")
+        if ran.ok:
+            ran = session.run(task.reference, filename=f"<reference {task.id}>")
         if not ran.ok:
             raise ReferenceBuildError(f"{task.id}: the reference failed: {ran.feedback()}")
         candidate, why = candidate_of(session, [])
@@ -650,6 +652,7 @@ def _reference_key(task: Task) -> str:
     """What decides a reference scene: the reference program, the task's parameters (its
     level), Panda3D's version and the code that builds and reads scenes."""
     inputs = {
+        "start": task.start,
         "reference": task.reference,
         "parameters": dict(task.parameters),
         "panda3d": cache.tool_versions("panda3d"),
@@ -681,13 +684,15 @@ def verify_script(
     """Run ``script`` on the task's level in a fresh session and score it at the final tier."""
     started = time.perf_counter()
     spec = task_spec(task)
+    actions: list[Action] = [("code", task.start)] if task.start else []
     with Session("scene", limits) as session:
         session.request("load", {"description": spec.level, "frozen": False})
-        ran = session.run(script, filename=filename)
+        ran = session.run(task.start, filename=f"<start {task.id}>")
+        ran = session.run(script, filename=filename) if ran.ok else ran
         if not ran.ok:
             message = ran.error.message if ran.error else "failed"
             return Outcome(task.id, None, "script", message, time.perf_counter() - started)
-        candidate, why = candidate_of(session, [("code", script)])
+        candidate, why = candidate_of(session, [*actions, ("code", script)])
     if candidate is None:
         return Outcome(task.id, None, "script", why, time.perf_counter() - started)
     simulator = TrustedSimulator(limits or VERIFY_LIMITS)

@@ -50,6 +50,7 @@ COUNT_WORDS = [
 #: 0.003 mm off; feet to 3: under 0.16 mm).
 UNIT_MM = {"mm": 1.0, "cm": 10.0, "in": 25.4, "m": 1000.0, "ft": 304.8}
 DECIMALS = {"mm": 2, "cm": 3, "in": 4, "m": 3, "ft": 3}
+UNIT_NAMES = {"mm": "millimetres", "cm": "centimetres", "in": "inches", "m": "metres", "ft": "feet"}
 #: Words of relative placement, by axis sign (training two, held-out one).
 RELATIVE_WORDS: dict[str, tuple[str, str, str]] = {
     "-x": ("left of", "to the left of", "leftward of"),
@@ -162,6 +163,10 @@ class Phrases:
         """A radius (a fillet's, a bend's): "a 3 mm radius"."""
         return _mark("R", self._mm(value))
 
+    def unit(self) -> str:
+        """The name of the style's length unit: "metres", "centimetres", "feet"..."""
+        return _mark("U")
+
     def count(self, n: int) -> str:
         """A count: "4" or "four"."""
         return _mark("N", int(n))
@@ -220,6 +225,8 @@ def _say(fields: list[str], style: Style, words: Words) -> str:
     unit = style.unit
     if kind == "W":
         return words[values[0]][style.lexicon]
+    if kind == "U":
+        return UNIT_NAMES[unit]
     if kind == "N":
         n = int(values[0])
         return COUNT_WORDS[n] if style.counts == "words" and n < len(COUNT_WORDS) else str(n)
@@ -276,7 +283,7 @@ def _point(values: list[str], style: Style, words: Words, placed: bool) -> str:
 
 
 NUMBER = re.compile(r"[-−]?\d+(?:\.\d+)?")
-UNITS = re.compile(r"\b(?:mm|cm|in|m|ft|degrees)\b|°")
+UNITS = re.compile(r"\b(?:mm|cm|in|m|ft|degrees|millimetres|centimetres|inches|metres|feet)\b|°")
 
 
 def skeleton(prompt: str) -> list[str]:

@@ -55,6 +55,14 @@ def snap(value: float, step: float = 0.05) -> float:
     return round(round(float(value) / step) * step, 6) + 0.0
 
 
+def rebuilt(start: Sequence[Call], calls: Sequence[Call]) -> list[Call]:
+    """An edit's reference the plain way: delete every object ``start`` added, then run
+    ``calls`` (the model after the edit). The verifier reads the scene, not the calls, so an
+    agent that changes only what the edit asks for scores the same."""
+    added = [args["name"] for tool, args in start if tool in ("add_primitive", "add_light")]
+    return [("delete_object", {"name": name}) for name in added] + list(calls)
+
+
 def split_of(calls: Sequence[Call]) -> str:
     """The split a grid family's reference belongs to: the parity of its calls' CRC-32."""
     parity = zlib.crc32("".join(call_json(calls)).encode()) % 2
@@ -98,6 +106,10 @@ class Family:
             then takes only references whose CRC-32 has its parity (drawing again until one
             does), so the splits never share a task.
         words: the family's own phrase-bank entries.
+        edit: an edit task of a modelling family, for a seeded generator: ``start`` is one
+            drawn model (as calls), ``calls`` change it into another, and ``prompt`` asks for
+            the change only ("make the table 0.1 m taller"). ``None``: the family's own tasks
+            are its edits (every kind but modelling starts from a scene), or it has none.
     """
 
     name: str
@@ -106,6 +118,7 @@ class Family:
     summary: str = ""
     disjoint: bool = False
     words: dict[str, tuple[str, str, str]] = dataclasses.field(default_factory=dict)
+    edit: Callable[[np.random.Generator], Drawn] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KIND_EDITS:
@@ -134,6 +147,12 @@ class Family:
         order = np.random.default_rng([zlib.crc32(self.name.encode()), seed, 7])
         return say(drawn.prompt(phrases), get_style(style), phrases.words, order)
 
+    @property
+    def edits(self) -> bool:
+        """Whether it has edit tasks: its own (a kind that starts from a scene) or drawn by
+        :attr:`edit`."""
+        return self.kind != "modelling" or self.edit is not None
+
     def task(
         self,
         seed: int,
@@ -141,12 +160,43 @@ class Family:
         suite: str = "blender-procedural",
         style: str = "spec",
     ) -> Task:
-        drawn = self.drawn(seed, split)
+        return self._task(self.drawn(seed, split), seed, split, suite, style)
+
+    def edit_task(
+        self, seed: int, split: str = "train", suite: str = "blender-edits", style: str = "spec"
+    ) -> Task:
+        """An edit task: the episode starts from a scene and the prompt asks for a change. A
+        modelling family's is drawn by :attr:`edit` (the program that built the start is in the
+        prompt); any other family's tasks are edits as they stand."""
+        if self.edit is None:
+            if self.kind == "modelling":
+                raise ValueError(f"the {self.name} family has no edit tasks")
+            return self.task(seed, split, suite, style)
+        if split not in SPLIT_STREAMS or seed < 0:
+            raise ValueError(f"need a seed >= 0 and split 'train' or 'test', got {seed}, {split!r}")
+        rng = np.random.default_rng([SPLIT_STREAMS[split], seed, sum(map(ord, self.name)), 1])
+        drawn = self.edit(rng)
+        start = drawn.start if isinstance(drawn.start, str) else call_lines(drawn.start)
+        request = self.describe(drawn, style, seed)
+        prompt = (
+            f"Edit the scene this program built (it has run): {request}\n\n```python\n{start}```"
+        )
+        return self._task(drawn, seed, split, suite, style, prompt)
+
+    def _task(
+        self,
+        drawn: Drawn,
+        seed: int,
+        split: str,
+        suite: str,
+        style: str,
+        prompt: str | None = None,
+    ) -> Task:
         start = drawn.start if isinstance(drawn.start, str) else call_lines(drawn.start)
         return Task(
             id=f"{suite}/{self.name}/{split}-{seed}",
             domain="blender",
-            prompt=self.describe(drawn, style, seed),
+            prompt=prompt if prompt is not None else self.describe(drawn, style, seed),
             reference=drawn.program if drawn.program is not None else call_lines(drawn.calls),
             parameters={"kind": self.kind, **drawn.parameters},
             difficulty=drawn.difficulty,

@@ -18,11 +18,21 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from toolgym.envs.scene.families.model import Spec, Template
+from toolgym.envs.scene.families.model import (
+    EDIT_PREAMBLE,
+    Edit,
+    Spec,
+    Template,
+    call_script,
+    conventions_said,
+    said,
+    tool_call,
+)
+from toolgym.envs.scene.families.phrases import Phrases
 from toolgym.envs.scene.relations import require_checked
 from toolgym.envs.tasks.families import gather, lookup
 
-__all__ = ["DIFFICULTY", "FAMILIES", "HELD_OUT_FAMILIES", "KINDS", "TEMPLATES", "Spec"]
+__all__ = ["DIFFICULTY", "FAMILIES", "HELD_OUT_FAMILIES", "KINDS", "TEMPLATES", "Edit", "Spec"]
 __all__ += ["Template", "family", "spec_for", "spec_json", "task_spec"]
 
 TEMPLATES: dict[str, Template] = gather(__name__, __path__)
@@ -47,15 +57,47 @@ def spec_for(parameters: Mapping[str, Any]) -> Spec:
     name = str(parameters.get("template", ""))
     if name not in TEMPLATES:
         raise ValueError(f"unknown scene template {name!r}; known: {', '.join(TEMPLATES)}")
-    build = TEMPLATES[name].build
+    if "edit" in parameters:
+        return _edit_spec(TEMPLATES[name], parameters)
+    template = TEMPLATES[name]
+    build = template.build
     spec = build(parameters)
     plain = (
         spec
         if parameters.get("style", "spec") == "spec"
         else build({k: v for k, v in parameters.items() if k != "style"})
     )
-    require_checked(plain.prompt, plain.constraints, f"the {name} template")
+    require_checked(plain.prompt, plain.constraints, f"the {name} template", template.relations)
     return spec
+
+
+def _edit_spec(template: Template, parameters: Mapping[str, Any]) -> Spec:
+    """An edit task's spec: the level after the change (``parameters`` less ``edit`` and
+    ``before``), started from the reference of the parameters ``before`` it; the prompt asks
+    for the change (its relations checked in the ``spec`` wording against the spec after it),
+    and the reference clears what the start placed and places the level after it."""
+    edit = template.edit_named(str(parameters["edit"]))
+    before = parameters.get("before")
+    if not isinstance(before, Mapping):
+        raise ValueError(f"the {template.name} edit {edit.name!r} needs its 'before' parameters")
+    after = {k: v for k, v in parameters.items() if k not in ("edit", "before")}
+    spec = spec_for(after)
+    start = spec_for({**before, "template": template.name}).reference
+    request = edit.text(before, after)
+
+    def text(s: Phrases) -> list[str]:
+        return [*request(s), conventions_said(s)]
+
+    plain = said({k: v for k, v in after.items() if k != "style"}, text, template.words)
+    where = f"the {template.name} template's {edit.name} edit"
+    require_checked(plain, spec.constraints, where, template.relations)
+    prompt = f"{EDIT_PREAMBLE} {said(after, text, template.words)}\n\n```python\n{start}```"
+    clear = tool_call("clear")
+    calls = (clear, *spec.tool_calls) if spec.tool_calls else ()
+    reference = call_script([clear]) + spec.reference
+    return dataclasses.replace(
+        spec, prompt=prompt, reference=reference, tool_calls=calls, start=start
+    )
 
 
 def task_spec(task: Any) -> Spec:
@@ -63,7 +105,8 @@ def task_spec(task: Any) -> Spec:
     as the template's is: every relation it states has a rule, or ``UncheckedRelation``."""
     spec = spec_for(task.parameters)
     if task.prompt != spec.prompt:
-        require_checked(task.prompt, spec.constraints, task.id)
+        relations = family(str(task.parameters.get("template"))).relations
+        require_checked(task.prompt, spec.constraints, task.id, relations)
     return spec
 
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from toolgym.envs.scene.catalogue import asset
 from toolgym.envs.scene.families.phrases import Phrases, get_style, say
+from toolgym.envs.scene.relations import Phrase
 from toolgym.envs.tasks.model import Task, Verification
 
 KINDS = ("layout", "physics", "logic")
@@ -68,6 +69,7 @@ class Spec:
     trajectories: tuple[dict[str, Any], ...] = ()
     bounds: tuple[float, float, float, float] = (-4.0, -4.0, 4.0, 4.0)
     bodies: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    start: str = ""  # an edit's: the script that set the level up before the agent's steps
 
 
 def new_level(room: tuple[float, float, float] | None = None) -> dict[str, Any]:
@@ -121,8 +123,8 @@ def call_script(calls: list[dict[str, Any]]) -> str:
     """The tool calls as a script (the oracle's code-mode reference for tool-expressible tasks)."""
     lines = []
     for call in calls:
-        args = ", ".join(f"{k}={v!r}" for k, v in call["arguments"].items())
-        lines.append(f"tools.{call['name']}(world, {args})")
+        args = "".join(f", {k}={v!r}" for k, v in call["arguments"].items())
+        lines.append(f"tools.{call['name']}(world{args})")
     return "\n".join(lines) + "\n"
 
 
@@ -135,6 +137,37 @@ def room_text(w: float, d: float, door_x: float) -> str:
         f"The room is {fmt(w)} × {fmt(d)} m, centred on the origin (x from {fmt(-w / 2)} to "
         f"{fmt(w / 2)}, y from {fmt(-d / 2)} to {fmt(d / 2)}), with its doorway in the south wall "
         f"(y = {fmt(-d / 2)}) at x = {fmt(door_x)}."
+    )
+
+
+def room_said(s: Phrases, w: float, d: float, door_x: float) -> str:
+    """:func:`room_text` for a styled prompt: the same sentence in the ``spec`` style."""
+    return (
+        f"The {s.w('room')} is {s.dims(w, d)}, {s.w('centred')} on the origin (x from "
+        f"{s.len(-w / 2)} to {s.len(w / 2)}, y from {s.len(-d / 2)} to {s.len(d / 2)}), with "
+        f"its {s.w('doorway')} in the south wall (y = {s.len(-d / 2)}) at x = {s.len(door_x)}"
+    )
+
+
+def layout_rules_said(s: Phrases, target: str) -> list[str]:
+    """The rules every styled layout prompt ends with (no overlaps, inside the room, resting on
+    the floor, a walkway to ``target``, a bank word of the catalogue's), in the ``spec`` style
+    as the classic templates say them; each sentence has words a style changes."""
+    return [
+        f"nothing {s.w('may')} interpenetrate or leave the {s.w('room')}, everything "
+        f"{s.w('must')} rest on the floor, and a {s.len(0.5)} {s.w('wide (walkway)')} walkway "
+        f"{s.w('must')} lead from the {s.w('doorway')} to the {s.w(target)}",
+        f"placed things {s.w('keep')} the catalogue's body, mass and friction",
+        conventions_said(s),
+    ]
+
+
+def conventions_said(s: Phrases) -> str:
+    """:data:`CONVENTIONS` for a styled prompt, in the style's unit of length."""
+    return (
+        f"{s.w('units')}: {s.unit()}, seconds, degrees; Z is up; positions are the centres of "
+        f"bounding boxes; at heading 0 an object's front faces +Y and a heading turns it "
+        f"counter-clockwise"
     )
 
 
@@ -185,12 +218,36 @@ def straight(
     return path
 
 
-def said(p: Mapping[str, Any], text: Text) -> str:
+def said(
+    p: Mapping[str, Any], text: Text, words: Mapping[str, tuple[str, str, str]] | None = None
+) -> str:
     """A prompt written with :class:`Phrases`, said in the style the parameters name
-    (``p["style"]``, default ``"spec"``; a shuffled style shuffles by the parameters)."""
-    phrases = Phrases()
+    (``p["style"]``, default ``"spec"``; a shuffled style shuffles by the parameters), with the
+    family's own ``words`` beside the bank's."""
+    phrases = Phrases(words)
     order = np.random.default_rng(zlib.crc32(json.dumps(sorted(p.items()), default=str).encode()))
     return say(text(phrases), get_style(str(p.get("style", "spec"))), phrases.words, order)
+
+
+@dataclasses.dataclass(frozen=True)
+class Edit:
+    """A change asked of a level that already holds one draw's reference (an edit task).
+
+    Attributes:
+        name: the edit's key (``Task.parameters["edit"]``).
+        change: the parameters after the change, from the parameters before it and a seeded
+            generator (the template's own ranges: the edited level is one the template draws).
+        text: the request's sentences, written with :class:`Phrases`, from the parameters
+            before and after (the relations it states are checked against the spec after it,
+            in the ``spec`` wording, as any prompt's are).
+    """
+
+    name: str
+    change: Callable[[Mapping[str, Any], random.Random], dict[str, Any]]
+    text: Callable[[Mapping[str, Any], Mapping[str, Any]], Text]
+
+
+EDIT_PREAMBLE = "Edit the level this script set up (it has run; keep everything else as it is):"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -207,6 +264,10 @@ class Template:
         styled: whether ``build`` says its prompt in the parameters' style (else one fixed text).
         near_miss: the reference with one honest error just past one rule, for a task and its
             spec (``None``: the shared near misses of ``toolgym.envs.scene.cheats``).
+        edits: the changes its edit tasks ask for (one drawn per task); none: no edit tasks.
+        words: the family's own phrase-bank entries.
+        relations: the relation phrases its prompts use beyond the shared table's
+            (``toolgym.envs.scene.relations.PHRASES``), each mapped to the rules that check it.
     """
 
     name: str
@@ -217,6 +278,9 @@ class Template:
     summary: str = ""
     styled: bool = False
     near_miss: Callable[[Task, Spec], str | None] | None = None
+    edits: tuple[Edit, ...] = ()
+    words: Mapping[str, tuple[str, str, str]] = dataclasses.field(default_factory=dict)
+    relations: tuple[Phrase, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -232,11 +296,41 @@ class Template:
     def task(
         self, seed: int, split: str = "train", suite: str = "scene-procedural", style: str = "spec"
     ) -> Task:
-        from toolgym.envs.scene.families import spec_for
-
         parameters = self.parameters(seed, split)
         if self.styled and style != "spec":
             parameters["style"] = style
+        return self._task(parameters, seed, split, suite, style)
+
+    def edit_task(
+        self, seed: int, split: str = "train", suite: str = "scene-edits", style: str = "spec"
+    ) -> Task:
+        """An edit task: the level starts with the reference of one draw placed (the script is
+        in the prompt), and the prompt asks for one of :attr:`edits`; the target is the level
+        after it."""
+        if not self.edits:
+            raise ValueError(f"the {self.name} family has no edit tasks")
+        before = self.parameters(seed, split)
+        rng = random.Random(f"{self.name}/{split}/{seed}/edit")
+        edit = self.edits[rng.randrange(len(self.edits))]
+        after = {**edit.change(before, rng), "template": self.name}
+        parameters = {**after, "edit": edit.name, "before": before}
+        if self.styled and style != "spec":
+            parameters["style"] = style
+        return self._task(parameters, seed, split, suite, style)
+
+    def edit_named(self, name: str) -> Edit:
+        """One of :attr:`edits` by name; an unknown name is a one-line error naming them."""
+        for edit in self.edits:
+            if edit.name == name:
+                return edit
+        known = ", ".join(e.name for e in self.edits) or "none"
+        raise ValueError(f"the {self.name} family has no edit {name!r}; known: {known}")
+
+    def _task(
+        self, parameters: dict[str, Any], seed: int, split: str, suite: str, style: str
+    ) -> Task:
+        from toolgym.envs.scene.families import spec_for
+
         spec = spec_for(parameters)
         return Task(
             id=f"{suite}/{self.name}/{split}-{seed}",
@@ -251,4 +345,5 @@ class Template:
             seed=seed,
             tool_calls=tuple(json.dumps(c) for c in spec.tool_calls),
             style=style if self.styled else None,
+            start=spec.start,
         )

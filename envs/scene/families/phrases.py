@@ -50,6 +50,11 @@ WORDS: dict[str, tuple[str, str, str]] = {
     "wide": ("wide", "in width", "across"),
     "deep": ("deep", "in depth", "front to back"),
     "tall": ("tall", "high", "in height"),
+    "centred": ("centred", "centered", "positioned symmetrically"),
+    "may": ("may", "can", "is allowed to"),
+    "keep": ("keep", "retain", "hold on to"),
+    "units": ("units", "measures", "conventions of measure"),
+    "wide (walkway)": ("wide", "broad", "wide, clear"),
 }
 
 STYLES: dict[str, Style] = phrases.style_table(
