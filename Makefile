@@ -3,7 +3,9 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.toolgym-installed
-PYTEST_ARGS ?=
+# The tests run on every core (pytest-xdist): each is independent (its own temporary folder,
+# ports and sandboxes), and CI's two cores halve the wall time. PYTEST_ARGS= runs them in one.
+PYTEST_ARGS ?= -n auto --dist worksteal
 
 # System libraries the tools load (soname:Debian package). bpy's Workbench needs EGL and Mesa.
 # Chromium (a program, checked apart) opens replay pages in the headless-browser test.

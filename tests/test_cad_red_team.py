@@ -201,18 +201,23 @@ def test_the_brep_and_the_mesh_count_the_same_on_a_sample_of_references():
     assert brep_and_mesh_counts(tasks) == []
 
 
+#: The slow sweeps run in parts, so that parallel test workers share them.
+PARTS = 4
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(1200)
-def test_the_brep_and_the_mesh_count_the_same_on_every_curated_part_and_family():
+@pytest.mark.parametrize("part", range(PARTS))
+def test_the_brep_and_the_mesh_count_the_same_on_every_curated_part_and_family(part):
     """Every curated part, and every family's first part of each split (its other seeds vary
-    the sizes, not the features)."""
+    the sizes, not the features); a quarter of them per part."""
     tasks = list(get_suite("curated").tasks)
     for split in ("train", "test"):
         firsts = {}
         for task in get_suite("procedural").split(split):
             firsts.setdefault(task.family, task)
         tasks += firsts.values()
-    assert brep_and_mesh_counts(tasks) == []
+    assert brep_and_mesh_counts(tasks[part::PARTS]) == []
 
 
 # -- 2. both tiers score the exported solid, whatever the session shows ----------------------------
@@ -384,12 +389,13 @@ def test_the_cad_cheats_are_caught_on_a_sample_of_families():
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(1800)  # 17 cheats on every family and curated group: minutes
-def test_the_cad_cheats_are_caught_on_every_family():
+@pytest.mark.timeout(1200)  # 17 cheats on a quarter of the families and curated groups: minutes
+@pytest.mark.parametrize("part", range(PARTS))
+def test_the_cad_cheats_are_caught_on_every_family(part):
     from toolgym.envs.cadquery import cheats
     from toolgym.envs.verification.fuzzing import family_sample, fuzz
 
-    tasks = family_sample("cadquery")
+    tasks = family_sample("cadquery")[part::PARTS]
     report = fuzz(tasks)
     assert_caught(report)
     families = {t.family or t.id.split("/")[0] for t in tasks}
