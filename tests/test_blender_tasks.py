@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -180,6 +181,22 @@ def test_material_and_lighting_feedback_say_what_is_off():
     report = verify_scene(_state(Key=dim), lit)
     assert "a spot light where the goal has a point light" in report.summary()
     assert "too dim (×0.5)" in report.summary() and not report.passed
+
+
+def test_lighting_checks_where_spot_area_and_sun_lights_point():
+    spot = {"type": "SPOT", "energy": 100.0, "color": [1, 1, 1]}
+    down = _obj("LIGHT", (0, 0, 3), light=spot)  # no rotation: along -Z
+    goal = Goal("lighting", _state(Key=down), {})
+    assert verify_scene(_state(Key=down), goal).passed
+    half = math.radians(15) / 2  # turned 15° about X
+    tilted = _obj("LIGHT", (0, 0, 3), (math.cos(half), math.sin(half), 0, 0), light=spot)
+    report = verify_scene(_state(Key=tilted), goal)
+    assert not report.passed and report.metrics["light_aim_error_deg"] == pytest.approx(15)
+    assert "pointing 15° off its goal direction" in report.summary()
+    point = {"type": "POINT", "energy": 100.0, "color": [1, 1, 1]}
+    bulb = Goal("lighting", _state(Key=_obj("LIGHT", (0, 0, 3), light=point)), {})
+    turned = _obj("LIGHT", (0, 0, 3), (math.cos(half), math.sin(half), 0, 0), light=point)
+    assert verify_scene(_state(Key=turned), bulb).passed  # a point light shines every way
 
 
 def test_a_malformed_state_is_a_verifier_error_not_a_zero():

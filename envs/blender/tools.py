@@ -570,3 +570,7 @@ def _bound(function: Any, bpy: Any) -> Any:
 
     call.__name__, call.__doc__ = function.__name__, function.__doc__
     return call
+
+
+from toolgym.envs.blender import material_tools as _material_tools  # noqa: E402,F401
+from toolgym.envs.blender import scene_tools as _scene_tools  # noqa: E402,F401

@@ -40,9 +40,10 @@ only are drawn, and count.
 - ``shape_keys``: the evaluated mesh's mean vertex error over the object's diagonal; each mesh
   the goal lacks dilutes the score.
 - ``lighting``: per goal light, by name: type, power as it renders (energy, exposure, node
-  tree) as a log ratio, colour ΔE, position error over the scene size, and every other setting
-  Cycles reads (``light_settings``); each light the goal lacks dilutes the score; with renders
-  (Cycles), the renders score 30 %.
+  tree) as a log ratio, colour ΔE, position error over the scene size, where a spot, area or
+  sun light points (``light_aim_error_deg``: the angle between its -Z axes, :func:`light_aim`)
+  and every other setting Cycles reads (``light_settings``); each light the goal lacks dilutes
+  the score; with renders (Cycles), the renders score 30 %.
 
 For the two kinds with renders, renders that differ from the goal's (beyond its noise) while
 every parameter read matches mean that something the parameters do not read changes the render:
@@ -84,6 +85,7 @@ TOLERANCES = {
     "energy_error": 0.15,  # |ln(energy / goal energy)|
     "light_delta_e": 5.0,
     "light_position_error": 0.05,
+    "light_aim_error_deg": 5.0,  # a spot's, an area's or a sun's direction
     "light_settings": 1.0,  # settings (of those Cycles reads) that differ from the goal's
     "photometric_loss": 0.004,
 }
@@ -112,6 +114,7 @@ DEFAULT_THRESHOLDS = {
         "energy_error": 0.05,
         "light_delta_e": 2.0,
         "light_position_error": 0.02,
+        "light_aim_error_deg": 2.0,
         "light_type": 1.0,
         "light_settings": 0,
         "extra_lights": 0,
@@ -877,6 +880,26 @@ def effective_light(light: dict[str, Any]) -> tuple[float, np.ndarray]:
     return float(light["energy"]) * strength, color
 
 
+#: The lights whose direction lights the scene (a point light shines every way alike).
+AIMED_LIGHTS = ("SPOT", "AREA", "SUN")
+
+
+def light_aim(rotation: Any) -> np.ndarray:
+    """The world direction a light shines along (its -Z axis) for its world rotation, a unit
+    quaternion (w, x, y, z)."""
+    w, x, y, z = (float(v) for v in rotation)
+    return -np.array([2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)])
+
+
+def aim_error_deg(have: dict[str, Any], want: dict[str, Any]) -> float:
+    """The angle (deg) between where two lights of one type point: 0 for point lights."""
+    if want["light"]["type"] not in AIMED_LIGHTS:
+        return 0.0
+    a, b = light_aim(have["rotation"]), light_aim(want["rotation"])
+    cosine = float(np.dot(a, b) / max(np.linalg.norm(a) * np.linalg.norm(b), 1e-12))
+    return math.degrees(math.acos(min(max(cosine, -1.0), 1.0)))
+
+
 def light_settings(have: dict[str, Any], want: dict[str, Any]) -> list[str]:
     """The settings two lights both have that differ (floats beyond 0.1 %), by name."""
     ours, theirs = have.get("settings", {}), want.get("settings", {})
@@ -893,10 +916,12 @@ def light_settings(have: dict[str, Any], want: dict[str, Any]) -> list[str]:
 
 def _lighting(candidate: dict[str, Any], goal: Goal, tier: str, render: Render = None) -> Result:
     """Per goal light, by name: type, power and colour as they render (exposure and node tree
-    included), position, and every other setting Cycles reads; a light the goal lacks dilutes
+    included), position, direction (spot, area and sun lights), and every other setting
+    Cycles reads; a light the goal lacks dilutes
     the score; a light whose node tree does not reduce is judged by the renders alone."""
     checks: dict[str, dict[str, Any]] = {}
-    keys = ("energy_error", "light_delta_e", "light_position_error", "light_settings")
+    keys = ("energy_error", "light_delta_e", "light_position_error", "light_aim_error_deg")
+    keys += ("light_settings",)
     worst = {**dict.fromkeys(keys, 0.0), "light_type": 1.0}
     scores, unread = [], 0
     lights = shown_objects(goal.state, "LIGHT")
@@ -933,6 +958,7 @@ def _lighting(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
                 np.linalg.norm(np.subtract(have["location"], want["location"]))
             )
             / goal.size,
+            "light_aim_error_deg": aim_error_deg(have, want) if same_type else 0.0,
             "light_settings": float(len(differ)),
         }
         scores.append(
@@ -951,6 +977,8 @@ def _lighting(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
             off.append(f"colour off by {errors['light_delta_e']:.2g} ΔE")
         if errors["light_position_error"] > goal.thresholds["light_position_error"]:
             off.append(f"{errors['light_position_error'] * goal.size:.2f} m from its goal position")
+        if errors["light_aim_error_deg"] > goal.thresholds["light_aim_error_deg"]:
+            off.append(f"pointing {errors['light_aim_error_deg']:.2g}° off its goal direction")
         if differ:
             listed = ", ".join(
                 f"{k} {a['settings'][k]:g} (goal {b['settings'][k]:g})"
