@@ -17,7 +17,7 @@ import toolgym  # noqa: F401 - registers the environment
 from toolgym.agents.baselines import RandomAgent
 from toolgym.agents.runner import run_episodes
 from toolgym.envs.sandbox import Limits, Session
-from toolgym.envs.scene.families import FAMILIES, TEMPLATES
+from toolgym.envs.scene.families import FAMILIES
 from toolgym.envs.scene.verification import (
     PERTURB,
     DescriptionError,
@@ -31,10 +31,17 @@ from toolgym.envs.tasks.suites import get_suite, get_task
 ROLL = "scene-curated/roll-east"
 DOOR = "scene-curated/door-zone-centre"
 STACK = "scene-curated/stack-four"
-ONE_PER_TEMPLATE = [
-    next(t.id for t in get_suite("scene-curated").tasks if t.parameters["template"] == name)
-    for name in TEMPLATES
-]
+
+
+def _first_of_each_template() -> list[str]:
+    """A curated task of each template the curated suite has (the classic families')."""
+    first: dict[str, str] = {}
+    for task in get_suite("scene-curated").tasks:
+        first.setdefault(task.parameters["template"], task.id)
+    return list(first.values())
+
+
+ONE_PER_TEMPLATE = _first_of_each_template()
 
 STATE_SCRIPT = """
 import json

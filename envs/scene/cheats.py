@@ -108,11 +108,13 @@ def past_thresholds(task: Task) -> str | None:
             task,
             PLACED + f"for o in _placed:\n    x, y, z = o.pos\n    o.set_pos((x, y, z + {lift}))\n",
         )
-    if spec.template == "door":
+    if spec.template == "door" or _opens_doors(spec):
         lift = 2 * rules.PLAYER_HALF[2] - rules.OVERLAP_M - PAST_M  # under the player's height
         return _script(
             task,
-            "def _lift(name):\n    x, y, z = world.get(name).pos\n"
+            # From where the door stood: a gate opened again (a coin more) stays just short.
+            "_shut = {}\n"
+            "def _lift(name):\n    x, y, z = _shut.setdefault(name, world.get(name).pos)\n"
             f"    world.get(name).set_pos((x, y, z + {lift}))\n"
             "world.open = _lift\n",
         )
@@ -129,12 +131,20 @@ def past_thresholds(task: Task) -> str | None:
         off = rules.MOVER_TOL_M + PAST_M
         points = [[p[0], p[1] + off, p[2]] for p in c["points"]]
         return f"world.mover('platform_1', {points!r}, speed={c['speed']!r}, loop=True)\n"
-    (c,) = _constraints(spec, "spawner")
-    x, y, z = c["pos"]
-    return (
-        f"world.spawner({c['asset']!r}, ({x + rules.SPAWN_NEAR_M + 0.05!r}, {y!r}, {z!r}), "
-        f"interval={c['interval']!r}, count={c['count']})\n"
-    )
+    if spec.template == "spawner":
+        (c,) = _constraints(spec, "spawner")
+        x, y, z = c["pos"]
+        return (
+            f"world.spawner({c['asset']!r}, ({x + rules.SPAWN_NEAR_M + 0.05!r}, {y!r}, {z!r}), "
+            f"interval={c['interval']!r}, count={c['count']})\n"
+        )
+    return None  # a family's own near miss (its ``near_miss`` hook) stands in for it
+
+
+def _opens_doors(spec: Any) -> bool:
+    """Whether a logic rule of ``spec`` judges a door open by its clear passages (the door,
+    plate, timer, sequence and coin gates)."""
+    return any("door" in c and "passages" in c for c in spec.constraints)
 
 
 # Frames the logic session is asked about are the host's; (world.frame + 1) % 2 is the parity
@@ -175,6 +185,7 @@ def between_frames(task: Task) -> str | None:
             ),
         )
     subjects = [o["name"] for o in spec.level["objects"] if o["asset"] in ("door", "coin")]
+    subjects += [c["name"] for c in _constraints(spec, "lift") if "name" in c]  # its platform
     return _script(
         task,
         (
@@ -249,6 +260,12 @@ def inside_others(task: Task) -> str | None:
         return None
     if spec.kind == "layout":
         pairs = sorted({(c["asset"], c["other"]) for c in _constraints(spec, "next_to")})
+        if not pairs:  # nothing said beside another: every thing in the place of the first
+            return _script(
+                task,
+                PLACED + "for o in _placed[1:]:\n"
+                "    o.set_pos((_placed[0].pos[0], _placed[0].pos[1], o.pos[2]))\n",
+            )
         return _script(
             task,
             PLACED

@@ -507,6 +507,20 @@ class World:
             }
         )
 
+    def clear_logic(self) -> int:
+        """Remove every trigger (with its callbacks), binding, mover, spawner, ``on_update``
+        callback and timer: the logic scripts add (a task's level has none). Returns how many
+        things went."""
+        gone = sum(map(len, (self.triggers, self.bindings, self.movers, self.spawners)))
+        gone += len(self._updates) + len(self._timers)
+        for trigger in self.triggers.values():
+            self.bullet.remove(trigger.node.node())
+            trigger.node.remove_node()
+        self.triggers.clear()
+        for logic in (self.bindings, self.movers, self.spawners, self._updates, self._timers):
+            logic.clear()
+        return gone
+
     def count(self, counter: str, amount: int = 1) -> int:
         """Add ``amount`` to the counter ``counter``; returns its value."""
         self.counters[counter] = self.counters.get(counter, 0) + int(amount)

@@ -382,11 +382,15 @@ def simulate(world: Any, seconds: Seconds = 1.0) -> Any:
 
 @registry.tool
 def clear(world: Any) -> Any:
-    """Remove every object the task's level did not place."""
+    """Remove every object the task's level did not place, and the logic scripts added
+    (triggers, bindings, movers, spawners, timers and update callbacks)."""
     removed = [n for n, o in list(world.objects.items()) if not o.level]
     for name in removed:
         world.remove(name)
-    world.note = f"removed {len(removed)} objects"
+    logic = world.clear_logic()
+    world.note = f"removed {len(removed)} objects" + (
+        f" and {logic} pieces of logic" if logic else ""
+    )
     return world
 
 

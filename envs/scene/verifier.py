@@ -83,6 +83,14 @@ LEVEL_STILL_M = 0.01  # a level coin stays this close to its place while it exis
 MOVER_TOL_M = 0.05  # ``platform``: how far from where its waypoints put it, at every frame
 SPAWN_SLACK_S = 2.5 / 60  # ``spawner``: the count is not judged this close to a due time
 SPAWN_NEAR_M = 0.5  # ``spawner``: each object appears this close to the spawner
+PLATE_RELEASE_S = 0.1  # ``plate_door``: the door must be closed again this long after the
+# player steps off the plate (it must be open from DOOR_DELAY_S after they step on)
+TIMER_SLACK_S = 0.1  # ``timed_door``: how far from its due time (the player's first entry plus
+# the hold) the door may close
+LIFT_TOL_M = 0.05  # ``lift``: how far the platform may be from where its rise puts it, at every
+# frame
+LIFT_DELAY_S = 0.1  # ``lift``: how late after the player's first overlap with the call zone the
+# rise may start (it may start EARLY_FRAMES early)
 PLAYER_HALF = tuple(s / 2 for s in ASSETS["player"].size)  # the verifier's player (m)
 GRID_M = 0.1
 Check = tuple[bool, float, str]  # met, shaping in [0, 1], reason in words
@@ -899,6 +907,89 @@ def check_clears(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) -
     )
 
 
+# -- a seesaw's outcome (``families/balance.py``) -------------------------------------------------
+
+SEESAW_LEVEL_DEG = 1.5  # ``seesaw``: a plank tilted at most this far at the end stays level
+SEESAW_TIPPED_DEG = 3.0  # ``seesaw``: a plank tilted at least this far, the named end down, tipped
+
+
+def _on_plank(plank: Placed, thing: Placed) -> str:
+    """Why ``thing`` is not on ``plank``'s top at their poses, in words ("" when it is): its
+    centre over the top's rectangle and its lowest point within ``ON_CONTACT_M`` of the top, both
+    in the plank's own frame (a tilted top counts)."""
+    (center, rot, half), *_ = plank.boxes()
+    lows = []
+    for kind, (c, r, h) in thing.parts():
+        if kind == "sphere":
+            lows.append(float(rot[:, 2] @ (c - center)) - float(h[0]))
+        else:
+            lows.append(float(((corners((c, r, h)) - center) @ rot[:, 2]).min()))
+    local = rot.T @ (np.asarray(thing.pos, float) - center)
+    gap = min(lows) - float(half[2])
+    if abs(local[0]) > half[0] or abs(local[1]) > half[1]:
+        return f"{thing.name} is off {plank.name} (its centre past the plank's top)"
+    if abs(gap) > ON_CONTACT_M:
+        where = "above" if gap > 0 else "into"
+        return f"{thing.name} is {abs(gap):.3f} m {where} {plank.name}'s top, not on it"
+    return ""
+
+
+def check_seesaw(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) -> Check:
+    """A seesaw's outcome once the simulation has run: at the last sample the plank ``name``
+    (its long side is its local X) is within ``SEESAW_LEVEL_DEG`` of level (``down`` 0), or
+    tilted at least ``SEESAW_TIPPED_DEG`` with its end on the ``down`` side (+1 or -1) of world
+    axis ``axis`` (0: X, 1: Y) lower; and the level's ``loads`` and every placed ``carry`` still
+    lie on its top (centre over it, lowest point on it, in the plank's frame: nothing fell off).
+    With ``side`` (+1 or -1), every placed ``carry`` starts with its centre on that side of the
+    pivot (``pivot``, the fulcrum's centre (x, y)) along the axis. Shaping: level, 1 less a
+    tenth of the tilt in degrees; tipped, a quarter for a level plank, rising to 1 at
+    ``SEESAW_TIPPED_DEG`` towards the named end (0 tipped the other way); halved when something
+    fell off or started on the wrong side."""
+    axis, down = int(c["axis"]), int(c.get("down", 0))
+    last = _last(trace)
+    if last.get(c["name"]) is None:
+        return False, 0.0, f"{c['name']} is missing"
+    plank = Placed.at(scene.objects[c["name"]], last[c["name"]])
+    carried = [o["name"] for o in scene.of(c["carry"])] if c.get("carry") else []
+    bad = []
+    if c.get("side"):
+        word = ("-", "+")[int(c["side"]) > 0] + "xy"[axis]
+        for name in carried:
+            offset = (scene.objects[name]["pos"][axis] - float(c["pivot"][axis])) * int(c["side"])
+            if offset <= 0:
+                bad.append(f"{name} starts {abs(offset):.2f} m on the wrong side ({word} is asked)")
+    for name in [*c.get("loads", ()), *carried]:
+        row = last.get(name)
+        if row is None:
+            bad.append(f"{name} vanished")
+        elif why := _on_plank(plank, Placed.at(scene.objects[name], row)):
+            bad.append(why)
+    long = rotation_quat(last[c["name"]][3:7])[:, 0]
+    slope = math.degrees(math.asin(max(-1.0, min(1.0, float(long[2])))))
+    tilt = abs(slope)
+    lower = -int(np.sign(slope) * np.sign(long[axis])) if tilt >= 0.05 else 0
+    end = f"{('-', '+')[lower > 0]}{'XY'[axis]} end" if lower else "neither end"
+    if down == 0:
+        ok = tilt <= SEESAW_LEVEL_DEG
+        said = (
+            f"{c['name']} ends {tilt:.1f}° from level ({end} lower; at most {SEESAW_LEVEL_DEG:g}°)"
+        )
+        shaping = max(0.0, 1 - tilt / 10)
+    else:
+        ok = tilt >= SEESAW_TIPPED_DEG and lower == down
+        asked = f"{('-', '+')[down > 0]}{'XY'[axis]} end"
+        said = (
+            f"{c['name']} ends {tilt:.1f}° from level, {end} lower (the {asked} must be lower "
+            f"by at least {SEESAW_TIPPED_DEG:g}°)"
+        )
+        toward = tilt if lower == down else -tilt
+        shaping = max(0.0, min(1.0, 0.25 + 0.75 * toward / SEESAW_TIPPED_DEG))
+    if ok and not bad:
+        return True, 1.0, said + ", and nothing fell off it"
+    problems = ([] if ok else [said]) + bad
+    return False, shaping * (0.5 if bad else 1.0), "; ".join(problems[:3])
+
+
 SIMULATED_CHECKS = {
     "resting": check_resting,
     "stands": check_stands,
@@ -907,6 +998,7 @@ SIMULATED_CHECKS = {
     "chain": check_chain,
     "all_fallen": check_all_fallen,
     "clears": check_clears,
+    "seesaw": check_seesaw,
     "on": check_on,
 }
 
@@ -1270,11 +1362,398 @@ def check_spawner(
     return out
 
 
+# -- logic checks of the gameplay families (``families/gameplay.py``) ------------------------------
+
+Want = Callable[[float], str | None]  # the door state a rule asks for at a time, or None
+
+
+def _zone(values: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """A zone ``[x, y, z, size_x, size_y, size_z]`` as (centre, half sizes)."""
+    return np.asarray(values[:3], float), np.asarray(values[3:6], float) / 2
+
+
+def _stays(
+    trajectory: Mapping[str, Any], box: tuple[np.ndarray, np.ndarray], dt: float, seconds: float
+) -> list[tuple[float, float | None]]:
+    """The player's stays in ``box`` (centre, half sizes): for each, the first frame time (s) at
+    which its box overlaps it and the first frame time after that at which it no longer does
+    (None: still in at the end)."""
+    times = np.arange(1, round(seconds / dt) + 1) * dt
+    where = player_positions(trajectory, times)
+    center, half = box
+    inside = (np.abs(where - center) < half + np.asarray(PLAYER_HALF)).all(axis=1)
+    stays: list[tuple[float, float | None]] = []
+    start = None
+    for t, now in zip(times, inside, strict=True):
+        if now and start is None:
+            start = float(t)
+        elif not now and start is not None:
+            stays.append((start, float(t)))
+            start = None
+    if start is not None:
+        stays.append((start, None))
+    return stays
+
+
+def _door_frames(
+    doorway: Doorway, trace: Mapping[str, Any], name: str, want: Want, since: float
+) -> tuple[tuple[float, str, str, Any] | None, float, bool]:
+    """The door's state at every frame against ``want(t)`` (``"open"``, ``"closed"`` or None: not
+    judged). Returns the first frame that differs, as (time, wanted, found, row), or None; the
+    share of the judged frames from ``since`` on that agree (the shaping, 0 unless the door was
+    open at some frame that wanted it open); and whether it was."""
+    rows, times = _level_rows(trace, name), trace["times"]
+    wrong, judged, right, opened = None, 0, 0, False
+    for t, row in zip(times, rows, strict=False):
+        wanted = want(t)
+        if wanted is None:
+            continue
+        found = doorway.state(row)
+        ok = found == wanted
+        opened = opened or (ok and wanted == "open")
+        if t >= since - 1e-9:
+            judged += 1
+            right += ok
+        if not ok and wrong is None:
+            wrong = (t, wanted, found, row)
+    return wrong, (right / judged if judged and opened else 0.0), opened
+
+
+def _door_wrong(doorway: Doorway, wrong: tuple[float, str, str, Any]) -> str:
+    """What the door did at a frame that differs, in words: "the door was open at 1.20 s", "the
+    door was not open at 2.00 s (door_1 still blocks its doorway: ...)"."""
+    t, wanted, found, row = wrong
+    if wanted == "closed":
+        return f"the door was {'open' if found == 'open' else 'out of its place'} at {t:.2f} s"
+    why = f" ({doorway.why(row)})" if found == "ajar" else ""
+    return f"the door was not open at {t:.2f} s{why}"
+
+
+def _schedule(early: float, steps: Sequence[tuple[float, float, str]]) -> Want:
+    """A door's wanted state over time: closed until ``early`` s before the first step, then,
+    for each step ``(at, slack, state)``, not judged from ``early`` s before ``at`` until
+    ``slack`` s after it, and ``state`` from then until ``early`` s before the next step."""
+
+    def want(t: float) -> str | None:
+        state = "closed"
+        for at, slack, then in steps:
+            if t < at - early - 1e-9:
+                return state
+            if t < at + slack - 1e-9:
+                return None
+            state = then
+        return state
+
+    return want
+
+
+def check_plate_door(
+    scene: Scene,
+    plays: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    c: Mapping[str, Any],
+    dt: float,
+    seconds: float,
+) -> list[tuple[str, Check]]:
+    """Per held-out path: the door is open exactly while the player stands on the plate (their
+    box overlaps the ``zone``, the plate's footprint): open from ``DOOR_DELAY_S`` after each step
+    on until the step off, closed from ``PLATE_RELEASE_S`` after each step off until the next
+    step on, and before the first (either may change ``EARLY_FRAMES`` before the player's box
+    does); a player who never steps on finds it closed at every frame (credited only if the door
+    ever opened for a player on the plate: see :func:`_gated`). Open is :class:`Doorway`'s (the
+    held-out ``passages`` clear). A failed path's shaping: the share of its frames from the
+    first step on at which the door was as it must be (none if it never opened then)."""
+    zone = _zone(c["zone"])
+    doorway = Doorway(scene.objects[c["door"]], c["passages"])
+    early = EARLY_FRAMES * dt
+    results: list[tuple[str, bool, str, float]] = []
+    acted = False
+    for k, (trajectory, trace) in enumerate(plays):
+        stays = _stays(trajectory, zone, dt, seconds)
+        steps: list[tuple[float, float, str]] = []
+        for on, off in stays:
+            steps.append((on, DOOR_DELAY_S, "open"))
+            if off is not None:
+                steps.append((off, PLATE_RELEASE_S, "closed"))
+        since = stays[0][0] - early if stays else 0.0
+        wrong, shaping, opened = _door_frames(
+            doorway, trace, c["door"], _schedule(early, steps), since
+        )
+        acted = acted or opened
+        if not stays:
+            message = f"path {k + 1}: the player never stepped on the plate and " + (
+                _door_wrong(doorway, wrong) if wrong else "the door stayed closed"
+            )
+            results.append(("beside", wrong is None, message, 0.0))
+            continue
+        if wrong is None:
+            message = f"path {k + 1}: the door was open while the player stood on the plate"
+        else:
+            t = wrong[0]
+            last_on = max((on for on, _ in stays if on <= t + early), default=None)
+            last_off = max((off for _, off in stays if off is not None and off <= t), default=None)
+            if last_on is None:
+                where = f"before the player stepped on the plate at {stays[0][0]:.2f} s"
+            elif last_off is not None and last_off >= last_on:
+                where = f"after the player stepped off the plate at {last_off:.2f} s"
+            else:
+                where = f"after the player stepped on the plate at {last_on:.2f} s"
+            message = f"path {k + 1}: {_door_wrong(doorway, wrong)}, {where}"
+        results.append(("enter", wrong is None, message, shaping))
+    return _gated(results, "the door never opened for a player on the plate", acted)
+
+
+def check_timed_door(
+    scene: Scene,
+    plays: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    c: Mapping[str, Any],
+    dt: float,
+    seconds: float,
+) -> list[tuple[str, Check]]:
+    """Per held-out path: a player who enters the ``zone`` finds the door closed until then
+    (until ``EARLY_FRAMES`` before the first overlap), open from ``DOOR_DELAY_S`` after it until
+    ``TIMER_SLACK_S`` before ``hold`` s after it, and closed from ``TIMER_SLACK_S`` after that to
+    the end, whatever the player does then; one who never enters finds it closed at every frame
+    (credited only if the door ever opened for a player who entered). A failed path's shaping:
+    the share of its frames from the entry on at which the door was as it must be (none if it
+    never opened then)."""
+    zone = _zone(c["zone"])
+    doorway = Doorway(scene.objects[c["door"]], c["passages"])
+    early, hold = EARLY_FRAMES * dt, float(c["hold"])
+    results: list[tuple[str, bool, str, float]] = []
+    acted = False
+    for k, (trajectory, trace) in enumerate(plays):
+        entered = _overlap_times(trajectory, zone, dt, seconds)
+        steps = (
+            [(entered[0], DOOR_DELAY_S, "open"), (entered[0] + hold, TIMER_SLACK_S, "closed")]
+            if entered
+            else []
+        )
+        since = entered[0] - early if entered else 0.0
+        wrong, shaping, opened = _door_frames(
+            doorway, trace, c["door"], _schedule(early, steps), since
+        )
+        acted = acted or opened
+        if not entered:
+            message = f"path {k + 1}: the player never entered the zone and " + (
+                _door_wrong(doorway, wrong) if wrong else "the door stayed closed"
+            )
+            results.append(("beside", wrong is None, message, 0.0))
+            continue
+        t0 = entered[0]
+        if wrong is None:
+            message = (
+                f"path {k + 1}: the door opened when the player entered at {t0:.2f} s and "
+                f"closed {hold:g} s later"
+            )
+        elif wrong[0] < t0:
+            message = (
+                f"path {k + 1}: {_door_wrong(doorway, wrong)}, before the player entered at "
+                f"{t0:.2f} s"
+            )
+        elif wrong[1] == "open":
+            message = (
+                f"path {k + 1}: the player entered at {t0:.2f} s and {_door_wrong(doorway, wrong)}"
+            )
+        else:
+            message = (
+                f"path {k + 1}: the player entered at {t0:.2f} s and the door was still "
+                f"{wrong[2]} at {wrong[0]:.2f} s ({wrong[0] - t0:.2f} s later; it closes "
+                f"{hold:g} s later, within {TIMER_SLACK_S:g} s)"
+            )
+        results.append(("enter", wrong is None, message, shaping))
+    return _gated(results, "the door never opened for a player who entered the zone", acted)
+
+
+def check_sequence_door(
+    scene: Scene,
+    plays: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    c: Mapping[str, Any],
+    dt: float,
+    seconds: float,
+) -> list[tuple[str, Check]]:
+    """Per held-out path: a player who enters the ``then`` zone after first entering the
+    ``first`` zone finds the door closed until that entry into ``then`` (until ``EARLY_FRAMES``
+    before it) and open from ``DOOR_DELAY_S`` after it to the end; one who never does (the
+    wrong order, one zone only, neither) finds it closed at every frame (credited only if the
+    door ever opened in the right order). A failed path's shaping: the share of its frames from
+    that entry on at which the door was open (none if it never opened then)."""
+    first, then = _zone(c["first"]), _zone(c["then"])
+    doorway = Doorway(scene.objects[c["door"]], c["passages"])
+    early = EARLY_FRAMES * dt
+    results: list[tuple[str, bool, str, float]] = []
+    acted = False
+    for k, (trajectory, trace) in enumerate(plays):
+        a = _overlap_times(trajectory, first, dt, seconds)
+        b = [on for on, _ in _stays(trajectory, then, dt, seconds)]
+        t_open = next((t for t in b if a and t > a[0]), None)
+        steps = [(t_open, DOOR_DELAY_S, "open")] if t_open is not None else []
+        since = t_open - early if t_open is not None else 0.0
+        wrong, shaping, opened = _door_frames(
+            doorway, trace, c["door"], _schedule(early, steps), since
+        )
+        acted = acted or opened
+        if t_open is None:
+            if a and b:
+                order = f"the second zone at {b[0]:.2f} s before the first at {a[0]:.2f} s"
+            elif a or b:
+                order = f"only the {'first' if a else 'second'} zone"
+            else:
+                order = "neither zone"
+            message = f"path {k + 1}: the player entered {order} and " + (
+                _door_wrong(doorway, wrong) if wrong else "the door stayed closed"
+            )
+            results.append(("beside", wrong is None, message, 0.0))
+            continue
+        head = (
+            f"path {k + 1}: the player entered the first zone at {a[0]:.2f} s and then the "
+            f"second at {t_open:.2f} s"
+        )
+        message = f"{head} and " + (
+            f"{_door_wrong(doorway, wrong)}" if wrong else "the door opened"
+        )
+        results.append(("enter", wrong is None, message, shaping))
+    return _gated(
+        results, "the door never opened for a player who entered the zones in order", acted
+    )
+
+
+def check_coin_gate(
+    scene: Scene,
+    plays: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    c: Mapping[str, Any],
+    dt: float,
+    seconds: float,
+) -> list[tuple[str, Check]]:
+    """Per held-out path: a player whose box touches ``need`` of the level's coins (each touch
+    read as :func:`check_coins` reads it) finds the door closed until the touch that makes
+    ``need`` (until ``EARLY_FRAMES`` before it) and open from ``DOOR_DELAY_S`` after it to the
+    end; one who touches fewer finds it closed at every frame (credited only if the door ever
+    opened for a player who collected enough). A failed path's shaping: the share of its frames
+    from that touch on at which the door was open (none if it never opened then)."""
+    coins = [o for o in scene.objects.values() if o["asset"] == "coin" and o.get("level")]
+    doorway = Doorway(scene.objects[c["door"]], c["passages"])
+    early, need = EARLY_FRAMES * dt, int(c["need"])
+    half = np.asarray(ASSETS["coin"].size) / 2
+    results: list[tuple[str, bool, str, float]] = []
+    acted = False
+    for k, (trajectory, trace) in enumerate(plays):
+        touches = sorted(
+            hits[0]
+            for coin in coins
+            if (
+                hits := _overlap_times(
+                    trajectory, (np.asarray(coin["pos"], float), half), dt, seconds
+                )
+            )
+        )
+        t_open = touches[need - 1] if len(touches) >= need else None
+        steps = [(t_open, DOOR_DELAY_S, "open")] if t_open is not None else []
+        since = t_open - early if t_open is not None else 0.0
+        wrong, shaping, opened = _door_frames(
+            doorway, trace, c["door"], _schedule(early, steps), since
+        )
+        acted = acted or opened
+        if t_open is None:
+            message = (
+                f"path {k + 1}: the player collected {len(touches)} of the {need} coins that "
+                "open the door and "
+                + (_door_wrong(doorway, wrong) if wrong else "the door stayed closed")
+            )
+            results.append(("beside", wrong is None, message, 0.0))
+            continue
+        head = f"path {k + 1}: the player had collected {need} coins at {t_open:.2f} s"
+        message = f"{head} and " + (_door_wrong(doorway, wrong) if wrong else "the door opened")
+        results.append(("enter", wrong is None, message, shaping))
+    return _gated(results, f"the door never opened for a player who collected {need} coins", acted)
+
+
+def _lift_band(
+    c: Mapping[str, Any], t0: float | None, t: float, early: float
+) -> tuple[float, float]:
+    """The heights (m) a lift's centre may have at ``t`` (before ``LIFT_TOL_M``): from the rise
+    started ``LIFT_DELAY_S`` after the entry at ``t0`` to the one started ``early`` s before it."""
+    z0, top, speed = float(c["start"][2]), float(c["height"]), float(c["speed"])
+    if t0 is None:
+        return z0, z0
+
+    def height(start: float) -> float:
+        return min(top, z0 + speed * max(0.0, t - start))
+
+    return height(t0 + LIFT_DELAY_S), height(t0 - early)
+
+
+def check_lift(
+    scene: Scene,
+    plays: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    c: Mapping[str, Any],
+    dt: float,
+    seconds: float,
+) -> list[tuple[str, Check]]:
+    """Per held-out path: the platform ``name`` stays at its ``start`` until the player first
+    enters the ``zone``, then rises straight up at ``speed`` m/s until its centre is at
+    ``height`` and stays there, within ``LIFT_TOL_M`` at every frame of where a rise started
+    between ``EARLY_FRAMES`` before the entry and ``LIFT_DELAY_S`` after it puts it; for a player
+    who never enters, it stays at its start at every frame (credited only if it ever rose for a
+    player who entered). A failed path's shaping: the share of its frames from the entry on at
+    which it was where it must be (none if it never rose then)."""
+    zone = _zone(c["zone"])
+    start = np.asarray(c["start"], float)
+    early = EARLY_FRAMES * dt
+    results: list[tuple[str, bool, str, float]] = []
+    acted = False
+    for k, (trajectory, trace) in enumerate(plays):
+        entered = _overlap_times(trajectory, zone, dt, seconds)
+        t0 = entered[0] if entered else None
+        worst, judged, right, rose = None, 0, 0, False
+        for t, row in zip(trace["times"], _level_rows(trace, c["name"]), strict=False):
+            low, high = _lift_band(c, t0, t, early)
+            if row is None:
+                error = math.inf
+            else:
+                x, y, z = row[:3]
+                below_above = max(low - z, z - high, 0.0)
+                error = math.hypot(x - start[0], y - start[1], below_above)
+                rose = rose or (t0 is not None and t >= t0 - early and z - start[2] > LIFT_TOL_M)
+            if t0 is not None and t >= t0 - early - 1e-9:
+                judged += 1
+                right += error <= LIFT_TOL_M
+            if error > LIFT_TOL_M and (worst is None or error > worst[1]):
+                worst = (t, error, row)
+        acted = acted or rose
+        ok = worst is None
+        if t0 is None:
+            message = f"path {k + 1}: the player never entered the call zone and " + (
+                f"{c['name']} stayed where it was"
+                if ok
+                else f"{c['name']} was {_lift_off(worst)} from its place at {worst[0]:.2f} s"
+            )
+            results.append(("beside", ok, message, 0.0))
+            continue
+        message = f"path {k + 1}: the player entered the call zone at {t0:.2f} s and " + (
+            f"{c['name']} rose to {float(c['height']):g} m"
+            if ok
+            else f"{c['name']} was {_lift_off(worst)} off its rise at {worst[0]:.2f} s (at most "
+            f"{LIFT_TOL_M:g} m)"
+        )
+        shaping = right / judged if judged and rose else 0.0
+        results.append(("enter", ok, message, shaping))
+    return _gated(results, "the platform never rose for a player who entered the call zone", acted)
+
+
+def _lift_off(worst: tuple[float, float, Any]) -> str:
+    return "gone" if worst[2] is None else f"{worst[1]:.2f} m"
+
+
 LOGIC_CHECKS = {
     "door": check_door,
     "coins": check_coins,
     "platform": check_platform,
     "spawner": check_spawner,
+    "plate_door": check_plate_door,
+    "timed_door": check_timed_door,
+    "sequence_door": check_sequence_door,
+    "coin_gate": check_coin_gate,
+    "lift": check_lift,
 }
 
 
