@@ -92,7 +92,36 @@ def task_verdicts(domain: str, task: Task, calls: bool = True) -> list[Verdict]:
         found.append(score(domain, task, near, "near-miss"))
     if task.start:
         found.append(score(domain, task, "", "unedited"))
+    if domain == "blender" and len(built_objects(task)) > 1 and not task.start:
+        found.append(score(domain, task, task.reference + SMALLEST_PART_GONE, "part-gone"))
     return found
+
+
+def built_objects(task: Task) -> set[str]:
+    """The objects a Blender model's tool calls leave (cutters and joined parts go)."""
+    left: set[str] = set()
+    for text in task.tool_calls or ():
+        call = json.loads(text)
+        name, arguments = call["name"], call["arguments"]
+        if name == "add_primitive":
+            left.add(arguments["name"])
+        elif name in ("duplicate_object", "rename_object"):
+            left.add(arguments["new_name"])
+        if name in ("delete_object", "rename_object"):
+            left.discard(arguments["name"])
+        elif name in ("boolean", "join_objects"):
+            left.discard(arguments["other"])
+    return left
+
+
+# A model without its smallest visible part (by bounding box) must fail: a family may ask only
+# for parts the verifier sees (a finial a few centimetres across on a lamp it does not).
+SMALLEST_PART_GONE = """
+parts = [o for o in bpy.context.scene.objects if o.type == 'MESH' and o.visible_get()]
+if len(parts) > 1:
+    bpy.data.objects.remove(min(parts, key=lambda o: o.dimensions.x * o.dimensions.y
+                                * o.dimensions.z))
+"""
 
 
 def check_family(
@@ -154,24 +183,18 @@ def readme_end(domain: str) -> str:
 
 
 def readme_table(domain: str) -> str:
-    """The README's family table of ``domain``, made from the families themselves."""
+    """The README's family table of ``domain``, made from the families themselves (the rows
+    of ``toolgym tasks --families``)."""
     rows = [
         "| family | kind | tiers | what | styled | edits | tools | held out |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    held = held_out(domain)
-    for name, family in families(domain).items():
-        tasks = [family.task(seed, "train") for seed in range(8)]
-        tiers = sorted({t.difficulty for t in tasks})
-        tier = f"{tiers[0]}" if len(tiers) == 1 else f"{tiers[0]}-{tiers[-1]}"
-        tools = sorted({json.loads(c)["name"] for t in tasks for c in t.tool_calls or ()})
-        kind = tasks[0].parameters.get("kind") or family.kind
+    for row in get_domain(domain).family_table():
+        tools = ", ".join(f"`{t}`" for t in row["tools"]) or "(a program)"
+        marks = ["yes" if row[k] else "" for k in ("styled", "edits", "held out")]
         rows.append(
-            f"| `{name}` | {kind} | {tier} | {family.summary} | "
-            f"{'yes' if getattr(family, 'styled', False) else ''} | "
-            f"{'yes' if getattr(family, 'edits', False) else ''} | "
-            f"{', '.join(f'`{t}`' for t in tools) or '(a program)'} | "
-            f"{'yes' if name in held else ''} |"
+            f"| `{row['family']}` | {row['kind']} | {row['tier']} | {row['summary']} | "
+            f"{marks[0]} | {marks[1]} | {tools} | {marks[2]} |"
         )
     return "\n".join(rows)
 

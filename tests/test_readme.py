@@ -64,6 +64,9 @@ RUN = {
     # From the checkout's tests/ (linked into the scratch folder).
     ".venv/bin/python tests/cad_families.py flange --seeds 3": 0,
     ".venv/bin/python tests/cad_families.py --readme": 0,
+    ".venv/bin/python tests/family_checks.py blender bookshelf --seeds 1": 0,
+    ".venv/bin/python tests/family_checks.py scene office_desks --seeds 1": 0,
+    ".venv/bin/python tests/family_checks.py scene --readme": 0,
 }
 SKIPPED = {
     ".venv/bin/toolgym run --agent openai --base-url http://127.0.0.1:8000/v1 --model my-model "

@@ -107,11 +107,12 @@ def test_generation_is_deterministic_in_any_process_and_cheap(domain):
 def test_test_seeds_draw_other_tasks(domain):
     for name in styled(domain):  # (the classic families keep their first draws and tests)
         f = families(domain)[name]
-        train = {f.task(s, "train").reference for s in range(40)}
-        test = [f.task(s, "test").reference for s in range(12)]
-        # Families drawn from small grids (a modifier's count, a template's few layouts) repeat
-        # some; none repeats most.
-        assert sum(reference in train for reference in test) <= 8, name
+        # A task is the scene it starts from and what it asks: an edit of a scene never seen is
+        # another task even where its answer (a modifier's few settings) was seen.
+        train = {(t.start, t.reference) for t in (f.task(s, "train") for s in range(40))}
+        test = [(t.start, t.reference) for t in (f.task(s, "test") for s in range(12))]
+        # Families drawn from small grids (a template's few layouts) repeat some; none most.
+        assert sum(drawn in train for drawn in test) <= 8, name
         assert f.task(5, "test") == f.task(5, "test")
 
 
@@ -166,6 +167,34 @@ def test_the_readme_family_table_is_current(domain):
     assert shown == readme_table(domain), f"run: python tests/family_checks.py {domain} --readme"
 
 
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_agent_code_cannot_import_any_family_module(domain):
+    """Generators, references, phrase banks and held-out paths stay out of the tool's
+    sessions: every module of its families package, and the shared family machinery."""
+    import importlib
+    import pkgutil
+
+    from toolgym.envs.sandbox import Session
+
+    package = importlib.import_module(f"toolgym.envs.{domain}.families")
+    modules = [f"{package.__name__}.{m.name}" for m in pkgutil.iter_modules(package.__path__)]
+    modules += [package.__name__, "toolgym.envs.tasks.families", "toolgym.envs.tasks.phrases"]
+    script = (
+        "outcomes = {}\n"
+        f"for name in {modules!r}:\n"
+        "    try:\n"
+        "        __import__(name)\n"
+        "        outcomes[name] = 'imported'\n"
+        "    except ImportError as exc:\n"
+        "        outcomes[name] = type(exc).__name__\n"
+    )
+    with Session(domain) as session:
+        ran = session.run(script, fetch=["outcomes"])
+    assert ran.ok, ran.feedback()
+    outcomes = ran.results["outcomes"]
+    assert len(outcomes) >= 6 and set(outcomes.values()) == {"ModuleNotFoundError"}, outcomes
+
+
 # A family of each tool against the real verifier, one seed (the full sweep is slow).
 SAMPLED = [("blender", "bookshelf"), ("scene", "office_desks")]
 
@@ -189,3 +218,33 @@ def test_every_family_on_three_seeds(domain, name):
     found = check_family(domain, name, seeds=2, splits=("train",), edit_seeds=1)
     found += check_family(domain, name, seeds=1, splits=("test",))
     assert not wrong(found), [str(v) for v in wrong(found)]
+
+
+@pytest.mark.parametrize(
+    ("env_id", "task"),
+    [
+        ("toolgym/Blender-v0", "blender-styles/bookshelf/train-0"),
+        ("toolgym/GameScene-v0", "scene-styles/office_desks/train-0"),
+    ],
+)
+def test_the_style_argument_rewords_a_styled_task_but_not_its_scene(env_id, task):
+    import gymnasium as gym
+
+    with pytest.raises(ValueError, match="style must be one of"):
+        gym.make(env_id, style="poetic")
+    said = {}
+    for style in (None, "imperial"):
+        env = gym.make(env_id, task=task, style=style)
+        try:
+            obs, _ = env.reset(seed=0)
+            said[style] = (obs["prompt"], env.unwrapped.task)
+        finally:
+            env.close()
+    (plain, drawn), (imperial, restyled) = said[None], said["imperial"]
+    assert drawn.style != "imperial" and restyled.style == "imperial"
+    assert " ft" in imperial and " ft" not in plain
+    assert (restyled.id, restyled.start, restyled.reference) == (
+        drawn.id,
+        drawn.start,
+        drawn.reference,
+    )

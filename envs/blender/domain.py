@@ -31,7 +31,7 @@ from toolgym.envs.blender.families import FAMILIES, HELD_OUT_FAMILIES
 from toolgym.envs.blender.families.phrases import HELD_OUT_STYLES, TRAIN_STYLES
 from toolgym.envs.domains import Domain, lazy
 from toolgym.envs.sandbox import Session
-from toolgym.envs.tasks.families import SuiteFamily
+from toolgym.envs.tasks.families import SuiteFamily, drawn_columns, family_rows
 from toolgym.envs.tasks.model import Task
 from toolgym.envs.tasks.suites import LazySuites, generated_suite, generated_task
 from toolgym.envs.tools import ToolRegistry
@@ -106,6 +106,12 @@ def suites() -> LazySuites:
     )
 
 
+def family_table() -> list[dict[str, object]]:
+    """Each family: kind, tiers, tools, whether it is said in styles and has edits, whether it
+    is held out, and per generated suite its ``train/test`` task counts and styles."""
+    return family_rows(FAMILIES, FAMILIES_BY_SUITE, suites(), HELD_OUT_FAMILIES, drawn_columns)
+
+
 def task(task_id: str) -> Task | None:
     return generated_task(task_id, FAMILIES_BY_SUITE)
 
@@ -146,6 +152,8 @@ DOMAIN = Domain(
     target_image=lazy("toolgym.envs.blender.verification", "target_image"),
     cheats=lazy("toolgym.envs.blender.cheats", "cheats"),
     near_miss=lazy("toolgym.envs.blender.cheats", "near_miss"),
+    families=tuple(FAMILIES),
+    family_table=family_table,
     code_scope="`bpy` and `tools` are in scope; the scene persists between calls",
     doctor_check=("Workbench render", workbench_render),
 )

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from toolgym.envs.blender.families.phrases import get_style
 from toolgym.envs.blender.tools import registry
 from toolgym.envs.blender.verification import (
     DEFAULT_SAMPLES,
@@ -22,6 +23,7 @@ from toolgym.envs.blender.verification import (
 from toolgym.envs.blender.verifier import verify_scene
 from toolgym.envs.episode.loop import ToolEnv
 from toolgym.envs.episode.options import EnvOptions, check_int
+from toolgym.envs.tasks.families import restyled
 from toolgym.envs.tasks.model import Task
 from toolgym.renderers.mesh_views import DEFAULT_VIEWS
 from toolgym.verifiers.report import VerifierReport
@@ -38,9 +40,12 @@ class BlenderOptions(EnvOptions):
     suite: str = "blender-procedural"
     _: KW_ONLY
     render_samples: int = DEFAULT_SAMPLES
+    style: str | None = None
 
     def check_own(self) -> None:
         check_int("render_samples", self.render_samples, *SAMPLES_RANGE, "samples per pixel")
+        if self.style is not None:
+            get_style(self.style)  # an unknown style: ValueError naming the known ones
 
 
 class BlenderEnv(ToolEnv):
@@ -71,11 +76,9 @@ class BlenderEnv(ToolEnv):
     (``tools.set_location("Crate", 1, 0, 0.5)``), and variables persist between steps.
     ``action_mode="tool"``: one tool call per step, a dict or JSON text
     ``{"name": "set_location", "arguments": {"name": "Crate", "x": 1, ...}}``. See
-    :meth:`tool_schemas` and :meth:`tool_grammar` (17 tools: ``add_primitive``,
-    ``delete_object``, ``set_location``, ``set_rotation``, ``set_scale``, ``add_modifier``,
-    ``set_modifier``, ``apply_modifier``, ``boolean``, ``set_material``, ``set_shape_key``,
-    ``add_light``, ``set_light``, ``duplicate_object``, ``rename_object``, ``set_parent``,
-    ``join_objects``). The space is :class:`~toolgym.envs.episode.spaces.UnicodeText`.
+    :meth:`tool_schemas` and :meth:`tool_grammar` (29 tools, on objects, modifiers, materials
+    and node graphs, shape keys and lights: the README lists them). The space is
+    :class:`~toolgym.envs.episode.spaces.UnicodeText`.
 
     ## Observation space
 
@@ -121,6 +124,9 @@ class BlenderEnv(ToolEnv):
     ranges; ``suite`` here ``"blender-procedural"``), and Blender's own (:class:`BlenderOptions`):
 
     - ``render_samples`` (16; 1 to 1,024): Cycles samples per pixel for material and lighting.
+    - ``style`` (None: as the suite words it): say every styled family's task in this style of
+      the phrase bank (``toolgym.envs.blender.families.phrases.STYLES``: m, cm or feet, points
+      as tuples, named or relative to an object, synonyms, order); the scene is the same.
 
     ## Info
 
@@ -164,6 +170,11 @@ class BlenderEnv(ToolEnv):
     def _image_shape(self, view_size: int) -> tuple[int, int, int]:
         rows = -(-len(DEFAULT_VIEWS) // 2)
         return (rows * view_size, 2 * view_size, 3)
+
+    def _chosen(self, task: Task) -> Task:
+        from toolgym.envs.blender.domain import FAMILIES_BY_SUITE
+
+        return restyled(task, FAMILIES_BY_SUITE, self.options.style)
 
     def _prepare(self, task: Task) -> np.ndarray:
         if task.id not in self._targets:

@@ -20,10 +20,10 @@ import functools
 from collections.abc import Callable, Iterable, Mapping
 
 from toolgym.envs.cadquery import CARD
-from toolgym.envs.cadquery.families import FAMILIES, HELD_OUT_FAMILIES
+from toolgym.envs.cadquery.families import FAMILIES, HELD_OUT_FAMILIES, Family
 from toolgym.envs.cadquery.families.phrases import HELD_OUT_STYLES, TRAIN_STYLES
 from toolgym.envs.domains import Domain, lazy
-from toolgym.envs.tasks.families import SuiteFamily
+from toolgym.envs.tasks.families import SuiteFamily, family_rows
 from toolgym.envs.tasks.model import Suite, Task
 from toolgym.envs.tasks.suites import UNSEEN_SEEDS, LazySuites, generated_suite, generated_task
 from toolgym.envs.tools import ToolRegistry
@@ -110,29 +110,16 @@ def suites() -> LazySuites:
 def family_table() -> list[dict[str, object]]:
     """Each family: tier, features, tools, whether it is held out, and per generated suite its
     ``train/test`` task counts and the styles its tasks are said in."""
-    found = suites()
-    rows = []
-    for name, family in FAMILIES.items():
-        row: dict[str, object] = {
-            "family": name,
+
+    def columns(name: str, family: Family) -> dict[str, object]:
+        return {
             "tier": family.tier,
             "summary": family.summary,
             "features": list(family.features),
             "tools": list(family.operations()),
-            "held out": name in HELD_OUT_FAMILIES,
         }
-        styles: dict[str, dict[str, list[str]]] = {}
-        for suite in FAMILIES_BY_SUITE:
-            tasks = [t for t in found[suite].tasks if t.family == name]
-            counts = [sum(t.split == split for t in tasks) for split in ("train", "test")]
-            row[suite] = f"{counts[0]}/{counts[1]}"
-            styles[suite] = {
-                split: sorted({str(t.style) for t in tasks if t.split == split})
-                for split in ("train", "test")
-            }
-        row["styles"] = styles
-        rows.append(row)
-    return rows
+
+    return family_rows(FAMILIES, FAMILIES_BY_SUITE, suites(), HELD_OUT_FAMILIES, columns)
 
 
 def task(task_id: str) -> Task | None:

@@ -26,7 +26,7 @@ from toolgym.envs.sandbox import Session
 from toolgym.envs.scene import CARD
 from toolgym.envs.scene.families import FAMILIES, HELD_OUT_FAMILIES, KINDS
 from toolgym.envs.scene.families.phrases import HELD_OUT_STYLES, TRAIN_STYLES
-from toolgym.envs.tasks.families import SuiteFamily
+from toolgym.envs.tasks.families import SuiteFamily, drawn_columns, family_rows
 from toolgym.envs.tasks.model import Task
 from toolgym.envs.tasks.suites import UNSEEN_SEEDS, LazySuites, generated_suite, generated_task
 from toolgym.envs.tools import ToolRegistry
@@ -100,6 +100,12 @@ def suites() -> LazySuites:
     )
 
 
+def family_table() -> list[dict[str, object]]:
+    """Each family: kind, tiers, tools, whether it is said in styles and has edits, whether it
+    is held out, and per generated suite its ``train/test`` task counts and styles."""
+    return family_rows(FAMILIES, FAMILIES_BY_SUITE, suites(), HELD_OUT_FAMILIES, drawn_columns)
+
+
 def task(task_id: str) -> Task | None:
     return generated_task(task_id, FAMILIES_BY_SUITE)
 
@@ -134,6 +140,8 @@ DOMAIN = Domain(
     target_image=lazy("toolgym.envs.scene.verification", "target_image"),
     cheats=lazy("toolgym.envs.scene.cheats", "cheats"),
     near_miss=lazy("toolgym.envs.scene.cheats", "near_miss"),
+    families=tuple(FAMILIES),
+    family_table=family_table,
     code_scope="`world` (the scene runtime), `core` and `bullet` (Panda3D) are in scope",
     code_call=("", "world"),  # scene tools take the session's world
     doctor_check=("Panda3D offscreen render", offscreen_render),

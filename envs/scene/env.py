@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 import numpy as np
@@ -11,6 +11,7 @@ import numpy as np
 from toolgym.envs.episode.loop import ToolEnv
 from toolgym.envs.episode.options import EnvOptions
 from toolgym.envs.scene.families import task_spec
+from toolgym.envs.scene.families.phrases import get_style
 from toolgym.envs.scene.tools import registry
 from toolgym.envs.scene.verification import (
     Action,
@@ -22,6 +23,7 @@ from toolgym.envs.scene.verification import (
     scene_glb,
     verify_candidate,
 )
+from toolgym.envs.tasks.families import restyled
 from toolgym.envs.tasks.model import Task
 from toolgym.envs.tools import ToolCallError
 from toolgym.verifiers.report import VerifierReport
@@ -42,9 +44,16 @@ def image_prompt(kind: str, template: str) -> str:
 
 @dataclass(frozen=True)
 class GameSceneOptions(EnvOptions):
-    """The game scene's arguments: every tool's (:class:`EnvOptions`), none of its own."""
+    """The game scene's arguments: every tool's (:class:`EnvOptions`) and its own (see
+    :class:`GameSceneEnv`)."""
 
     suite: str = "scene-curated"
+    _: KW_ONLY
+    style: str | None = None
+
+    def check_own(self) -> None:
+        if self.style is not None:
+            get_style(self.style)  # an unknown style: ValueError naming the known ones
 
 
 class GameSceneEnv(ToolEnv):
@@ -123,7 +132,13 @@ class GameSceneEnv(ToolEnv):
     ## Arguments
 
     Every tool's (:class:`~toolgym.envs.episode.options.EnvOptions` lists them, with defaults and
-    ranges; ``suite`` here ``"scene-curated"``), and none of its own (:class:`GameSceneOptions`).
+    ranges; ``suite`` here ``"scene-curated"``), and the game scene's own
+    (:class:`GameSceneOptions`):
+
+    - ``style`` (None: as the suite words it): say every styled family's task in this style of
+      the phrase bank (``toolgym.envs.scene.families.phrases.STYLES``: m, cm or feet, points as
+      tuples, named or relative to an object, synonyms, order); the level and its rules are the
+      same.
 
     ## Info
 
@@ -159,6 +174,11 @@ class GameSceneEnv(ToolEnv):
 
     def _image_shape(self, view_size: int) -> tuple[int, int, int]:
         return (view_size, 2 * view_size, 3)
+
+    def _chosen(self, task: Task) -> Task:
+        from toolgym.envs.scene.domain import FAMILIES_BY_SUITE
+
+        return restyled(task, FAMILIES_BY_SUITE, self.options.style)
 
     def _prepare(self, task: Task) -> np.ndarray:
         self._spec = task_spec(task)  # refuses a prompt that states a relation nothing checks

@@ -41,10 +41,15 @@ def tasks(
 
     if split is not None and split not in SPLITS:
         fail(f"--split must be train or test, got {split!r}")
-    if families:
-        rows = [row for d in domains() if d.family_table for row in d.family_table()]
-        title = "procedural families (tasks per suite: train/test)"
-        _print_rows(rows, title, as_json, skip=("summary", "features", "styles"))
+    if families:  # a table per tool: each has its own suites and columns
+        tables = [(d.name, d.family_table()) for d in domains() if d.family_table]
+        if as_json:
+            rows = [{"domain": name, **row} for name, found in tables for row in found]
+            print(json.dumps(rows, indent=2, ensure_ascii=False))
+            return
+        for name, found in tables:
+            title = f"{name} procedural families (tasks per suite: train/test)"
+            _print_rows(found, title, False, skip=("summary", "features", "styles"))
         return
     known = {name for d in domains() for name in d.families}
     if family is not None and family not in known:
