@@ -57,9 +57,12 @@ class RandomAgent:
         return f"{assign}tools.{name}({', '.join(args)})\n"
 
     def _number(self, spec: dict[str, Any]) -> float | int:
-        """A uniform value in the range (clipped to +-30), snapped to the parameter's grid."""
-        low = -30.0 if spec["min"] is None else max(spec["min"], -30.0)
-        high = 30.0 if spec["max"] is None else min(spec["max"], 30.0)
+        """A uniform value in the range (clipped to +-30 where it reaches past, as a length's
+        does; a range wholly outside it, kelvin say, as it is), snapped to the parameter's grid."""
+        low = -30.0 if spec["min"] is None else float(spec["min"])
+        high = 30.0 if spec["max"] is None else float(spec["max"])
+        if max(low, -30.0) <= min(high, 30.0):
+            low, high = max(low, -30.0), min(high, 30.0)
         step = spec["step"] or 0.1
         snapped = min(max(round(self.rng.uniform(low, high) / step) * step, low), high)
         if spec["kind"] == "integer":

@@ -39,8 +39,8 @@ POSITIONAL = ("suite", "split", "task", "action_mode", "max_steps", "view_size",
 # Each tool's default suite and its own arguments, with their defaults.
 TOOLS = {
     CadQueryEnv: ("curated", {"success_iou": None, "depth": False, "style": None}),
-    BlenderEnv: ("blender-procedural", {"render_samples": 16}),
-    GameSceneEnv: ("scene-curated", {}),
+    BlenderEnv: ("blender-procedural", {"render_samples": 16, "style": None}),
+    GameSceneEnv: ("scene-curated", {"style": None}),
 }
 OPTIONS = {CadQueryEnv: CadQueryOptions, BlenderEnv: BlenderOptions, GameSceneEnv: GameSceneOptions}
 

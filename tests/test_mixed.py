@@ -39,8 +39,8 @@ SMALL = PolicyConfig(image_size=32, hidden=64, embed=16, prompt_bytes=64, feedba
         (
             "blender:blender-move",
             "unknown blender suite 'blender-move' in the mix; known: "
-            "blender-lighting, blender-material, blender-modelling, blender-moves, "
-            "blender-placement",
+            "blender-edits, blender-families, blender-lighting, blender-material, "
+            "blender-modelling, blender-moves, blender-placement",
         ),
         ("scene:scene-layout,scene:scene-logic", "scene is named twice in the mix"),
     ],

@@ -82,11 +82,11 @@ BROKEN = {
         GOOD.replace("difficulty = 1", 'difficulty = 1\nfamily = "gearbox"'),
         "'family': expected one of ['primitive'",
     ),
-    "family in a domain without families": (
+    "family of another tool": (
         GOOD.replace('domain = "cadquery"', 'domain = "scene"').replace(
             "difficulty = 1", 'difficulty = 1\nfamily = "primitive"'
         ),
-        "'family': the scene domain has no families a task may name",
+        "'family': expected one of ['",
     ),
     "duplicate": (GOOD + GOOD.split("\n", 4)[4].replace("[suite]", ""), "appears twice"),
 }

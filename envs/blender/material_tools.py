@@ -1,8 +1,8 @@
 """Material tools beyond one Principled BSDF's colour: its other inputs (transmission, IOR,
 coat ...), a second shader mixed in by a factor, and a procedural texture into its base colour.
 
-They register on the Blender tool registry (:data:`toolgym.envs.blender.tools.registry`), which
-imports this module last, so scripts call them as ``tools.set_bsdf_input("Vase", "ior", 1.45)``
+They register on the Blender tool registry (``base_tools.registry``; ``tools`` gathers this
+module with the rest), so scripts call them as ``tools.set_bsdf_input("Vase", "ior", 1.45)``
 and tool calls name them as JSON, like every other tool. Each works on the material in an
 object's first slot and its Principled BSDF (the first in its node tree, the one
 ``set_material`` sets), making a grey one when the object has none. Colours are linear RGB in
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from toolgym.envs.blender.tools import Name, Unit, _mesh_object, registry
+from toolgym.envs.blender.base_tools import Name, Unit, _mesh_object, registry
 from toolgym.envs.tools import Param
 
 #: The Principled BSDF inputs ``set_bsdf_input`` sets: Blender's input name and its range.

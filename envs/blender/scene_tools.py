@@ -1,10 +1,10 @@
-"""Blender tools for what ``toolgym.envs.blender.tools`` leaves out: lights' own settings (a
+"""Blender tools for what ``toolgym.envs.blender.base_tools`` leaves out: lights' own settings (a
 spot's cone, an area light's shape and spread, a sun's angular diameter, a colour temperature),
 aiming an object at a point, and modifier settings that are not plain numbers (a mirror's axes,
 on/off options, enum choices, a Geometry Nodes modifier's inputs).
 
-They register on the same ``registry`` as the core tools (``tools.py`` imports this module at
-its end), so scripts call them as ``tools.point_at("Key", 0, 0, 0.5)`` and tool calls name them
+They register on the same ``registry`` as the core tools (``tools.py`` gathers this module
+with them), so scripts call them as ``tools.point_at("Key", 0, 0, 0.5)`` and tool calls name them
 as JSON. Units as there: metres, degrees in arguments (radians in Blender's data), linear RGB;
 on/off options are 0 or 1. Importing this module does not import ``bpy``.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any
 
-from toolgym.envs.blender.tools import Coordinate, Name, obj, registry
+from toolgym.envs.blender.base_tools import Coordinate, Name, obj, registry
 from toolgym.envs.tools import Param, ToolCallError
 
 Switch = Annotated[int, Param(None, 0, 1, 1)]

@@ -18,17 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from toolgym.envs.scene.families.model import (
-    EDIT_PREAMBLE,
-    Edit,
-    Spec,
-    Template,
-    call_script,
-    conventions_said,
-    said,
-    tool_call,
-)
-from toolgym.envs.scene.families.phrases import Phrases
+from toolgym.envs.scene.families.model import Edit, Spec, Template
 from toolgym.envs.scene.relations import require_checked
 from toolgym.envs.tasks.families import gather, lookup
 
@@ -51,53 +41,12 @@ def family(name: str) -> Template:
 
 
 def spec_for(parameters: Mapping[str, Any]) -> Spec:
-    """The spec of a task from its parameters (``template`` names the template). Raises
-    ``relations.UncheckedRelation`` when its prompt states a relation no constraint checks; a
-    styled prompt is checked as its ``spec`` wording (a style changes words, not relations)."""
+    """The spec of a task from its parameters (``template`` names the template): see
+    :meth:`Template.spec`."""
     name = str(parameters.get("template", ""))
     if name not in TEMPLATES:
         raise ValueError(f"unknown scene template {name!r}; known: {', '.join(TEMPLATES)}")
-    if "edit" in parameters:
-        return _edit_spec(TEMPLATES[name], parameters)
-    template = TEMPLATES[name]
-    build = template.build
-    spec = build(parameters)
-    plain = (
-        spec
-        if parameters.get("style", "spec") == "spec"
-        else build({k: v for k, v in parameters.items() if k != "style"})
-    )
-    require_checked(plain.prompt, plain.constraints, f"the {name} template", template.relations)
-    return spec
-
-
-def _edit_spec(template: Template, parameters: Mapping[str, Any]) -> Spec:
-    """An edit task's spec: the level after the change (``parameters`` less ``edit`` and
-    ``before``), started from the reference of the parameters ``before`` it; the prompt asks
-    for the change (its relations checked in the ``spec`` wording against the spec after it),
-    and the reference clears what the start placed and places the level after it."""
-    edit = template.edit_named(str(parameters["edit"]))
-    before = parameters.get("before")
-    if not isinstance(before, Mapping):
-        raise ValueError(f"the {template.name} edit {edit.name!r} needs its 'before' parameters")
-    after = {k: v for k, v in parameters.items() if k not in ("edit", "before")}
-    spec = spec_for(after)
-    start = spec_for({**before, "template": template.name}).reference
-    request = edit.text(before, after)
-
-    def text(s: Phrases) -> list[str]:
-        return [*request(s), conventions_said(s)]
-
-    plain = said({k: v for k, v in after.items() if k != "style"}, text, template.words)
-    where = f"the {template.name} template's {edit.name} edit"
-    require_checked(plain, spec.constraints, where, template.relations)
-    prompt = f"{EDIT_PREAMBLE} {said(after, text, template.words)}\n\n```python\n{start}```"
-    clear = tool_call("clear")
-    calls = (clear, *spec.tool_calls) if spec.tool_calls else ()
-    reference = call_script([clear]) + spec.reference
-    return dataclasses.replace(
-        spec, prompt=prompt, reference=reference, tool_calls=calls, start=start
-    )
+    return TEMPLATES[name].spec(parameters)
 
 
 def task_spec(task: Any) -> Spec:

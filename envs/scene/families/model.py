@@ -25,7 +25,7 @@ import numpy as np
 
 from toolgym.envs.scene.catalogue import asset
 from toolgym.envs.scene.families.phrases import Phrases, get_style, say
-from toolgym.envs.scene.relations import Phrase
+from toolgym.envs.scene.relations import Phrase, require_checked
 from toolgym.envs.tasks.model import Task, Verification
 
 KINDS = ("layout", "physics", "logic")
@@ -326,12 +326,55 @@ class Template:
         known = ", ".join(e.name for e in self.edits) or "none"
         raise ValueError(f"the {self.name} family has no edit {name!r}; known: {known}")
 
+    def spec(self, parameters: Mapping[str, Any]) -> Spec:
+        """The spec of one of this template's tasks from its parameters. Raises
+        ``relations.UncheckedRelation`` when its prompt states a relation no constraint checks;
+        a styled prompt is checked as its ``spec`` wording (a style changes words, not
+        relations)."""
+        if "edit" in parameters:
+            return self._edit_spec(parameters)
+        spec = self.build(parameters)
+        plain = (
+            spec
+            if parameters.get("style", "spec") == "spec"
+            else self.build({k: v for k, v in parameters.items() if k != "style"})
+        )
+        where = f"the {self.name} template"
+        require_checked(plain.prompt, plain.constraints, where, self.relations)
+        return spec
+
+    def _edit_spec(self, parameters: Mapping[str, Any]) -> Spec:
+        """An edit task's spec: the level after the change (``parameters`` less ``edit`` and
+        ``before``), started from the reference of the parameters ``before`` it; the prompt asks
+        for the change (its relations checked in the ``spec`` wording against the spec after it),
+        and the reference clears what the start placed and places the level after it."""
+        edit = self.edit_named(str(parameters["edit"]))
+        before = parameters.get("before")
+        if not isinstance(before, Mapping):
+            raise ValueError(f"the {self.name} edit {edit.name!r} needs its 'before' parameters")
+        after = {k: v for k, v in parameters.items() if k not in ("edit", "before")}
+        spec = self.spec(after)
+        start = self.spec({**before, "template": self.name}).reference
+        request = edit.text(before, after)
+
+        def text(s: Phrases) -> list[str]:
+            return [*request(s), conventions_said(s)]
+
+        plain = said({k: v for k, v in after.items() if k != "style"}, text, self.words)
+        where = f"the {self.name} template's {edit.name} edit"
+        require_checked(plain, spec.constraints, where, self.relations)
+        prompt = f"{EDIT_PREAMBLE} {said(after, text, self.words)}\n\n```python\n{start}```"
+        clear = tool_call("clear")
+        calls = (clear, *spec.tool_calls) if spec.tool_calls else ()
+        reference = call_script([clear]) + spec.reference
+        return dataclasses.replace(
+            spec, prompt=prompt, reference=reference, tool_calls=calls, start=start
+        )
+
     def _task(
         self, parameters: dict[str, Any], seed: int, split: str, suite: str, style: str
     ) -> Task:
-        from toolgym.envs.scene.families import spec_for
-
-        spec = spec_for(parameters)
+        spec = self.spec(parameters)
         return Task(
             id=f"{suite}/{self.name}/{split}-{seed}",
             domain="scene",
