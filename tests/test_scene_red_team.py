@@ -738,7 +738,10 @@ def test_the_reward_fuzzer_catches_every_scene_cheat_on_every_family(part):
     assert every == {*FAMILIES_BY_SUITE["scene-procedural"], "scene-curated"}
     families = set(sorted(every)[part::PARTS])
     report = _fuzzed([t for t in tasks if family_of(t) in families])
-    assert set(report.by("family")) == families
+    # These references only send a ball (a velocity): no generic cheat has a placement to bend;
+    # their own near misses fail in the family sweep.
+    launched = {"knock_off", "launch_to_goal"}
+    assert families - launched <= set(report.by("family")) <= families
     assert all(tried >= 2 for tried, _ in report.by("family").values())
 
 
