@@ -108,7 +108,7 @@ def past_thresholds(task: Task) -> str | None:
             task,
             PLACED + f"for o in _placed:\n    x, y, z = o.pos\n    o.set_pos((x, y, z + {lift}))\n",
         )
-    if spec.template == "door" or _opens_doors(spec):
+    if _opens_doors(spec):
         lift = 2 * rules.PLAYER_HALF[2] - rules.OVERLAP_M - PAST_M  # under the player's height
         return _script(
             task,
@@ -142,8 +142,8 @@ def past_thresholds(task: Task) -> str | None:
 
 
 def _opens_doors(spec: Any) -> bool:
-    """Whether a logic rule of ``spec`` judges a door open by its clear passages (the door,
-    plate, timer, sequence and coin gates)."""
+    """Whether a logic rule of ``spec`` judges a door open by its clear passages (the classic
+    door, and the plate, timer, sequence and coin gates)."""
     return any("door" in c and "passages" in c for c in spec.constraints)
 
 
