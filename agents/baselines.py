@@ -128,4 +128,151 @@ class CopyInOrderAgent:
         return json.dumps({"name": name, "arguments": arguments})
 
 
+# Words that name a parameter in a request, by the parameter's name (the name itself, and its
+# words split at "_", always count too).
+PARAMETER_WORDS = {
+    "length": ("long", "length", "len"),
+    "width": ("wide", "width", "broad"),
+    "height": ("tall", "high", "height"),
+    "depth": ("deep", "depth"),
+    "thickness": ("thick", "thickness"),
+    "diameter": ("diameter", "across", "dia", "ø", "bore"),
+    "radius": ("radius",),
+    "angle": ("angle", "degrees", "°", "deg"),
+    "count": ("count", "number", "times"),
+}
+# Lengths in metres per unit word; a tool's lengths are in its domain's unit (CAD: mm).
+UNIT_METRES = {
+    "mm": 0.001, "millimetres": 0.001, "millimeters": 0.001, "cm": 0.01, "centimetres": 0.01,
+    "centimeters": 0.01, "m": 1.0, "metres": 1.0, "meters": 1.0, "in": 0.0254, "inch": 0.0254,
+    "inches": 0.0254, '"': 0.0254, "ft": 0.3048, "feet": 0.3048, "foot": 0.3048,
+}  # fmt: skip
+DOMAIN_UNIT_METRES = {"cadquery": 0.001}  # others: metres
+_TOKEN = re.compile(r"-?\d+(?:\.\d+)?|[A-Za-zø°\"]+|[(),=]")
+
+
+class KeywordAgent:
+    """The fixed rule a person writes in an afternoon for text requests, with nothing learnt:
+    the tool whose name's words the request uses most (ties: the one whose numeric parameters
+    the request's numbers fill best), each number parameter from the number whose neighbouring
+    words name it (``PARAMETER_WORDS``; "radius" doubles into a diameter), lengths converted to
+    the domain's unit, the rest of the numbers in the order written; one call, then stop."""
+
+    def __init__(self, registry: ToolRegistry, action_mode: str = "tool") -> None:
+        self.registry, self.action_mode = registry, action_mode
+        self.grammar = registry.grammar()
+        self.metres = DOMAIN_UNIT_METRES.get(registry.domain, 1.0)
+
+    def act(self, observation: dict[str, Any], task: Any = None) -> str:
+        if int(observation.get("step", 0)) > 0:
+            return json.dumps({"name": "stop"}) if self.action_mode == "tool" else "pass\n"
+        prompt = str(observation.get("prompt", ""))
+        numbers = self._numbers(prompt)
+        name = self._tool(prompt.lower(), len(numbers))
+        arguments = self._arguments(name, prompt, numbers)
+        if self.action_mode == "tool":
+            return json.dumps({"name": name, "arguments": arguments})
+        assign, first = _code_call(self.registry.domain)
+        args = ([first] if first else []) + [f"{k}={v!r}" for k, v in arguments.items()]
+        return f"{assign}tools.{name}({', '.join(args)})\n"
+
+    def _numbers(self, prompt: str) -> list[tuple[float, list[str], bool]]:
+        """Each number: its value (lengths in the domain's unit), the words that may name it
+        (the two after it and its unit, then the two before it: "20 mm in diameter", "26 mm
+        tall", "diameter 20", "x = 5"; never across another number or a comma), and whether a
+        length unit followed."""
+        tokens = [t.lower() for t in _TOKEN.findall(prompt)]
+        found = []
+        for k, token in enumerate(tokens):
+            if not _NUMBER.fullmatch(token):
+                continue
+            after = tokens[k + 1] if k + 1 < len(tokens) else ""
+            value, unit = float(token), UNIT_METRES.get(after)
+            if unit is not None:
+                value = value * unit / self.metres
+            start = k + 2 if unit is not None else k + 1
+            near = _words(tokens[start : start + 2]) + _words(tokens[max(0, k - 2) : k][::-1])
+            found.append((round(value, 6), near, unit is not None))
+        return found
+
+    def _tool(self, prompt: str, count: int) -> str:
+        words = set(re.findall(r"[a-z]+", prompt))
+
+        def fit(name: str) -> tuple[int, int]:
+            named = sum(w in words for w in name.split("_") if len(w) > 2)
+            numeric = [p for p, s in self.grammar[name]["params"].items() if _numeric(s)]
+            return named, -abs(len(numeric) - count)
+
+        return max(sorted(self.registry.tools), key=fit)
+
+    def _arguments(
+        self, name: str, prompt: str, numbers: list[tuple[float, list[str], bool]]
+    ) -> dict[str, Any]:
+        params = self.grammar[name]["params"]
+        arguments: dict[str, Any] = {}
+        left = list(range(len(numbers)))
+        for param, spec in params.items():  # first: numbers whose words name the parameter
+            if not _numeric(spec):
+                continue
+            for k in left:
+                value, near, _ = numbers[k]
+                named = _names_parameter(param, near)
+                if named:
+                    arguments[param] = value * (2 if named == "radius" else 1)
+                    left.remove(k)
+                    break
+        for param, spec in params.items():  # then the rest, in the order written
+            if _numeric(spec) and param not in arguments and left:
+                arguments[param] = numbers[left.pop(0)][0]
+            elif spec["choices"] and param not in arguments:
+                arguments[param] = _choice(spec["choices"], prompt)
+            elif spec["kind"] == "string" and param not in arguments:
+                arguments[param] = _names(prompt)[0]
+        for param, spec in params.items():  # within each parameter's range
+            if _numeric(spec) and param in arguments:
+                value = float(arguments[param])
+                low, high = spec["min"], spec["max"]
+                value = max(value, low) if low is not None else value
+                value = min(value, high) if high is not None else value
+                arguments[param] = round(value) if spec["kind"] == "integer" else value
+        return arguments
+
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _words(tokens: list[str]) -> list[str]:
+    """``tokens`` up to the first number or comma, without "=", "(", ")" and "of"."""
+    kept = []
+    for token in tokens:
+        if token == "," or _NUMBER.fullmatch(token):
+            break
+        if token not in ("=", "(", ")", "of", "in"):
+            kept.append(token)
+    return kept
+
+
+def _choice(choices: list[Any], prompt: str) -> Any:
+    """The choice named after "along" or "axis", else the first named as a word, else the
+    first choice."""
+    text = prompt.lower()
+    for choice in choices:
+        if re.search(rf"\b(?:along|axis)\s+{re.escape(str(choice).lower())}\b", text):
+            return choice
+    named = [c for c in choices if re.search(rf"\b{re.escape(str(c).lower())}\b", text)]
+    return (named or choices)[0]
+
+
+def _numeric(spec: dict[str, Any]) -> bool:
+    return spec["kind"] in ("number", "integer") and not spec["choices"]
+
+
+def _names_parameter(param: str, near: list[str]) -> str | None:
+    """Which word near a number names ``param`` (``"radius"`` for a diameter given as one)."""
+    words = set(PARAMETER_WORDS.get(param, ())) | {param, *param.split("_")}
+    if param.endswith("diameter") and "radius" in near:
+        return "radius"
+    return next((w for w in near if w in words and len(w) > 0), None)
+
+
 AGENTS = {"random": RandomAgent, "oracle": OracleAgent}

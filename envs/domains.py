@@ -74,6 +74,9 @@ class Domain:
             scores no files.
         doctor_check: ``(title, check)``: a check ``toolgym doctor`` runs beyond importing the
             tool (a render in a session, say); ``check()`` returns ``(ok, detail)``.
+        verifier_version: the version of how this tool's parts are scored; raise it whenever a
+            change can move a score, so benchmark sets hashed before it (``toolgym bench``)
+            no longer compare with those after.
     """
 
     card: DomainCard
@@ -94,6 +97,7 @@ class Domain:
     code_call: tuple[str, str] | None = None
     verify_files: Callable[[Path, Path, str, str], VerifierReport] | None = None
     doctor_check: tuple[str, Callable[[], tuple[bool, str]]] | None = None
+    verifier_version: str = "1"
 
     @property
     def name(self) -> str:

@@ -370,3 +370,20 @@ def test_ray_is_refused_where_nothing_runs_on_it(tmp_path):
     done = CliRunner().invoke(app, line)
     assert done.exit_code == 2
     assert "--ray is for batch mode (--suite NAME --scripts DIR)" in done.output
+
+
+@pytest.mark.slow
+def test_a_benchmark_run_on_actors_equals_a_local_one(cluster, tmp_path):
+    from toolgym.agents.benchmark.players import AgentSpec
+    from toolgym.agents.benchmark.runner import Plan, run_plan
+    from toolgym.agents.benchmark.sets import get_set
+
+    plan = Plan(get_set("all-lite-v1"), AgentSpec("random", "tool"), samples=2, limit=3)
+    local = run_plan(plan, tmp_path / "local", jobs=2)
+    remote = run_plan(plan, tmp_path / "ray", jobs=2, ray=cluster.address)
+
+    def fixed(rows):  # all but the wall time, which no seed fixes
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
+
+    assert fixed(remote) == fixed(local)
+    assert {r["entry"].split("/")[0] for r in remote} == {"cadquery", "blender", "scene"}

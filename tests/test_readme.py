@@ -67,8 +67,17 @@ RUN = {
     ".venv/bin/python tests/family_checks.py blender bookshelf --seeds 1": 0,
     ".venv/bin/python tests/family_checks.py scene office_desks --seeds 1": 0,
     ".venv/bin/python tests/family_checks.py scene --readme": 0,
+    ".venv/bin/toolgym bench list": 0,
+    ".venv/bin/toolgym bench run all-lite-v1 --agent oracle --limit 18 --out runs/bench/oracle": 0,
+    ".venv/bin/toolgym bench run all-lite-v1 --agent keyword --limit 18 "
+    "--out runs/bench/keyword": 0,
+    ".venv/bin/toolgym bench compare runs/bench/oracle runs/bench/keyword": 0,
 }
 SKIPPED = {
+    ".venv/bin/toolgym bench run all-lite-v1 --agent openai --base-url http://127.0.0.1:8000/v1 "
+    "--model my-model --api-key-env OPENAI_API_KEY --samples 4 --jobs 8 --price-in 0.15 "
+    "--price-out 0.60 --out runs/bench/my-model": "needs a model behind an endpoint; "
+    "test_benchmark runs the command against a scripted one",
     ".venv/bin/toolgym run --agent openai --base-url http://127.0.0.1:8000/v1 --model my-model "
     "--api-key-env OPENAI_API_KEY --suite primitives --episodes 8 --jobs 4 --record runs/model": (
         "needs a model behind an endpoint; test_llm_runner runs the command against a scripted one"

@@ -156,4 +156,5 @@ DOMAIN = Domain(
     family_table=family_table,
     code_scope="`bpy` and `tools` are in scope; the scene persists between calls",
     doctor_check=("Workbench render", workbench_render),
+    verifier_version="2026.12.04",  # the last change that can move a score
 )

@@ -151,4 +151,5 @@ DOMAIN = Domain(
     # CAD tools take and return the part
     code_call=("result = ", "globals().get('result')"),
     verify_files=lazy("toolgym.envs.cadquery.verification", "verify_file_pair"),
+    verifier_version="2026.12.04",  # the last change that can move a score
 )

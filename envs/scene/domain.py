@@ -150,4 +150,5 @@ DOMAIN = Domain(
     code_scope="`world` (the scene runtime), `core` and `bullet` (Panda3D) are in scope",
     code_call=("", "world"),  # scene tools take the session's world
     doctor_check=("Panda3D offscreen render", offscreen_render),
+    verifier_version="2026.12.04",  # the last change that can move a score
 )

@@ -1,6 +1,7 @@
 """The ``toolgym`` command line: one module per group of commands, all on one Typer ``app``."""
 
 from toolgym.cli import (  # noqa: F401 - registers commands
+    benchmark,
     catalogue,
     doctor,
     episodes,

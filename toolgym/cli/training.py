@@ -178,7 +178,7 @@ def evaluate(
     """Evaluate a trained policy (greedy calls) and print a score table."""
     from toolgym.agents.trainer.evaluate import evaluate_checkpoint, score_table
 
-    checkpoint = _checkpoint_file(checkpoint)
+    checkpoint = checkpoint_file(checkpoint)
     if split not in SPLITS:
         fail(f"--split must be train or test, got {split!r}")
     if record is not None:
@@ -202,7 +202,7 @@ def evaluate(
         console.print(f"recording in {escape(str(record))}: toolgym replay {escape(str(record))}")
 
 
-def _checkpoint_file(path: Path) -> Path:
+def checkpoint_file(path: Path) -> Path:
     """The checkpoint file ``--checkpoint`` names: a file, or a run folder's latest."""
     if path.is_dir():
         for inside in (path / "checkpoints" / "latest.pt", path / "latest.pt"):
