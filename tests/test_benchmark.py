@@ -263,6 +263,15 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
         toolgym("bench", "run", "blender-lite-v1", "--limit", "1", "--out", str(run)),
         "another set",
     )
+    other = tmp_path / "other"
+    assert (
+        toolgym("bench", "run", "blender-lite-v1", "--limit", "1", "--out", str(other)).returncode
+        == 0
+    )
+    one_line_error(toolgym("bench", "compare", str(run), str(other)), "different set")
+    header = json.loads((other / "run.json").read_text())
+    (other / "run.json").write_text(json.dumps(dict(header, set_hash="0" * 16)))
+    one_line_error(toolgym("bench", "report", str(other)), "0000000000000000", header["set_hash"])
     (tmp_path / "junk.json").write_text("{}")
     one_line_error(toolgym("bench", "compare", str(run), str(tmp_path / "junk.json")), "not a")
     one_line_error(toolgym("bench", "report", str(tmp_path)), "not a benchmark run")
