@@ -1,5 +1,6 @@
 """``toolgym bench``: evaluation sets pinned by hash, runs that resume, pass@k, reports and
-comparisons, every agent kind, and bad input as one line and exit 2. Real tools throughout."""
+comparisons, every agent kind, and bad input as one line and exit 2; and ``toolgym eval --suite``,
+a checkpoint scored elsewhere than it trained. Real tools throughout."""
 
 from __future__ import annotations
 
@@ -349,3 +350,27 @@ def test_the_keyword_rule_reads_words_units_and_radii():
     assert post["arguments"]["height"] == pytest.approx(50.8)
     assert post["arguments"]["diameter"] == pytest.approx(25.4)
     assert call("anything", step=1) == {"name": "stop"}  # one call, then it is done
+
+
+def test_eval_scores_a_checkpoint_on_another_suite_of_its_tool(tmp_path):
+    repo = Path(__file__).resolve().parents[1]
+    run = tmp_path / "trained"
+    trained = toolgym(
+        "train", "--suite", "assets/cadquery/demo/first-tools.toml", "--steps", "4",
+        "--num-steps", "4", "--max-steps", "1", "--num-envs", "1", "--out", str(run), cwd=repo,
+    )  # fmt: skip
+    assert trained.returncode == 0, trained.stderr
+    scored = toolgym("eval", "--checkpoint", str(run), "--suite", "cad-styles", "--episodes", "3",
+                     "--prompt-form", "image", "--json")  # fmt: skip
+    assert scored.returncode == 0, scored.stderr
+    report = json.loads(scored.stdout)
+    assert report["episodes"] == 3 and 0.0 <= report["score"] <= 1.0
+    assert all(r["task"].startswith("cad-styles/") for r in report["results"])
+    one_line_error(
+        toolgym("eval", "--checkpoint", str(run), "--suite", "scene-layout"),
+        "toolgym/GameScene-v0's", "plays toolgym/CadQuery-v0",
+    )  # fmt: skip
+    one_line_error(toolgym("eval", "--checkpoint", str(run), "--suite", "nope"), "unknown suite")
+    one_line_error(
+        toolgym("eval", "--checkpoint", str(run), "--prompt-form", "sketch"), "--prompt-form"
+    )

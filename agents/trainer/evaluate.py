@@ -143,13 +143,42 @@ def evaluate_checkpoint(
     record: str | Path | None = None,
     ray: str | None = None,
     progress: bool = False,
+    suite: str | None = None,
+    prompt_form: str | None = None,
 ) -> dict[str, Any]:
     """:func:`evaluate_policy` on a checkpoint; ``ray``: run the envs in Ray actors (an address,
-    or ``"local"``), whatever the run was trained with."""
+    or ``"local"``), whatever the run was trained with. ``suite``: score on another suite of
+    the same tool than the run's (held-out wording, families: does it generalise?);
+    ``prompt_form``: ask its tasks another way. Raises ``ValueError`` for a suite of another
+    tool, or a mixed run (its tools' suites are its mix)."""
     policy, grammar, config = load_checkpoint(path, device)
     config.ray = ray
+    overrides = {}
+    if suite is not None:
+        if config.mix:
+            raise ValueError(
+                f"the checkpoint was trained on the mix {config.mix}; a suite is for one tool's run"
+            )
+        from toolgym.envs.domains import get_domain
+        from toolgym.envs.tasks.suites import get_suite
+
+        domain = get_domain(get_suite(suite).domain)
+        if domain.env_id != config.env_id:
+            raise ValueError(
+                f"suite {suite!r} is {domain.env_id}'s; the checkpoint plays {config.env_id}"
+            )
+        config.suite = suite
+    if prompt_form is not None:
+        overrides["prompt_form"] = prompt_form
     return evaluate_policy(
-        policy, grammar, config, split, episodes, record=record, progress=progress
+        policy,
+        grammar,
+        config,
+        split,
+        episodes,
+        record=record,
+        progress=progress,
+        overrides=overrides,
     )
 
 

@@ -174,6 +174,13 @@ def evaluate(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     ray: RayAddress = None,
+    suite: Annotated[
+        str | None,
+        typer.Option(help="Score on this suite of the same tool (default: the run's own)."),
+    ] = None,
+    prompt_form: Annotated[
+        str | None, typer.Option(help="described or image (default: the run's).")
+    ] = None,
 ) -> None:
     """Evaluate a trained policy (greedy calls) and print a score table."""
     from toolgym.agents.trainer.evaluate import evaluate_checkpoint, score_table
@@ -181,13 +188,28 @@ def evaluate(
     checkpoint = checkpoint_file(checkpoint)
     if split not in SPLITS:
         fail(f"--split must be train or test, got {split!r}")
+    if suite is not None:
+        or_fail(_suite, suite)
+        suite = _portable_suite(suite)
+    from toolgym.envs.episode.options import PROMPT_FORMS
+
+    if prompt_form is not None and prompt_form not in PROMPT_FORMS:
+        fail(f"--prompt-form must be {' or '.join(PROMPT_FORMS)}, not {prompt_form!r}")
     if record is not None:
         check_writable_folder(record, "--record", "the recording")
     check_device(device)
     connect(ray)
     try:
         report = evaluate_checkpoint(
-            checkpoint, split, episodes, device, record=record, ray=ray, progress=not as_json
+            checkpoint,
+            split,
+            episodes,
+            device,
+            record=record,
+            ray=ray,
+            progress=not as_json,
+            suite=suite,
+            prompt_form=prompt_form,
         )
     except (KeyError, ValueError, RuntimeError) as exc:
         fail(message(exc))
