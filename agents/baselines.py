@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from toolgym.envs.domains import get_domain
+from toolgym.envs.episode.loop import STOP_CALL
 from toolgym.envs.tools import ToolRegistry
 
 
@@ -128,6 +129,18 @@ class CopyInOrderAgent:
         return json.dumps({"name": name, "arguments": arguments})
 
 
+class OneCall:
+    """A rule with one thing to say (the copy and keyword rules): its call, then the stop call."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+
+    def act(self, observation: dict[str, Any], task: Any = None) -> str:
+        if int(observation.get("step", 0)) > 0:
+            return json.dumps({"name": STOP_CALL})
+        return self.agent.act(observation, task)
+
+
 # Words that name a parameter in a request, by the parameter's name (the name itself, and its
 # words split at "_", always count too).
 PARAMETER_WORDS = {
@@ -156,7 +169,8 @@ class KeywordAgent:
     the tool whose name's words the request uses most (ties: the one whose numeric parameters
     the request's numbers fill best), each number parameter from the number whose neighbouring
     words name it (``PARAMETER_WORDS``; "radius" doubles into a diameter), lengths converted to
-    the domain's unit, the rest of the numbers in the order written; one call, then stop."""
+    the domain's unit, the rest of the numbers in the order written. Played as one call, then
+    stop: :class:`OneCall`."""
 
     def __init__(self, registry: ToolRegistry, action_mode: str = "tool") -> None:
         self.registry, self.action_mode = registry, action_mode
@@ -164,8 +178,6 @@ class KeywordAgent:
         self.metres = DOMAIN_UNIT_METRES.get(registry.domain, 1.0)
 
     def act(self, observation: dict[str, Any], task: Any = None) -> str:
-        if int(observation.get("step", 0)) > 0:
-            return json.dumps({"name": "stop"}) if self.action_mode == "tool" else "pass\n"
         prompt = str(observation.get("prompt", ""))
         numbers = self._numbers(prompt)
         name = self._tool(prompt.lower(), len(numbers))

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgym.agents.baselines import KeywordAgent
+from toolgym.agents.benchmark.report import leaderboard, scores_by
 from toolgym.agents.benchmark.sets import PART_NAMES, TOOLS
 from toolgym.agents.llm.endpoint import Reply, ScriptedEndpoint, completion, tool_call
 from toolgym.envs.domains import domains
@@ -87,43 +88,13 @@ def main() -> None:
             subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
             report = json.loads((args.out / agent / "report.json").read_text())
             rows.append((agent, report, command))
+    reports = [report for _, report, _ in rows]
     print()
-    print("| agent | tasks | score | pass@1 | exec rate | invalid calls | steps | tokens in/out "
-          "| cost $ | wall s | errors |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for agent, report, _ in rows:
-        o = report["overall"]
-        cost = "" if o.get("cost") is None else f"{o['cost']:.4f}"
-        print(
-            f"| {agent} | {o['tasks']} | {o['score']:.3f} | {o['pass@1']:.3f} | "
-            f"{rate(o['execution_rate'])} | {rate(o['invalid_call_rate'])} | {o['steps']:.1f} | "
-            f"{o['tokens_in']}/{o['tokens_out']} | {cost} | {o['seconds']:.0f} | {o['errors']} |"
-        )
-    print_scores(rows, "tool", TOOLS)
-    print_scores(rows, "part", PART_NAMES)
-    print()
+    print(leaderboard(reports))
+    print(scores_by(reports, "tool", TOOLS))
+    print(scores_by(reports, "part", PART_NAMES))
     for agent, _, command in rows:
         print(f"- {agent}: `{shlex.join(command)}`")
-
-
-def rate(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"
-
-
-def print_scores(
-    rows: list[tuple[str, Any, list[str]]], group: str, values: tuple[str, ...]
-) -> None:
-    """One table: each agent's mean exact score in each of ``values`` of ``group``."""
-    print()
-    print(f"| agent | {' | '.join(values)} |")
-    print("|---" * (len(values) + 1) + "|")
-    for agent, report, _ in rows:
-        by = report["by"][group]
-        print(
-            f"| {agent} | "
-            + " | ".join(f"{by[v]['score']:.3f}" if v in by else "-" for v in values)
-            + " |"
-        )
 
 
 if __name__ == "__main__":

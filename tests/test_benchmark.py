@@ -23,10 +23,12 @@ TOOLGYM = str(Path(sys.executable).with_name("toolgym"))
 TIMING = ("seconds",)  # the one field of a results line a seed does not fix
 
 
-def toolgym(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def toolgym(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [TOOLGYM, *args], capture_output=True, text=True, timeout=900, cwd=cwd,
-        env={"COLUMNS": "200", "PATH": str(Path(sys.executable).parent)},
+        env={"COLUMNS": "200", "PATH": str(Path(sys.executable).parent), **(env or {})},
     )  # fmt: skip
 
 
@@ -159,10 +161,19 @@ def test_a_resumed_run_equals_an_uninterrupted_one(tmp_path):
     assert len(seen) == 6  # only the two unfinished episodes were played
     assert strip(resumed) == strip(whole)
     assert len({r["seed"] for r in whole}) == 6
-    # Random calls: some fail, some run; the rates say which.
+    # The report's figures are the episodes' own: pass@2 per task by hand, rates over calls.
     report = summarize(*read_run(tmp_path / "whole"), plan.entries)
-    assert 0 < report["overall"]["pass@2"] <= 1 or report["overall"]["pass@1"] == 0
-    assert report["overall"]["episodes"] == 6 and report["overall"]["tasks"] == 3
+    overall = report["overall"]
+    assert overall["episodes"] == 6 and overall["tasks"] == 3
+    passes = [sum(r["passed"] for r in whole if r["entry"] == e.id) for e in plan.entries]
+    assert overall["pass@2"] == pytest.approx(sum(c > 0 for c in passes) / 3)
+    assert overall["pass@1"] == pytest.approx(sum(passes) / 6)
+    calls = sum(r["calls"] for r in whole)
+    assert calls == sum(r["steps"] for r in whole) > 0
+    assert overall["execution_rate"] == pytest.approx(sum(r["executed"] for r in whole) / calls)
+    assert overall["score"] == pytest.approx(
+        sum(r["score"] for r in whole) / 6
+    )  # every task has two samples, so the mean of tasks is the mean of episodes
 
 
 def test_a_folder_of_another_plan_is_refused(tmp_path):
@@ -279,7 +290,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
 
 
 def test_a_model_through_the_openai_runner_counts_tokens_and_cost(tmp_path):
-    from toolgym.agents.llm.endpoint import ScriptedEndpoint
+    from toolgym.agents.llm.endpoint import ScriptedEndpoint, tool_call
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
     try:
@@ -291,26 +302,61 @@ def test_a_model_through_the_openai_runner_counts_tokens_and_cost(tmp_path):
             "bench", "run", "cadquery-lite-v1", "--agent", "openai", "--base-url", endpoint.url,
             "--model", "keyword-script", "--action-mode", "tool", "--limit", "3",
             "--price-in", "2", "--price-out", "10", "--out", str(tmp_path / "model"), "--json",
+            "--api-key-env", "BENCH_KEY", env={"BENCH_KEY": "sk-secret-4242"},
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         assert len(endpoint.requests) == 6  # a call, then "done", per episode
+        assert endpoint.headers[0]["authorization"] == "Bearer sk-secret-4242"
     overall = json.loads(done.stdout)["overall"]
     assert overall["tasks"] == 3 and overall["turns"] == 2.0 and overall["errors"] == 0
     assert overall["tokens_in"] > 0 and overall["tokens_out"] > 0
     expected = (overall["tokens_in"] * 2 + overall["tokens_out"] * 10) / 1e6
     assert math.isclose(overall["cost"], expected)
-    header = json.loads((tmp_path / "model" / "run.json").read_text())
-    assert "api_key" not in json.dumps(header)
+    _, episodes = read_run(tmp_path / "model")
+    assert all(e["calls"] == e["steps"] == 1 for e in episodes)  # tool mode: each call a step
+    invalid = sum(e["invalid"] for e in episodes)  # arguments the tool refused
+    assert overall["invalid_call_rate"] == pytest.approx(invalid / 3)
+    for name in ("run.json", "episodes.jsonl", "report.json"):  # the key is never written
+        assert "sk-secret-4242" not in (tmp_path / "model" / name).read_text()
+    # Code mode: a call that is not run_code is refused without a step, and counted invalid.
+    wrong = [tool_call("add_box", {"length": 1}), {"content": "Done."}]
+
+    def code_mode(url: str, model: str = "wrong-tool") -> subprocess.CompletedProcess[str]:
+        return toolgym(
+            "bench", "run", "cadquery-lite-v1", "--agent", "openai", "--base-url", url,
+            "--model", model, "--limit", "1", "--out", str(tmp_path / "code"), "--json",
+        )  # fmt: skip
+
+    with ScriptedEndpoint(wrong) as endpoint:
+        done = code_mode(endpoint.url)
+    assert done.returncode == 0, done.stderr
+    overall = json.loads(done.stdout)["overall"]
+    assert overall["steps"] == 0 and overall["invalid_call_rate"] == 1.0
+    assert overall["execution_rate"] == 0.0 and overall["errors"] == 0
+    # The same model served again on another port resumes the run (nothing is left to play).
+    with ScriptedEndpoint(wrong) as endpoint:
+        again = code_mode(endpoint.url)
+        assert again.returncode == 0, again.stderr
+        assert not endpoint.requests
+        other = code_mode(endpoint.url, "another-model")
+    one_line_error(other, "another agent")
 
 
-def test_a_trainer_checkpoint_plays_its_own_tool_and_says_so_elsewhere(tmp_path):
-    repo = Path(__file__).resolve().parents[1]
-    run = tmp_path / "trained"
-    trained = toolgym(
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory) -> Path:
+    """A few seconds' `toolgym train` run on three CAD primitives: a real checkpoint."""
+    run = tmp_path_factory.mktemp("trained")
+    done = toolgym(
         "train", "--suite", "assets/cadquery/demo/first-tools.toml", "--steps", "4",
-        "--num-steps", "4", "--max-steps", "1", "--num-envs", "1", "--out", str(run), cwd=repo,
+        "--num-steps", "4", "--max-steps", "1", "--num-envs", "1", "--out", str(run),
+        cwd=Path(__file__).resolve().parents[1],
     )  # fmt: skip
-    assert trained.returncode == 0, trained.stderr
+    assert done.returncode == 0, done.stderr
+    return run
+
+
+def test_a_trainer_checkpoint_plays_its_own_tool_and_says_so_elsewhere(tmp_path, trained):
+    run = trained
     done = toolgym("bench", "run", "all-lite-v1", "--agent", "checkpoint", "--checkpoint",
                    str(run), "--limit", "3", "--out", str(tmp_path / "bench"))  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -324,11 +370,11 @@ def test_a_trainer_checkpoint_plays_its_own_tool_and_says_so_elsewhere(tmp_path)
 
 
 def test_the_keyword_rule_reads_words_units_and_radii():
-    from toolgym.agents.baselines import KeywordAgent
+    from toolgym.agents.baselines import KeywordAgent, OneCall
     from toolgym.envs.domains import get_domain
     from toolgym.envs.tasks.suites import get_suite
 
-    rule = KeywordAgent(get_domain("cadquery").registry())
+    rule = OneCall(KeywordAgent(get_domain("cadquery").registry()))  # as the benchmark plays it
 
     def call(prompt: str, step: int = 0) -> dict:
         return json.loads(rule.act({"prompt": prompt, "step": step}))
@@ -352,14 +398,8 @@ def test_the_keyword_rule_reads_words_units_and_radii():
     assert call("anything", step=1) == {"name": "stop"}  # one call, then it is done
 
 
-def test_eval_scores_a_checkpoint_on_another_suite_of_its_tool(tmp_path):
-    repo = Path(__file__).resolve().parents[1]
-    run = tmp_path / "trained"
-    trained = toolgym(
-        "train", "--suite", "assets/cadquery/demo/first-tools.toml", "--steps", "4",
-        "--num-steps", "4", "--max-steps", "1", "--num-envs", "1", "--out", str(run), cwd=repo,
-    )  # fmt: skip
-    assert trained.returncode == 0, trained.stderr
+def test_eval_scores_a_checkpoint_on_another_suite_of_its_tool(trained):
+    run = trained
     scored = toolgym("eval", "--checkpoint", str(run), "--suite", "cad-styles", "--episodes", "3",
                      "--prompt-form", "image", "--json")  # fmt: skip
     assert scored.returncode == 0, scored.stderr

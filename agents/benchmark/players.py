@@ -10,14 +10,15 @@ checkpoint, greedy calls) and ``openai`` (a model behind an OpenAI-compatible en
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
 from toolgym.agents.benchmark.sets import Entry
+from toolgym.envs.episode.options import ACTION_MODES
 
 AGENT_KINDS = ("oracle", "random", "copy", "keyword", "checkpoint", "openai")
 # Agents that write tool calls only; the others play in code mode unless told otherwise.
@@ -37,13 +38,13 @@ class AgentSpec:
     def __post_init__(self) -> None:
         if self.kind not in AGENT_KINDS:
             raise ValueError(f"unknown agent {self.kind!r}; known: {', '.join(AGENT_KINDS)}")
+        if self.action_mode not in ACTION_MODES:
+            raise ValueError(f"--action-mode must be code or tool, not {self.action_mode!r}")
         if self.kind in TOOL_ONLY and self.action_mode != "tool":
             raise ValueError(f"the {self.kind} agent writes tool calls: use --action-mode tool")
 
     def label(self) -> str:
-        """How reports name the agent: ``oracle``, ``checkpoint:PATH``, ``openai:MODEL``."""
-        detail = self.options.get("model") or self.options.get("checkpoint")
-        return f"{self.kind}:{detail}" if detail else self.kind
+        return agent_label(self.public())
 
     def public(self) -> dict[str, Any]:
         """The spec as a results file keeps it (never the API key)."""
@@ -51,17 +52,27 @@ class AgentSpec:
         return {"kind": self.kind, "action_mode": self.action_mode, "options": options}
 
 
+def agent_label(agent: dict[str, Any]) -> str:
+    """How reports name an agent (:meth:`AgentSpec.public`'s data): ``oracle``,
+    ``checkpoint:PATH``, ``openai:MODEL``."""
+    detail = agent["options"].get("model") or agent["options"].get("checkpoint")
+    return f"{agent['kind']}:{detail}" if detail else agent["kind"]
+
+
 @dataclasses.dataclass
 class Outcome:
     """One episode: ``score`` (exact final score; ``None`` when it could not be played),
-    ``passed``, ``steps`` (env steps), ``turns`` (model replies; 0 for other agents),
-    ``executed`` (steps whose script or call ran without error), ``invalid`` (steps whose
-    action never reached the tool: not JSON, an unknown tool, bad arguments), tokens in and
+    ``passed``, ``steps`` (env steps), ``calls`` (actions sent: the steps, and a model's calls
+    refused before a step, a code-mode call that is not a script), ``turns`` (model replies; 0
+    for other agents), ``executed`` (calls whose script or tool call ran without error),
+    ``invalid`` (calls that never reached the tool: not JSON, an unknown tool, bad arguments,
+    refused before a step), tokens in and
     out, ``seconds`` (wall), ``stop`` (why it ended) and ``error`` (one line, or ``None``)."""
 
     score: float | None = None
     passed: bool = False
     steps: int = 0
+    calls: int = 0
     turns: int = 0
     executed: int = 0
     invalid: int = 0
@@ -73,17 +84,18 @@ class Outcome:
 
 
 class StepTally(gym.Wrapper):
-    """Counts an episode's steps, executed steps and invalid calls from ``info`` (a stop call,
-    which reaches no tool and is no error, is neither)."""
+    """Counts an episode's steps, failed steps, executed steps and invalid calls from ``info``
+    (a stop call, which reaches no tool and is no error, is none of the last three)."""
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
-        self.steps = self.executed = self.invalid = 0
+        self.steps = self.failed = self.executed = self.invalid = 0
         return self.env.reset(**kwargs)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)
         sandbox = info.get("sandbox") or {}
         self.steps += 1
+        self.failed += "error" in info
         if "error" not in info and sandbox.get("ran"):
             self.executed += 1
         elif "error" in info and not sandbox.get("ran", True):
@@ -110,6 +122,7 @@ class RulePlayer:
         from toolgym.agents.baselines import (
             CopyInOrderAgent,
             KeywordAgent,
+            OneCall,
             OracleAgent,
             RandomAgent,
         )
@@ -120,32 +133,44 @@ class RulePlayer:
         if self.spec.kind == "random":
             return RandomAgent(registry, mode, seed)
         if self.spec.kind == "copy":
-            return _OneCall(CopyInOrderAgent(registry))
-        return KeywordAgent(registry, mode)
+            return OneCall(CopyInOrderAgent(registry))
+        return OneCall(KeywordAgent(registry, mode))
 
     def play(self, env: gym.Env, tally: StepTally, entry: Entry, seed: int) -> Outcome:
         started = time.perf_counter()
         observation, _ = env.reset(seed=seed, options={"task": entry.task})
-        agent, final = self.agent(env, seed), None
-        while final is None:
-            action = agent.act(observation, env.unwrapped.task)
-            observation, _, terminated, truncated, info = env.step(action)
-            if terminated or truncated:
-                final = info.get("final_report") or {}
-                stop = "passed" if final.get("passed") else "stop" if terminated else "max steps"
-        return _outcome(final, tally, started, stop)
+        agent = self.agent(env, seed)
+        return _play_out(
+            env, tally, observation, lambda o: agent.act(o, env.unwrapped.task), started
+        )
 
 
-class _OneCall:
-    """A one-call rule: its call, then the stop call (it has nothing more to say)."""
-
-    def __init__(self, agent: Any) -> None:
-        self.agent = agent
-
-    def act(self, observation: dict[str, Any], task: Any = None) -> str:
-        if int(observation.get("step", 0)) > 0:
-            return json.dumps({"name": "stop"})
-        return self.agent.act(observation, task)
+def _play_out(
+    env: gym.Env,
+    tally: StepTally,
+    observation: dict[str, Any],
+    choose: Callable[[dict[str, Any]], str],
+    started: float,
+) -> Outcome:
+    """Step ``env`` (just reset to ``observation``) with ``choose``'s actions until the episode
+    ends, and say how it went."""
+    while True:
+        observation, _, terminated, truncated, info = env.step(choose(observation))
+        if terminated or truncated:
+            break
+    final = info.get("final_report") or {}
+    score = final.get("score")
+    return Outcome(
+        score=score,
+        passed=bool(final.get("passed")),
+        steps=tally.steps,
+        calls=tally.steps,
+        executed=tally.executed,
+        invalid=tally.invalid,
+        seconds=time.perf_counter() - started,
+        stop="passed" if final.get("passed") else "stop" if terminated else "max steps",
+        error=None if score is not None else "the final check gave no score",
+    )
 
 
 class ChatPlayer:
@@ -166,13 +191,15 @@ class ChatPlayer:
         episode = play_episode(
             env, self.client, seed=seed, options={"task": entry.task}, image_size=self.image_size
         )
+        refused = episode.errors - tally.failed  # calls answered without a step
         return Outcome(
             score=episode.score,
             passed=episode.passed,
             steps=tally.steps,
+            calls=tally.steps + refused,
             turns=episode.turns,
             executed=tally.executed,
-            invalid=tally.invalid,
+            invalid=tally.invalid + refused,
             prompt_tokens=episode.prompt_tokens,
             completion_tokens=episode.completion_tokens,
             seconds=episode.seconds,
@@ -218,8 +245,9 @@ class CheckpointPlayer:
         observation, _ = env.reset(seed=seed, options={"task": entry.task})
         device = next(self.policy.parameters()).device
         generator = torch.Generator(device=device).manual_seed(seed)
-        contexts, final = EpisodeContexts(1), None
-        while final is None:
+        contexts = EpisodeContexts(1)
+
+        def choose(observation: dict[str, Any]) -> str:
             batch = {k: _batched(v) for k, v in observation.items()}
             inputs = observe(batch, self.config.policy)
             with torch.no_grad():
@@ -227,26 +255,11 @@ class CheckpointPlayer:
             (call,) = contexts.decode(
                 self.grammar, tokens.cpu().numpy(), batch, inputs["numbers"], inputs["number_at"]
             )
-            observation, _, terminated, truncated, info = env.step(call)
-            if terminated or truncated:
-                final = info.get("final_report") or {}
-                stop = "passed" if final.get("passed") else "stop" if terminated else "max steps"
-        return _outcome(final, tally, started, stop)
+            return call
+
+        return _play_out(env, tally, observation, choose, started)
 
 
 def _batched(value: Any) -> Any:
     """One observation's field as a batch of one (text as a tuple, as vector envs give it)."""
     return (value,) if isinstance(value, str) else np.asarray(value)[None]
-
-
-def _outcome(final: dict[str, Any], tally: StepTally, started: float, stop: str) -> Outcome:
-    return Outcome(
-        score=final.get("score"),
-        passed=bool(final.get("passed")),
-        steps=tally.steps,
-        executed=tally.executed,
-        invalid=tally.invalid,
-        seconds=time.perf_counter() - started,
-        stop=stop,
-        error=None if final.get("score") is not None else "the final check gave no score",
-    )

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from toolgym.agents.benchmark.players import agent_label
 from toolgym.agents.benchmark.sets import PART_NAMES
 
 GROUPS = ("tool", "part", "family", "tier", "prompt_form")
@@ -31,9 +32,7 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - math.prod(1.0 - k / i for i in range(n - c + 1, n + 1))
 
 
-def task_rows(
-    header: dict[str, Any], episodes: Iterable[dict[str, Any]], entries: Sequence[Any]
-) -> list[dict[str, Any]]:
+def task_rows(episodes: Iterable[dict[str, Any]], entries: Sequence[Any]) -> list[dict[str, Any]]:
     """Per entry: its groups and its samples' figures (``n``, ``c`` passed, mean score...)."""
     by_entry: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in {(r["entry"], r["sample"]): r for r in episodes}.values():  # each sample once
@@ -56,7 +55,7 @@ def task_rows(
                 "turns": sum(s["turns"] for s in samples) / len(samples),
                 "executed": sum(s["executed"] for s in samples),
                 "invalid": sum(s["invalid"] for s in samples),
-                "step_count": steps,
+                "call_count": sum(s["calls"] for s in samples),
                 "prompt_tokens": sum(s["prompt_tokens"] for s in samples),
                 "completion_tokens": sum(s["completion_tokens"] for s in samples),
                 "seconds": sum(s["seconds"] for s in samples),
@@ -70,12 +69,12 @@ def figures(
     rows: list[dict[str, Any]], k: int, prices: tuple[float, float] | None
 ) -> dict[str, Any]:
     """A group's figures: mean exact score, pass@1, pass@k, execution and invalid-call rates
-    (of all steps), mean steps and turns per episode, tokens, wall time, cost, episodes that
+    (of all calls sent), mean steps and turns per episode, tokens, wall time, cost, episodes that
     could not be played (``errors``) and why episodes ended (``stops``)."""
     if not rows:
         return {"tasks": 0}
     episodes = sum(r["n"] for r in rows)
-    steps = sum(r["step_count"] for r in rows)
+    calls = sum(r["call_count"] for r in rows)
     tokens_in = sum(r["prompt_tokens"] for r in rows)
     tokens_out = sum(r["completion_tokens"] for r in rows)
     out = {
@@ -84,8 +83,8 @@ def figures(
         "score": float(np.mean([r["score"] for r in rows])),
         "pass@1": float(np.mean([pass_at_k(r["n"], r["c"], 1) for r in rows])),
         f"pass@{k}": float(np.mean([pass_at_k(r["n"], r["c"], min(k, r["n"])) for r in rows])),
-        "execution_rate": sum(r["executed"] for r in rows) / steps if steps else None,
-        "invalid_call_rate": sum(r["invalid"] for r in rows) / steps if steps else None,
+        "execution_rate": sum(r["executed"] for r in rows) / calls if calls else None,
+        "invalid_call_rate": sum(r["invalid"] for r in rows) / calls if calls else None,
         "steps": float(np.mean([r["steps"] for r in rows])),
         "turns": float(np.mean([r["turns"] for r in rows])),
         "tokens_in": tokens_in,
@@ -107,7 +106,7 @@ def summarize(
 ) -> dict[str, Any]:
     """The report of a run: its header, overall figures, figures by each of :data:`GROUPS`,
     and the per-task rows ``compare`` resamples."""
-    rows = task_rows(header, episodes, entries)
+    rows = task_rows(episodes, entries)
     k = int(header["samples"])
     report: dict[str, Any] = {
         "run": header,
@@ -125,34 +124,47 @@ def summarize(
     return report
 
 
+def leaderboard(reports: Sequence[dict[str, Any]]) -> str:
+    """One Markdown row per run (runs of one set): agent, tasks, score, pass@1, pass@k where a
+    run has more samples, rates, steps, tokens, cost where priced, wall time and errors."""
+    ks = sorted({r["run"]["samples"] for r in reports if r["run"]["samples"] > 1})
+    priced = any(r["overall"].get("cost") is not None for r in reports)
+    header = ["agent", "tasks", "score", "pass@1", *(f"pass@{k}" for k in ks)]
+    header += ["exec rate", "invalid calls", "steps", "tokens in/out"]
+    header += ["cost $"] * priced + ["wall s", "errors"]
+    lines = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
+    for report in reports:
+        o = report["overall"]
+        cells = [agent_label(report["run"]["agent"]), str(o["tasks"]), f"{o['score']:.3f}"]
+        cells += [f"{o['pass@1']:.3f}", *(_cell(o.get(f"pass@{k}")) for k in ks)]
+        cells += [_cell(o["execution_rate"], 2), _cell(o["invalid_call_rate"], 2)]
+        cells += [f"{o['steps']:.1f}", f"{o['tokens_in']}/{o['tokens_out']}"]
+        cells += [_cell(o.get("cost"), 4)] * priced + [f"{o['seconds']:.0f}", str(o["errors"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def scores_by(reports: Sequence[dict[str, Any]], group: str, values: Sequence[str]) -> str:
+    """A Markdown table: each run's mean exact score in each of ``values`` of ``group``."""
+    lines = [f"| agent | {' | '.join(values)} |", "|---" * (len(values) + 1) + "|"]
+    for report in reports:
+        by = report["by"][group]
+        cells = [f"{by[v]['score']:.3f}" if v in by else "-" for v in values]
+        lines.append(f"| {agent_label(report['run']['agent'])} | {' | '.join(cells)} |")
+    return "\n".join(lines) + "\n"
+
+
 def markdown(report: dict[str, Any]) -> str:
     """The run as a leaderboard row (with its header) and a table by tool and part."""
-    run, overall, k = report["run"], report["overall"], report["run"]["samples"]
-    agent = run["agent"]
-    label = agent["kind"] + (
-        f":{agent['options'].get('model') or agent['options'].get('checkpoint')}"
-        if agent["options"].get("model") or agent["options"].get("checkpoint")
-        else ""
-    )
-    cost = "" if overall.get("cost") is None else f" | ${overall['cost']:.4f}"
+    run, k = report["run"], report["run"]["samples"]
     lines = [
         f"Set `{run['set']}` (hash `{run['set_hash']}`"
         + (f", first {run['limit']} entries" if run["limit"] else "")
-        + f"), {k} sample(s) per task, agent `{label}` ({agent['action_mode']} mode)"
+        + f"), {k} sample(s) per task, agent `{agent_label(run['agent'])}` "
+        + f"({run['agent']['action_mode']} mode)"
         + ("" if report["complete"] else " **(incomplete)**"),
         "",
-        "| agent | tasks | score | pass@1 | "
-        + (f"pass@{k} | " if k > 1 else "")
-        + "exec rate | invalid calls | steps | tokens in/out | wall s | errors"
-        + (" | cost" if cost else "")
-        + " |",
-        "|---" * (10 + (k > 1) + bool(cost)) + "|",
-        f"| {label} | {overall['tasks']} | {overall['score']:.3f} | {overall['pass@1']:.3f} | "
-        + (f"{overall[f'pass@{k}']:.3f} | " if k > 1 else "")
-        + f"{_rate(overall['execution_rate'])} | {_rate(overall['invalid_call_rate'])} | "
-        + f"{overall['steps']:.1f} | {overall['tokens_in']}/{overall['tokens_out']} | "
-        + f"{overall['seconds']:.0f} | {overall['errors']}{cost} |",
-        "",
+        leaderboard([report]),
         "| tool | part | tasks | score | pass@1 |",
         "|---|---|---|---|---|",
     ]
@@ -173,8 +185,8 @@ def _order(known: tuple[str, ...], value: str) -> int:
     return known.index(value) if value in known else len(known)
 
 
-def _rate(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"
+def _cell(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
 
 
 def compare(a: dict[str, Any], b: dict[str, Any], seed: int = 0) -> dict[str, Any]:

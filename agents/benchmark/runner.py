@@ -28,7 +28,7 @@ import gymnasium as gym
 
 from toolgym._version import __version__
 from toolgym.agents.benchmark.players import AgentSpec, Outcome, StepTally, make_player
-from toolgym.agents.benchmark.sets import EvalSet, set_hash
+from toolgym.agents.benchmark.sets import Entry, EvalSet, set_hash
 
 HEADER, EPISODES, LOCK = "run.json", "episodes.jsonl", ".lock"
 MAX_JOBS = 64
@@ -54,7 +54,7 @@ class Plan:
             raise ValueError(f"limit must be at least 1, got {self.limit}")
 
     @property
-    def entries(self) -> tuple[Any, ...]:
+    def entries(self) -> tuple[Entry, ...]:
         return self.eval_set.head(self.limit)
 
     def header(self) -> dict[str, Any]:
@@ -64,7 +64,9 @@ class Plan:
             "set_hash": self.eval_set.hash,
             "limit": self.limit,
             "entries": len(self.entries),
-            "entries_hash": set_hash(self.entries, self.eval_set.verifier_versions),
+            "entries_hash": self.eval_set.hash
+            if self.limit is None
+            else set_hash(self.entries, self.eval_set.verifier_versions),
             "verifier_versions": self.eval_set.verifier_versions,
             "agent": self.agent.public(),
             "samples": self.samples,
@@ -113,18 +115,26 @@ def prepare(folder: Path, plan: Plan) -> dict[tuple[str, int], dict[str, Any]]:
     ``(entry id, sample)``. Raises ``ValueError`` naming the first field that differs."""
     header = plan.header()
     if not (folder / HEADER).exists():
-        folder.mkdir(parents=True, exist_ok=True)
         (folder / HEADER).write_text(json.dumps(header, indent=2) + "\n", encoding="utf-8")
         return {}
     found, rows = read_run(folder)
     for key in RESUME_KEYS:
-        if found.get(key) != header[key]:
+        if _resumable(found.get(key), key) != _resumable(header[key], key):
             raise ValueError(
                 f"{folder} holds a run with another {key} ({found.get(key)!r}, this run "
                 f"{header[key]!r}); give another --out to start a new run"
             )
     wanted = {(e.id, s) for e in plan.entries for s in range(plan.samples)}
     return {(r["entry"], r["sample"]): r for r in rows if (r["entry"], r["sample"]) in wanted}
+
+
+def _resumable(value: Any, key: str) -> Any:
+    """What of a header field must match to resume: all of it, but where a model is served
+    (the same model behind a restarted server, on another port, is the same agent)."""
+    if key != "agent" or not isinstance(value, dict):
+        return value
+    options = {k: v for k, v in value.get("options", {}).items() if k != "base_url"}
+    return {**value, "options": options}
 
 
 class BenchWorker:
@@ -135,8 +145,8 @@ class BenchWorker:
         self.player = make_player(agent)
         self.envs: dict[tuple[str, str, int], tuple[gym.Env, StepTally]] = {}
 
-    def _env(self, entry: Any) -> tuple[gym.Env, StepTally]:
-        key = (entry.env_id, entry.prompt_form, entry.max_steps)
+    def _env(self, entry: Entry) -> tuple[gym.Env, StepTally]:
+        key = _env_key(entry)
         if key not in self.envs:
             from toolgym.envs.sandbox import Limits
 
@@ -159,7 +169,7 @@ class BenchWorker:
             self.envs[key] = (env, tally)
         return self.envs[key]
 
-    def play(self, entry: Any, sample: int, seed: int) -> dict[str, Any]:
+    def play(self, entry: Entry, sample: int, seed: int) -> dict[str, Any]:
         """One episode as a results line; never raises for what the agent or a tool did."""
         try:
             env, tally = self._env(entry)
@@ -169,9 +179,9 @@ class BenchWorker:
             self._drop(entry)
         return {"entry": entry.id, "sample": sample, "seed": seed, **dataclasses.asdict(outcome)}
 
-    def _drop(self, entry: Any) -> None:
+    def _drop(self, entry: Entry) -> None:
         """Close and forget the env an episode failed in (the next one starts afresh)."""
-        pair = self.envs.pop((entry.env_id, entry.prompt_form, entry.max_steps), None)
+        pair = self.envs.pop(_env_key(entry), None)
         if pair is not None:
             with contextlib.suppress(Exception):  # closing a broken env is best effort
                 pair[0].close()
@@ -183,6 +193,11 @@ class BenchWorker:
         close = getattr(self.player, "close", None)
         if close is not None:
             close()
+
+
+def _env_key(entry: Entry) -> tuple[str, str, int]:
+    """What an env is made for: entries alike in these share one."""
+    return entry.env_id, entry.prompt_form, entry.max_steps
 
 
 def run_plan(
@@ -199,8 +214,13 @@ def run_plan(
     ``ValueError`` before any episode when the folder holds another plan."""
     if not 1 <= jobs <= MAX_JOBS:
         raise ValueError(f"jobs must be from 1 to {MAX_JOBS}, got {jobs}")
-    done = prepare(folder, plan)
-    lock = _lock(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = _lock(folder)  # before the header is read or written: one run per folder at a time
+    try:
+        done = prepare(folder, plan)
+    except ValueError:
+        lock.close()
+        raise
     index = {e.id: k for k, e in enumerate(plan.eval_set.entries)}
     todo = [
         (entry, sample, plan.episode_seed(index[entry.id], sample))

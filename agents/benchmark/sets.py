@@ -147,11 +147,11 @@ def _build(name: str) -> EvalSet:
     per_tool = [_tool_entries(tool, lite) for tool in tools]
     entries = tuple(_interleave(per_tool))
     versions = {tool: get_domain(tool).verifier_version for tool in tools}
-    kind = "at most {LITE_PER_PART} tasks per part" if lite else "every test task of every part"
+    kind = f"at most {LITE_PER_PART} tasks per part" if lite else "every test task of every part"
     what = "the three tools" if scope == "all" else scope
     description = (
         f"{what}: seen families with unseen seeds, held-out styles, held-out families, edits, "
-        f"image-only and hand-written tasks; {kind.format(LITE_PER_PART=LITE_PER_PART)}"
+        f"image-only and hand-written tasks; {kind}"
     )
     return EvalSet(name, description, entries, versions, set_hash(entries, versions))
 
@@ -221,7 +221,4 @@ def task_content(task_id: str) -> dict[str, Any]:
     """What a task asks and how it is judged, as plain data (the part of it a hash pins)."""
     from toolgym.envs.tasks.suites import get_task
 
-    task = get_task(task_id)
-    data = dataclasses.asdict(task)
-    data["verification"] = dataclasses.asdict(task.verification)
-    return data
+    return dataclasses.asdict(get_task(task_id))  # the verification with it

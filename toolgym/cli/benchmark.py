@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shlex
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from rich.table import Table
 
 from toolgym.cli.common import (
     WallSeconds,
+    check_device,
     check_writable_folder,
     console,
     err_console,
@@ -25,7 +25,7 @@ from toolgym.cli.common import (
 )
 from toolgym.cli.common import app as root
 from toolgym.cli.distributed import RayAddress, connect
-from toolgym.cli.llm import ApiKeyEnv, BaseUrl, ImageSize, ModelName
+from toolgym.cli.llm import ApiKeyEnv, BaseUrl, ImageSize, ModelName, api_key_from
 
 if TYPE_CHECKING:
     from toolgym.agents.benchmark.players import AgentSpec
@@ -193,6 +193,7 @@ def compare_runs(
     as_json: AsJson = False,
 ) -> None:
     """B minus A on the tasks both played, with 95 % bootstrap intervals over tasks."""
+    from toolgym.agents.benchmark.players import agent_label
     from toolgym.agents.benchmark.report import compare
 
     first, second = _read_report(a), _read_report(b)
@@ -203,7 +204,8 @@ def compare_runs(
     if as_json:
         print(json.dumps(result))
         return
-    names = f"{_label(first)} (A) -> {_label(second)} (B)"
+    a_name, b_name = (agent_label(r["run"]["agent"]) for r in (first, second))
+    names = f"{a_name} (A) -> {b_name} (B)"
     table = Table(title=f"{names} on {first['run']['set']}, {result['tasks']} tasks")
     for column in ("group", "metric", "tasks", "A", "B", "B - A", "95 % interval"):
         table.add_column(column)
@@ -233,29 +235,24 @@ def _agent_spec(
     api_key_env: str | None,
     image_size: int,
 ) -> AgentSpec:
-    """The agent's spec, or ``ValueError`` saying what is missing."""
-    from toolgym.agents.benchmark.players import AGENT_KINDS, TOOL_ONLY, AgentSpec
+    """The agent's spec, or ``ValueError`` saying what is wrong or missing."""
+    from toolgym.agents.benchmark.players import TOOL_ONLY, AgentSpec
 
-    if agent not in AGENT_KINDS:
-        raise ValueError(f"unknown agent {agent!r}; known: {', '.join(AGENT_KINDS)}")
     mode = action_mode or ("tool" if agent in TOOL_ONLY else "code")
-    if mode not in ("code", "tool"):
-        raise ValueError(f"--action-mode must be code or tool, not {mode!r}")
     options: dict[str, Any] = {}
     if agent == "checkpoint":
         if checkpoint is None:
             raise ValueError("--agent checkpoint needs --checkpoint")
         from toolgym.cli.training import checkpoint_file
 
+        check_device(device)
         options = {"checkpoint": str(checkpoint_file(checkpoint).resolve()), "device": device}
     if agent == "openai":
         if not base_url or not model:
             raise ValueError("--agent openai needs --base-url and --model")
         options = {"base_url": base_url, "model": model, "image_size": image_size}
         if api_key_env:
-            if not os.environ.get(api_key_env):
-                raise ValueError(f"--api-key-env {api_key_env}: the variable is not set")
-            options["api_key"] = os.environ[api_key_env]
+            options["api_key"] = api_key_from(api_key_env)
     return AgentSpec(agent, mode, options)
 
 
@@ -311,12 +308,6 @@ def _read_report(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict) or "run" not in data or "tasks" not in data:
         fail(f"{path}: not a benchmark report")
     return data
-
-
-def _label(report: dict[str, Any]) -> str:
-    agent = report["run"]["agent"]
-    detail = agent["options"].get("model") or agent["options"].get("checkpoint")
-    return agent["kind"] + (f":{Path(detail).name if '/' in detail else detail}" if detail else "")
 
 
 def _print_report(result: dict[str, Any], run: Path) -> None:

@@ -40,6 +40,16 @@ ImageSize = Annotated[
 ]
 
 
+def api_key_from(api_key_env: str | None) -> str | None:
+    """The API key in the variable ``--api-key-env`` names (``None`` without one), or exit 2."""
+    if not api_key_env:
+        return None
+    api_key = os.environ.get(api_key_env)
+    if not api_key:
+        fail(f"--api-key-env {api_key_env}: the variable is not set")
+    return api_key
+
+
 def run_openai(
     env: str,
     base_url: str | None,
@@ -67,11 +77,7 @@ def run_openai(
 
     if not base_url or not model:
         fail("--agent openai needs --base-url and --model")
-    api_key = None
-    if api_key_env:
-        api_key = os.environ.get(api_key_env)
-        if not api_key:
-            fail(f"--api-key-env {api_key_env}: the variable is not set")
+    api_key = api_key_from(api_key_env)
     if record is not None:
         check_writable_folder(record, "--record", "the recording")
     try:
