@@ -154,6 +154,12 @@ PARAMETER_WORDS = {
     "angle": ("angle", "degrees", "°", "deg"),
     "count": ("count", "number", "times"),
 }
+# Words that name what a tool makes, by the word in the tool's name.
+TOOL_WORDS = {
+    "box": ("box", "block", "cube", "cuboid", "brick", "billet", "slab"),
+    "cylinder": ("cylinder", "rod", "post", "disc", "disk", "puck", "pin"),
+    "sphere": ("sphere", "ball", "globe"),
+}
 # Lengths in metres per unit word; a tool's lengths are in its domain's unit (CAD: mm).
 UNIT_METRES = {
     "mm": 0.001, "millimetres": 0.001, "millimeters": 0.001, "cm": 0.01, "centimetres": 0.01,
@@ -170,10 +176,13 @@ class KeywordAgent:
     the request's numbers fill best), each number parameter from the number whose neighbouring
     words name it (``PARAMETER_WORDS``; "radius" doubles into a diameter), lengths converted to
     the domain's unit, the rest of the numbers in the order written. Played as one call, then
-    stop: :class:`OneCall`."""
+    stop: :class:`OneCall`. ``tools``: the tools it picks among (default: every tool)."""
 
-    def __init__(self, registry: ToolRegistry, action_mode: str = "tool") -> None:
+    def __init__(
+        self, registry: ToolRegistry, action_mode: str = "tool", tools: list[str] | None = None
+    ) -> None:
         self.registry, self.action_mode = registry, action_mode
+        self.tools = sorted(tools or registry.tools)
         self.grammar = registry.grammar()
         self.metres = DOMAIN_UNIT_METRES.get(registry.domain, 1.0)
 
@@ -192,16 +201,18 @@ class KeywordAgent:
         """Each number: its value (lengths in the domain's unit), the words that may name it
         (the two after it and its unit, then the two before it: "20 mm in diameter", "26 mm
         tall", "diameter 20", "x = 5"; never across another number or a comma), and whether a
-        length unit followed."""
-        tokens = [t.lower() for t in _TOKEN.findall(prompt)]
+        length unit followed. A unit after a run of numbers ("10 × 14 × 11.5 cm", "(18, 6.5,
+        1.5) cm") is each one's."""
+        tokens = [t.lower() for t in _TOKEN.findall(_digits(prompt))]
         found = []
         for k, token in enumerate(tokens):
             if not _NUMBER.fullmatch(token):
                 continue
             after = tokens[k + 1] if k + 1 < len(tokens) else ""
             value, unit = float(token), UNIT_METRES.get(after)
-            if unit is not None:
-                value = value * unit / self.metres
+            shared = UNIT_METRES.get(_after_run(tokens, k))
+            if unit is not None or shared is not None:
+                value = value * (unit or shared) / self.metres
             start = k + 2 if unit is not None else k + 1
             near = _words(tokens[start : start + 2]) + _words(tokens[max(0, k - 2) : k][::-1])
             found.append((round(value, 6), near, unit is not None))
@@ -211,11 +222,12 @@ class KeywordAgent:
         words = set(re.findall(r"[a-z]+", prompt))
 
         def fit(name: str) -> tuple[int, int]:
-            named = sum(w in words for w in name.split("_") if len(w) > 2)
+            parts = [w for w in name.split("_") if len(w) > 2]
+            named = sum(bool(words & set(TOOL_WORDS.get(w, (w,)))) for w in parts)
             numeric = [p for p, s in self.grammar[name]["params"].items() if _numeric(s)]
             return named, -abs(len(numeric) - count)
 
-        return max(sorted(self.registry.tools), key=fit)
+        return max(self.tools, key=fit)
 
     def _arguments(
         self, name: str, prompt: str, numbers: list[tuple[float, list[str], bool]]
@@ -237,7 +249,7 @@ class KeywordAgent:
             if _numeric(spec) and param not in arguments and left:
                 arguments[param] = numbers[left.pop(0)][0]
             elif spec["choices"] and param not in arguments:
-                arguments[param] = _choice(spec["choices"], prompt)
+                arguments[param] = _choice(spec["choices"], prompt, spec.get("default"))
             elif spec["kind"] == "string" and param not in arguments:
                 arguments[param] = _names(prompt)[0]
         for param, spec in params.items():  # within each parameter's range
@@ -253,6 +265,32 @@ class KeywordAgent:
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
+def _digits(prompt: str) -> str:
+    """``prompt`` with each number written in words before a length unit ("twenty-six mm") in
+    digits, as the trainer's number reader reads them."""
+    from toolgym.agents.trainer.observations import NUMBERS, word_value
+
+    data = prompt.encode("utf-8", "replace")
+
+    def digits(match: re.Match[bytes]) -> bytes:
+        word = match.group("word")
+        return match.group(0) if word is None else f"{word_value(word):g}".encode()
+
+    return NUMBERS.sub(digits, data).decode("utf-8", "replace")
+
+
+def _after_run(tokens: list[str], k: int) -> str:
+    """The token after the run of numbers that ``tokens[k]`` is in (numbers joined by commas,
+    "by" or "x" and closed by a bracket), or "" where the number stands alone."""
+    end = k + 1
+    while end < len(tokens) and (
+        _NUMBER.fullmatch(tokens[end]) or tokens[end] in (",", ")", "by", "x")
+    ):
+        end += 1
+    joined = any(_NUMBER.fullmatch(t) for t in tokens[k + 1 : end]) or ")" in tokens[k + 1 : end]
+    return tokens[end] if joined and end < len(tokens) else ""
+
+
 def _words(tokens: list[str]) -> list[str]:
     """``tokens`` up to the first number or comma, without "=", "(", ")" and "of"."""
     kept = []
@@ -264,13 +302,15 @@ def _words(tokens: list[str]) -> list[str]:
     return kept
 
 
-def _choice(choices: list[Any], prompt: str) -> Any:
-    """The choice named after "along" or "axis", else the first named as a word, else the
-    first choice."""
+def _choice(choices: list[Any], prompt: str, default: Any = None) -> Any:
+    """The choice named after "along" or "axis", else the parameter's default, else the first
+    named as a word, else the first choice."""
     text = prompt.lower()
     for choice in choices:
         if re.search(rf"\b(?:along|axis)\s+{re.escape(str(choice).lower())}\b", text):
             return choice
+    if default is not None:
+        return default
     named = [c for c in choices if re.search(rf"\b{re.escape(str(c).lower())}\b", text)]
     return (named or choices)[0]
 

@@ -4,18 +4,31 @@ At equal environment-step budgets (tool calls; behaviour cloning's oracle episod
 apart), each method trains on the primitives suite's training split and is scored on its test
 split (every test task once, greedy calls for the learners). In the same run (``--sections``):
 
+Every section stands its learned figures beside **the fixed rules on the same inputs** its policy
+gets, nothing learnt: the copy-in-order rule and the keyword rule (``KeywordAgent``: the tool from
+the words, each number from the words beside it, units converted) on text; the depth measure
+rule (``toolgym.envs.cadquery.image_rules.MeasureRule``) on depth views and the RGB silhouette
+rule (``SilhouetteRule``) on the pictures. Each learned row's last column is its margin over the
+best of them: **a learned figure counts only at +0.2 or more** (:data:`COUNTS`).
+
 - ``primitives``: random calls, the untrained start (the bundled policy before any update), the
-  fixed copy-in-order rule (``CopyInOrderAgent``), PPO from scratch, BC + PPO with its
+  copy and keyword rules, PPO from scratch, BC + PPO with its
   ablations (images zeroed, target images swapped between tasks, prompt blanked), SB3's PPO and
   sb3-contrib's MaskablePPO on the grammar's bins (``StandardSpaces``), and the like-for-like
   peer (``sb3-peer``): MaskablePPO on ``TrainerSpaces``, the trainer's own observation arrays
   and tokens (a copy of any prompt number in every numeric slot, derived values, stop) with the
   grammar's masks.
 - ``paraphrased``: the primitives reworded (sizes in another order, cm and mm mixed, numbers in
-  words): random calls, the untrained start, the copy rule, the like-for-like peer, and BC + PPO
-  with its ablations.
+  words): random calls, the untrained start, the copy and keyword rules, the like-for-like peer,
+  and BC + PPO with its ablations.
+- ``styles``: the primitives in the phrase bank's training styles (``--style-train-seeds``), one
+  BC + PPO policy scored on unseen seeds in the **recombined** styles (the training styles' words
+  and forms in combinations no training prompt uses) and in the **held-out** styles (words,
+  radii and inches no training prompt uses), each beside random calls, the untrained start, the
+  copy and keyword rules and the like-for-like peer.
 - ``image``: image-only primitives (``prompt_form="image"``): random calls, the untrained start,
-  the copy rule (the prompt has no number to copy), the like-for-like peer and PPO from scratch
+  the copy rule (the prompt has no number to copy), the measure rule (with depth) and the
+  silhouette rule, the like-for-like peer and PPO from scratch
   at equal env steps, BC + PPO with its ablations (images zeroed, target images swapped, the
   depth with them); 64-pixel views with the env's depth (``--image-inputs depth``, the
   default): the policy reads the depth views and its pointer copies numbers measured off them
@@ -23,10 +36,10 @@ split (every test task once, greedy calls for the learners). In the same run (``
   given the target less the current view, CoordConv channels, max-pooled features,
   soft-binned cloning targets; ``--image-view-size``, ``--image-size``, ``--image-bin-sigma``).
 - ``families``: BC + PPO on enclosure, plate_holes and stepped_shaft (derived values, stop),
-  beside random calls, the untrained start, the copy rule and the like-for-like peer on the same
-  grammar. Each table row gives the test mean score, the success rate, the mean calls
-  per episode (a stop counts as one) and, in brackets, how many episodes the policy ended with
-  stop (a part that passes ends its episode by itself).
+  beside random calls, the untrained start, the copy and keyword rules (one call, then stop)
+  and the like-for-like peer on the same grammar. Each table row gives the test mean score,
+  the success rate, the mean calls per episode (a stop counts as one) and, in brackets, how
+  many episodes the policy ended with stop (a part that passes ends its episode by itself).
 
 Writes the learning curves (training score against steps) to ``--plot`` and every figure to
 ``--json``; prints Markdown tables for bench/RESULTS.md.
@@ -71,6 +84,11 @@ from toolgym.agents.trainer.policy import PolicyConfig
 from toolgym.agents.trainer.ppo import PPOConfig
 from toolgym.agents.trainer.train import TrainConfig, Trainer
 from toolgym.envs.cadquery.families import family as get_family
+from toolgym.envs.cadquery.families.phrases import (
+    HELD_OUT_STYLES,
+    RECOMBINED_STYLES,
+    TRAIN_STYLES,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -94,16 +112,22 @@ def family_suite(
     folder: Path,
     reword: Callable[[dict[str, Any], int], str] | None = None,
     framed: bool = False,
+    styles: dict[str, tuple[str, ...]] | None = None,
+    tag: str | None = None,
 ) -> str:
     """A suite file holding ``train`` and ``test`` seeds of one procedural family; ``reword``:
     each prompt rewritten from the task's parameters (and a seed); ``framed``: the tasks name
-    their family, so their views share its fixed frame (as the generated suites' do)."""
+    their family, so their views share its fixed frame (as the generated suites' do);
+    ``styles``: per split, the phrase bank's styles its prompts are said in (seed ``s`` takes
+    ``styles[split][s % len]``, as the generated suites do); ``tag``: the suite's name after
+    ``bench-`` (default: from the family and options)."""
     fam = get_family(name)
-    tag = "paraphrased" if reword else f"{name}-{train}" if framed else name
+    tag = tag or ("paraphrased" if reword else f"{name}-{train}" if framed else name)
     lines = [f'[suite]\nname = "bench-{tag}"\ndomain = "cadquery"\n']
     for split, count in (("train", train), ("test", test)):
         for seed in range(count):
-            task = fam.task(seed, split)
+            style = styles[split][seed % len(styles[split])] if styles else "spec"
+            task = fam.task(seed, split, style=style)
             calls = [json.loads(c) for c in task.tool_calls or ()]
             prompt = (
                 reword(dict(task.parameters), 2 * seed + (split == "test"))
@@ -123,10 +147,15 @@ def family_suite(
 
 
 def run_trainer(
-    label: str, config: TrainConfig, eval_episodes: int | None, ablations: tuple[str, ...] = ()
+    label: str,
+    config: TrainConfig,
+    eval_episodes: int | None,
+    ablations: tuple[str, ...] = (),
+    also: dict[str, TrainConfig] | None = None,
 ) -> dict[str, Any]:
     """Train, then score on the test split; each of ``ablations`` (:data:`ABLATIONS`) scores the
-    same policy again on what it names."""
+    same policy again on what it names; ``also``: rows (in ``"also"``) of the same policy on
+    other configs' test splits (the same training split, other test tasks)."""
     started = time.perf_counter()
     trainer = Trainer(config, log=lambda line: print(f"  [{label}] {line}", flush=True))
     trainer.train(resume=False)
@@ -147,7 +176,7 @@ def run_trainer(
         )
         for name in ablations
     }
-    return {
+    row = {
         "method": label,
         "env_steps": trainer.env_steps,
         "bc_env_steps": trainer.bc_env_steps,
@@ -158,6 +187,15 @@ def run_trainer(
         "ablations": ablated,
         "grammar_vocab": trainer.grammar.vocab_size,
     }
+    if also is not None:
+        n = eval_episodes
+        row["also"] = [
+            row
+            | {"method": name, "curve": [], "ablations": {}, "kind": name.split(", ")[-1]}
+            | {"test": _short(evaluate_policy(trainer.policy, trainer.grammar, other, "test", n))}
+            for name, other in also.items()
+        ]
+    return row
 
 
 def _zero_images(obs: dict[str, Any]) -> dict[str, Any]:
@@ -196,17 +234,27 @@ def run_untrained(config: TrainConfig, eval_episodes: int | None) -> dict[str, A
     return _baseline("untrained start", report)
 
 
-def run_copy_rule(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
-    """``CopyInOrderAgent`` over the grammar's tools: nothing learnt."""
-    from toolgym.agents.baselines import CopyInOrderAgent
+def rule_tools(config: TrainConfig) -> tuple[Any, list[str]]:
+    """The env's registry and the tools a fixed rule picks among: those of the suite's training
+    references (the grammar's), or on a suite with no training split every tool."""
     from toolgym.agents.trainer.build import build_grammar, env_registry
-    from toolgym.agents.trainer.vector import make_vector_env, play_queued
     from toolgym.envs.grammar import STOP_TOOL
 
+    registry = env_registry(config.env_id, config.suite)
+    if not config.tasks("train"):
+        return registry, sorted(registry.tools)
     grammar = build_grammar(config.env_id, config.suite, config.max_bins, config.all_tools)
-    agent = CopyInOrderAgent(
-        env_registry(config.env_id, config.suite), [op for op in grammar.ops if op != STOP_TOOL]
-    )
+    return registry, [op for op in grammar.ops if op != STOP_TOOL]
+
+
+def run_rule(label: str, agent: Any, config: TrainConfig, eval_episodes: int | None) -> dict:
+    """A fixed rule (``agent.act(observation)``, one env's observation) on the test split, as
+    the learners are scored: every test task once (or ``eval_episodes``), same env options. It
+    makes its one call, then stops (``OneCall``)."""
+    from toolgym.agents.baselines import OneCall
+    from toolgym.agents.trainer.vector import make_vector_env, play_queued
+
+    played = OneCall(agent)
     tasks = [t.id for t in config.tasks("test")]
     queue = [tasks[k % len(tasks)] for k in range(eval_episodes or len(tasks))]
     vec = make_vector_env(
@@ -216,16 +264,50 @@ def run_copy_rule(config: TrainConfig, eval_episodes: int | None) -> dict[str, A
         True,
         **dict(config.env_kwargs(evaluation=True), split="test"),
     )
+
+    def act(obs: dict[str, Any], current: list[str]) -> list[str]:
+        return [played.act({k: v[i] for k, v in obs.items()}) for i in range(len(current))]
+
     try:
-        results = play_queued(
-            vec,
-            queue,
-            lambda obs, current: [agent.act({"prompt": p}) for p in obs["prompt"]],
-            seed=config.seed,
-        )
+        results = play_queued(vec, queue, act, seed=config.seed)
     finally:
         vec.close()
-    return _baseline("copy-in-order rule", summarize(results, "test"))
+    return _baseline(label, summarize(results, "test")) | {"fixed_rule": True}
+
+
+def run_copy_rule(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
+    """``CopyInOrderAgent``: the prompt's numbers in order, nothing learnt."""
+    from toolgym.agents.baselines import CopyInOrderAgent
+
+    registry, tools = rule_tools(config)
+    return run_rule("copy-in-order rule", CopyInOrderAgent(registry, tools), config, eval_episodes)
+
+
+def run_keyword_rule(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
+    """``KeywordAgent`` over the same tools: each number from the words beside it, units
+    converted, a radius doubled; nothing learnt."""
+    from toolgym.agents.baselines import KeywordAgent
+
+    registry, tools = rule_tools(config)
+    return run_rule("keyword rule", KeywordAgent(registry, tools=tools), config, eval_episodes)
+
+
+def run_measure_rule(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
+    """``MeasureRule``: the target's depth tile read for a primitive, nothing learnt."""
+    from toolgym.envs.cadquery.framing import family_framing
+    from toolgym.envs.cadquery.image_rules import MeasureRule
+
+    rule = MeasureRule(family_framing("primitive"))
+    return run_rule("depth measure rule", rule, config, eval_episodes)
+
+
+def run_silhouette_rule(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
+    """``SilhouetteRule``: the target's RGB tile read for a primitive, nothing learnt."""
+    from toolgym.envs.cadquery.framing import family_framing
+    from toolgym.envs.cadquery.image_rules import SilhouetteRule
+
+    rule = SilhouetteRule(family_framing("primitive"))
+    return run_rule("RGB silhouette rule", rule, config, eval_episodes)
 
 
 def _baseline(label: str, report: dict[str, Any]) -> dict[str, Any]:
@@ -527,13 +609,45 @@ def plot(results: list[dict[str, Any]], path: Path) -> None:
     fig.savefig(path, dpi=120)
 
 
+COUNTS = 0.2  # a learned figure counts only this far above the best fixed rule beside it
+
+
+def judged(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each learned row (trained for env or cloning steps) with ``over_fixed_rule``: its test
+    score less the best fixed rule's in its group (a section, or a family of one), and
+    ``counts``: whether that margin reaches :data:`COUNTS`."""
+    best: dict[str, float] = {}
+    for r in results:
+        if r.get("fixed_rule"):
+            group = r.get("group", "")
+            best[group] = max(best.get(group, -math.inf), r["test"]["score"])
+    out = []
+    for r in results:
+        learned = r["env_steps"] or r["bc_env_steps"]
+        group = r.get("group", "")
+        if learned and group in best:
+            margin = r["test"]["score"] - best[group]
+            r = r | {"over_fixed_rule": margin, "counts": bool(margin >= COUNTS)}
+        out.append(r)
+    return out
+
+
+def _verdict(r: dict[str, Any]) -> str:
+    if r.get("fixed_rule"):
+        return "(fixed rule)"
+    if "over_fixed_rule" not in r:
+        return "-"
+    return f"{r['over_fixed_rule']:+.3f} ({'counts' if r['counts'] else 'does not count'})"
+
+
 def table(results: list[dict[str, Any]]) -> str:
     lines = [
         "| method | PPO env steps | BC oracle steps | train time | SPS (train) | test mean "
-        "score | test success rate | calls per episode (stopped) | ablations |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "score | test success rate | calls per episode (stopped) | over the best fixed rule | "
+        "ablations |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in results:
+    for r in judged(results):
         test = r["test"]
         stopped = f" ({test['stopped']})" if "stopped" in test else ""
         ablated = ", ".join(f"{k}: {v['score']:.3f}" for k, v in r.get("ablations", {}).items())
@@ -546,10 +660,21 @@ def table(results: list[dict[str, Any]]) -> str:
             f"{test['score']:.3f}",
             f"{test['success_rate']:.2f}",
             f"{test['steps']:.2f}{stopped}",
+            _verdict(r),
             ablated or "-",
         )
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+RULES: dict[str, Callable[[TrainConfig, int | None], dict[str, Any]]] = {
+    "copy": run_copy_rule,
+    "keyword": run_keyword_rule,
+    "measure": run_measure_rule,
+    "silhouette": run_silhouette_rule,
+}
+TEXT_RULES = ("copy", "keyword")
+IMAGE_RULES = ("measure", "silhouette")
 
 
 def main() -> None:
@@ -563,8 +688,8 @@ def main() -> None:
     parser.add_argument(
         "--sections",
         nargs="+",
-        default=["primitives", "paraphrased", "image", "families"],
-        choices=["primitives", "paraphrased", "image", "families"],
+        default=["primitives", "paraphrased", "styles", "image", "families"],
+        choices=["primitives", "paraphrased", "styles", "image", "families"],
     )
     parser.add_argument(
         "--families",
@@ -631,8 +756,14 @@ def main() -> None:
     parser.add_argument(
         "--methods",
         nargs="+",
-        default=["random", "untrained", "copy", "scratch", "bc", "sb3", "sb3-masked", "sb3-peer"],
+        default=[
+            *("random", "untrained", "copy", "keyword", "measure", "silhouette"),
+            *("scratch", "bc", "sb3", "sb3-masked", "sb3-peer"),
+        ],
         help="on the primitives; the other sections run those of theirs listed here",
+    )
+    parser.add_argument(
+        "--style-train-seeds", type=int, default=400, help="styles section: training seeds"
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--plot", type=Path, default=HERE / "learn_cadquery.png")
@@ -668,7 +799,8 @@ def main() -> None:
     print(f"load average at start {load:.1f}, {os.cpu_count()} CPUs; runs in {runs}", flush=True)
     sections: dict[str, list[dict[str, Any]]] = {}
 
-    def note(section: str, result: dict[str, Any], started: float) -> None:
+    def note(section: str, result: dict[str, Any], started: float, group: str = "") -> None:
+        result = result | {"group": f"{section} {group}".strip()}
         sections.setdefault(section, []).append(result)
         ablated = ", ".join(f"{k} {v['score']:.3f}" for k, v in result.get("ablations", {}).items())
         test = result["test"]
@@ -681,21 +813,25 @@ def main() -> None:
             flush=True,
         )
 
-    def baselines(section: str, config: TrainConfig, name: str = "") -> None:
+    def baselines(
+        section: str, config: TrainConfig, name: str = "", rules: tuple[str, ...] = TEXT_RULES
+    ) -> None:
         """Beside a section's learned figures, those that could fake them: random calls, the
-        untrained start, the copy-in-order rule and the like-for-like peer (at the config's env
-        steps), each where ``--methods`` lists it."""
+        untrained start, the fixed ``rules`` on the inputs the section's policy gets (the
+        copy-in-order and keyword rules on text, the measure rule on depth, the silhouette rule
+        on RGB) and the like-for-like peer (at the config's env steps), each where
+        ``--methods`` lists it."""
         for method, run in (
             ("random", run_random),
             ("untrained", run_untrained),
-            ("copy", run_copy_rule),
+            *((rule, RULES[rule]) for rule in rules),
             ("sb3-peer", lambda c, n: run_sb3(c, n, peer=True)),
         ):
             if method in args.methods:
                 started = time.perf_counter()
                 result = run(config, args.eval_episodes)
                 named = {"method": f"{result['method']}, {name}"} if name else {}
-                note(section, result | named, started)
+                note(section, result | named, started, name)
 
     if "primitives" in args.sections:
         for method in args.methods:
@@ -705,8 +841,10 @@ def main() -> None:
                 result = run_random(config, args.eval_episodes)
             elif method == "untrained":
                 result = run_untrained(config, args.eval_episodes)
-            elif method == "copy":
-                result = run_copy_rule(config, args.eval_episodes)
+            elif method in TEXT_RULES:
+                result = RULES[method](config, args.eval_episodes)
+            elif method in IMAGE_RULES:
+                continue  # the image section's
             elif method == "scratch":
                 result = run_trainer("PPO from scratch", config, args.eval_episodes)
             elif method == "bc":
@@ -734,6 +872,44 @@ def main() -> None:
             started = time.perf_counter()
             result = run_trainer("BC + PPO", config, args.eval_episodes, tuple(ABLATIONS))
             note("paraphrased", result, started)
+    if "styles" in args.sections:
+        # The primitives said in the phrase bank's training styles; tested on unseen seeds said
+        # in the recombined styles (the training styles' words and forms in combinations no
+        # training prompt uses) and, apart, in the held-out styles (words, radii, inches no
+        # training prompt uses). One policy, trained once, scored on both.
+        suites = {
+            kind: family_suite(
+                "primitive",
+                args.style_train_seeds,
+                50,
+                runs,
+                styles={"train": TRAIN_STYLES, "test": test_styles},
+                tag=f"primitive-{kind.replace(' ', '-')}",
+            )
+            for kind, test_styles in (
+                ("recombined", RECOMBINED_STYLES),
+                ("held-out words", HELD_OUT_STYLES),
+            )
+        }
+        policy = PolicyConfig(copy_next_bias=args.copy_next_bias, number_starts=True)
+        configs = {
+            kind: TrainConfig(
+                **dict(base, suite=suite, policy=policy, **bc), out=str(runs / "styles")
+            )
+            for kind, suite in suites.items()
+        }
+        for kind, config in configs.items():
+            baselines("styles", config, kind)
+        if "bc" in args.methods:
+            started = time.perf_counter()
+            result = run_trainer(
+                "BC + PPO, recombined",
+                configs["recombined"],
+                args.eval_episodes,
+                also={"BC + PPO, held-out words": configs["held-out words"]},
+            )
+            for row in [result, *result.pop("also")]:
+                note("styles", row, started, row.pop("kind", "recombined"))
     if "image" in args.sections:
         # The views at --image-view-size pixels each (a 2 x 2 tile twice as wide), seen by the
         # CNN with the target less the current view, its pixels' coordinates (CoordConv) and
@@ -763,7 +939,9 @@ def main() -> None:
             view_size=args.image_view_size,
             bc_bin_sigma=sigma,
         )
-        baselines("image", config)
+        # The fixed rules on what the policy reads: the depth measure rule where it gets depth,
+        # the RGB silhouette rule always (the copy rule: the prompt has no number to copy).
+        baselines("image", config, rules=("copy", *(("measure",) if depth else ()), "silhouette"))
         if "scratch" in args.methods:  # at equal env steps with the peer, no demonstrations
             started = time.perf_counter()
             scratch = dataclasses.replace(
@@ -794,13 +972,13 @@ def main() -> None:
             if "bc" in args.methods:
                 started = time.perf_counter()
                 result = run_trainer(f"BC + PPO, {name}", config, args.eval_episodes)
-                note("families", result, started)
+                note("families", result, started, name)
     args.json.write_text(
         json.dumps(
             {
                 "load_average_at_start": load,
                 "args": vars(args) | {"plot": args.plot.name, "json": args.json.name},
-                **sections,
+                **{section: judged(rows) for section, rows in sections.items()},
             },
             indent=2,
             default=str,

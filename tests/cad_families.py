@@ -16,11 +16,17 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import sys
 from dataclasses import dataclass
 
 from toolgym.envs.cadquery.families import FAMILIES, HELD_OUT_FAMILIES
-from toolgym.envs.cadquery.families.phrases import HELD_OUT_STYLES, TRAIN_STYLES, skeleton
+from toolgym.envs.cadquery.families.phrases import (
+    HELD_OUT_STYLES,
+    RECOMBINED_STYLES,
+    TRAIN_STYLES,
+    skeleton,
+)
 from toolgym.envs.cadquery.tools import registry
 from toolgym.envs.cadquery.verification import verify_script
 from toolgym.envs.tasks.model import Task
@@ -91,17 +97,36 @@ def wrong(verdicts: list[Verdict]) -> list[Verdict]:
     return [v for v in verdicts if v.passed != (v.what in must_pass) or v.score is None]
 
 
+def masked_prompts(name: str, styles: tuple[str, ...], seeds: int = 8) -> list[list[str]]:
+    """Each prompt of ``seeds`` seeds of a family in ``styles`` (both splits) as its sentences
+    with numbers and units masked."""
+    family = FAMILIES[name]
+    return [
+        skeleton(family.task(seed, split, style=style).prompt)
+        for seed in range(seeds)
+        for split in ("train", "test")
+        for style in styles
+    ]
+
+
 def shared_wording(name: str, seeds: int = 8) -> set[str]:
     """Sentences of held-out-style prompts that a training-style prompt also has, once numbers
     and units are masked (must be none)."""
-    family = FAMILIES[name]
-    said: dict[str, set[str]] = {"train": set(), "held-out": set()}
-    for seed in range(seeds):
-        for split in ("train", "test"):
-            for kind, styles in (("train", TRAIN_STYLES), ("held-out", HELD_OUT_STYLES)):
-                for style in styles:
-                    said[kind].update(skeleton(family.task(seed, split, style=style).prompt))
-    return said["train"] & said["held-out"]
+    train = {s for prompt in masked_prompts(name, TRAIN_STYLES, seeds) for s in prompt}
+    held_out = {s for prompt in masked_prompts(name, HELD_OUT_STYLES, seeds) for s in prompt}
+    return train & held_out
+
+
+def recombined_wording(name: str, seeds: int = 8) -> tuple[set[str], set[str]]:
+    """For the recombined styles: their whole prompts, numbers and units masked, that a
+    training-style prompt also is (must be none), and their words no training-style prompt
+    uses (must be none: they recombine what training says)."""
+    said = {
+        kind: {" ".join(prompt) for prompt in masked_prompts(name, styles, seeds)}
+        for kind, styles in (("train", TRAIN_STYLES), ("recombined", RECOMBINED_STYLES))
+    }
+    words = {kind: set(re.findall(r"[A-Za-z]+", " ".join(said[kind]))) for kind in said}
+    return said["train"] & said["recombined"], words["recombined"] - words["train"]
 
 
 README_BEGIN = "<!-- families: begin (python tests/cad_families.py --readme) -->"

@@ -21,6 +21,7 @@ from cad_families import (
     README_END,
     check_family,
     readme_table,
+    recombined_wording,
     shared_wording,
     wrong,
 )
@@ -114,6 +115,12 @@ def test_seed_splits_differ_and_test_parts_are_mostly_unseen():
 @pytest.mark.parametrize("name", sorted(FAMILIES))
 def test_held_out_styles_share_no_masked_sentence_with_training_styles(name):
     assert not shared_wording(name), shared_wording(name)
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_recombined_styles_are_unseen_prompts_of_seen_words(name):
+    shared, new_words = recombined_wording(name)
+    assert not shared and not new_words, (shared, new_words)
 
 
 def test_style_and_family_splits_are_as_documented():

@@ -188,6 +188,22 @@ def test_prompt_numbers_are_read_where_the_encoder_sees_them():
     assert [chr(data[i]) for i in number_at[0][:5]] == ["2", "5", "5", "0", "1"]
 
 
+def test_a_unit_after_a_run_of_numbers_is_each_ones():
+    prompts = [
+        "A 1.05 × 1.4 × 1.15 cm block, centred at (1.8, 0.65, -0.15) cm.",
+        "A 3 by 4 cm plate at x = 1 cm, y = 2 mm; 4, 6 holes, twenty cm",
+        "A 10 × 14 mm block at (1, 2) mm, 2 cm up",
+    ]
+    numbers, at = prompt_numbers(prompts, prompt_bytes=128, max_numbers=8)
+    read = [
+        [round(float(n), 6) for n, i in zip(row, where, strict=True) if i >= 0]
+        for row, where in zip(numbers, at, strict=True)
+    ]
+    assert read[0] == [10.5, 14.0, 11.5, 18.0, 6.5, -1.5]
+    assert read[1] == [30.0, 40.0, 10.0, 2.0, 4.0, 6.0, 200.0]  # "4, 6 holes": no unit
+    assert read[2] == [10.0, 14.0, 1.0, 2.0, 20.0]
+
+
 def test_the_pointer_copies_a_prompt_number_into_its_nearest_bin():
     grammar = Grammar(tiny, max_points=4)
     policy = Policy(

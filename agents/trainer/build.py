@@ -38,8 +38,14 @@ from toolgym.envs.wrappers.mixed import Mix, parse_mix
 
 
 def env_registry(env_id: str, suite: str | None = None) -> ToolRegistry:
-    """The tool registry of ``env_id`` in tool mode (made and closed; no session starts)."""
-    env = gym.make(env_id, action_mode="tool", **({"suite": suite} if suite else {}))
+    """The tool registry of ``env_id`` in tool mode (made and closed; no session starts), on
+    ``suite``'s training split or, where it has none (a test-only suite), its first task's."""
+    options: dict[str, Any] = {}
+    if suite:
+        found = get_suite(suite)
+        split = "train" if found.split("train") or not found.tasks else found.tasks[0].split
+        options = {"suite": suite, "split": split}
+    env = gym.make(env_id, action_mode="tool", **options)
     registry = env.unwrapped.registry
     env.close()
     return registry

@@ -1,5 +1,6 @@
 """What the policy reads off an observation, as numpy arrays: the views, the texts' bytes, the step,
-and the numbers written in the prompt (in digits or in words, a length in cm read in mm).
+and the numbers written in the prompt (in digits or in words, a length in cm read in mm, a run
+of numbers before "cm" too).
 
 The network (``toolgym.agents.trainer.policy``) takes these batches as tensors; the grammar's
 derived values (``toolgym.envs.grammar``) are computed from the same numbers, read the same way.
@@ -39,9 +40,13 @@ NUMBERS = re.compile(
     rb"(?P<digits>" + NUMBER + rb")|(?P<word>" + WORD + rb")" + LENGTH_UNIT, re.IGNORECASE
 )
 CENTIMETRES = re.compile(rb"\s*cm\b", re.IGNORECASE)
+# Numbers in a run ("1.5 × 2 × 0.5 cm", "(18, 6.5, 1.5) cm") share the unit written after the
+# last: between two of a run only a comma, "×", "x" or "by"; after the last, maybe a bracket.
+RUN_JOIN = re.compile(rb"\s*(?:,|\xc3\x97|x|by)\s*", re.IGNORECASE)
+RUN_CENTIMETRES = re.compile(rb"\s*\)\s*cm\b", re.IGNORECASE)
 
 
-def _word_value(word: bytes) -> float:
+def word_value(word: bytes) -> float:
     """ "twenty-seven" -> 27.0 (a word :data:`WORD` matched)."""
     tens, _, ones = word.decode().lower().partition("-")
     if tens in TENS:
@@ -99,16 +104,29 @@ def number_spans(
     number_at = np.full((len(prompts), max_numbers), -1, np.int64)
     for i, prompt in enumerate(prompts):
         data = prompt.encode("utf-8", "replace")[:prompt_bytes]
-        for k, match in enumerate(NUMBERS.finditer(data)):
-            if k == max_numbers:
-                break
+        matches = list(NUMBERS.finditer(data))[:max_numbers]
+        in_cm = _centimetres(data, matches)
+        for k, match in enumerate(matches):
             digits = match.group("digits")
-            value = float(digits) if digits else _word_value(match.group("word"))
-            if CENTIMETRES.match(data, match.end()):
-                value *= 10.0
-            numbers[i, k], number_at[i, k] = value, match.end() - 1
-            number_from[i, k] = match.start()
+            value = float(digits) if digits else word_value(match.group("word"))
+            numbers[i, k] = value * 10.0 if in_cm[k] else value
+            number_at[i, k], number_from[i, k] = match.end() - 1, match.start()
     return numbers, number_from, number_at
+
+
+def _centimetres(data: bytes, matches: list[re.Match[bytes]]) -> list[bool]:
+    """Which of the numbers ``matches`` found are lengths in cm: followed by "cm", or in a run
+    (:data:`RUN_JOIN`) whose last is followed by "cm" or ") cm"."""
+    in_cm = [False] * len(matches)
+    start = 0  # the run's first number
+    for k, match in enumerate(matches):
+        follows = k + 1 < len(matches)
+        if follows and RUN_JOIN.fullmatch(data, match.end(), matches[k + 1].start()):
+            continue  # the run goes on
+        if CENTIMETRES.match(data, match.end()) or RUN_CENTIMETRES.match(data, match.end()):
+            in_cm[start : k + 1] = [True] * (k + 1 - start)
+        start = k + 1
+    return in_cm
 
 
 def observe(observations: Mapping[str, Any], config: PolicyConfig) -> dict[str, np.ndarray]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import zlib
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -85,6 +86,8 @@ class Style:
         colours: ``"tuple"`` ("(0.8, 0.1, 0.1)"), ``"named"`` ("R 0.8, G 0.1, B 0.1") or
             ``"words"`` ("red 0.8, green 0.1 and blue 0.1").
         lexicon: which word of each bank entry (0, 1: training; 2: held-out).
+        mixed: each entry's word chosen by the entry (its key's CRC-32 parity, plus
+            ``lexicon``, modulo 2): the training styles' words, in a mix no one of them uses.
         order: ``"given"`` or ``"shuffled"`` (the sentences after the first, by the task's seed).
     """
 
@@ -99,10 +102,17 @@ class Style:
     colours: str = "tuple"
     lexicon: int = 0
     order: str = "given"
+    mixed: bool = False
 
     def __post_init__(self) -> None:
         if self.unit not in UNIT_MM:
             raise ValueError(f"style {self.name}: unit must be one of {list(UNIT_MM)}")
+
+    def word(self, words: Words, key: str) -> str:
+        """The style's word for the bank entry ``key``."""
+        if self.mixed:
+            return words[key][(zlib.crc32(key.encode()) + self.lexicon) % 2]
+        return words[key][self.lexicon]
 
 
 def style_table(*styles: Style) -> dict[str, Style]:
@@ -224,7 +234,7 @@ def _say(fields: list[str], style: Style, words: Words) -> str:
     kind, values = fields[0], fields[1:]
     unit = style.unit
     if kind == "W":
-        return words[values[0]][style.lexicon]
+        return style.word(words, values[0])
     if kind == "U":
         return UNIT_NAMES[unit]
     if kind == "N":
@@ -248,7 +258,7 @@ def _say(fields: list[str], style: Style, words: Words) -> str:
     if kind == "R":
         return f"{numbers[0]} {unit} radius"
     if kind == "D":
-        noun = words[values[1]][style.lexicon]
+        noun = style.word(words, values[1])
         if style.diameters == "radius":
             return f"{noun} of {number(float(values[0]) / 2, unit)} {unit} radius"
         return f"{'⌀' if style.diameters == 'symbol' else ''}{numbers[0]} {unit} {noun}"
@@ -268,7 +278,7 @@ def _point(values: list[str], style: Style, words: Words, placed: bool) -> str:
         for axis, have, of in zip("xyz", coords, where, strict=False):
             offset = have - of
             if number(abs(offset), unit) != "0":
-                side = words[("+" if offset > 0 else "-") + axis][style.lexicon]
+                side = style.word(words, ("+" if offset > 0 else "-") + axis)
                 parts.append(f"{number(abs(offset), unit)} {unit} {side}")
         if not parts:
             return f"where {name} is"

@@ -11,6 +11,12 @@ Styles are split: the training styles never use the held-out styles' wording for
 word of every bank entry, radii for diameters, "by" between dimensions, inches), so a prompt in
 a held-out style shares no sentence with any training prompt once its numbers and units are
 masked (``tests/test_cad_families.py`` checks it on every family).
+
+The recombined styles are unseen wording made only of seen parts: the training styles' words
+(each entry's first or second word, mixed by the entry) and forms, in combinations no training
+style uses, so that no recombined prompt, numbers and units masked, is worded as any training
+prompt (checked on every family). A policy can learn what their words and forms mean from the
+training styles; the held-out styles' new words it cannot.
 """
 
 from __future__ import annotations
@@ -20,7 +26,16 @@ from collections.abc import Mapping
 from toolgym.envs.tasks import phrases
 from toolgym.envs.tasks.phrases import Style, named_style, say, skeleton
 
-__all__ = ["HELD_OUT_STYLES", "STYLES", "TRAIN_STYLES", "WORDS", "Phrases", "Style", "get_style"]
+__all__ = [
+    "HELD_OUT_STYLES",
+    "RECOMBINED_STYLES",
+    "STYLES",
+    "TRAIN_STYLES",
+    "WORDS",
+    "Phrases",
+    "Style",
+    "get_style",
+]
 __all__ += ["say", "skeleton"]
 
 #: Each entry: the training styles' two words, then the held-out styles' word.
@@ -124,9 +139,22 @@ STYLES: dict[str, Style] = phrases.style_table(
         order="shuffled",
     ),
     Style("workshop", "held-out", diameters="radius", dims="by", lexicon=2),
+    Style("catalogue", "recombined", diameters="symbol", dims="each", mixed=True),
+    Style(
+        "datasheet",
+        "recombined",
+        unit="cm",
+        counts="words",
+        points="named",
+        angles="words",
+        lexicon=1,
+        order="shuffled",
+        mixed=True,
+    ),
 )
 TRAIN_STYLES = tuple(name for name, style in STYLES.items() if style.split == "train")
 HELD_OUT_STYLES = tuple(name for name, style in STYLES.items() if style.split == "held-out")
+RECOMBINED_STYLES = tuple(name for name, style in STYLES.items() if style.split == "recombined")
 
 
 def get_style(name: str) -> Style:
