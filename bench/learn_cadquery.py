@@ -187,14 +187,14 @@ def run_trainer(
         "ablations": ablated,
         "grammar_vocab": trainer.grammar.vocab_size,
     }
-    if also is not None:
-        n = eval_episodes
-        row["also"] = [
-            row
-            | {"method": name, "curve": [], "ablations": {}, "kind": name.split(", ")[-1]}
-            | {"test": _short(evaluate_policy(trainer.policy, trainer.grammar, other, "test", n))}
-            for name, other in also.items()
-        ]
+    base = dict(row)  # each other row: this one's training, another test split
+    for name, other in (also or {}).items():
+        other_report = evaluate_policy(
+            trainer.policy, trainer.grammar, other, "test", eval_episodes
+        )
+        kind = name.split(", ")[-1]
+        extra = {"method": name, "curve": [], "ablations": {}, "kind": kind}
+        row.setdefault("also", []).append(base | extra | {"test": _short(other_report)})
     return row
 
 

@@ -20,6 +20,7 @@ from toolgym.envs.cadquery.image_rules import MeasureRule, SilhouetteRule
 from toolgym.envs.domains import get_domain
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
+sys.path.insert(0, str(BENCH))  # the bench's scripts, imported where a test uses them
 PRIMITIVE_TOOLS = ["add_box", "add_cylinder", "add_sphere"]
 
 
@@ -86,7 +87,6 @@ def test_the_keyword_rule_shares_a_unit_along_a_run_of_numbers():
 
 @pytest.fixture(scope="module")
 def image_env():
-    sys.path.insert(0, str(BENCH))
     from learn_cadquery import family_suite
     from rgb_ceiling import image_only_env
 
@@ -133,7 +133,6 @@ def test_the_silhouette_rule_reads_the_tool_and_each_size_to_a_pixel(image_env):
 
 
 def test_the_bench_judges_a_learned_figure_against_the_best_fixed_rule_beside_it():
-    sys.path.insert(0, str(BENCH))
     from learn_cadquery import judged
 
     def row(method, score, steps=0, rule=False, group="styles"):
@@ -158,7 +157,6 @@ def test_the_bench_judges_a_learned_figure_against_the_best_fixed_rule_beside_it
 
 def test_the_bench_rules_run_on_a_suite_without_a_training_split(tmp_path):
     """The copy and keyword rules on a suite of test tasks only pick among every tool."""
-    sys.path.insert(0, str(BENCH))
     from learn_cadquery import family_suite, run_copy_rule, run_keyword_rule
 
     from toolgym.agents.trainer.train import TrainConfig

@@ -49,8 +49,17 @@ def _fill(mask: np.ndarray) -> float:
     return float(mask.sum() / max(rows * columns, 1))
 
 
+def _snap(value: float) -> float:
+    """To the 0.5 mm grid every training part is drawn on."""
+    return round(value * 2) / 2
+
+
 def _primitive_call(kind: str, size: dict[str, float], at: tuple[float, float, float]) -> str:
-    """The tool call of a box, an upright cylinder or a sphere of ``size`` centred ``at``."""
+    """The tool call of a box, an upright cylinder or a sphere of ``size`` centred ``at``, each
+    length snapped to the grid first (:func:`_snap`; a round part's diameter is the mean of its
+    snapped extents)."""
+    size = {k: _snap(v) for k, v in size.items()}
+    at = tuple(_snap(c) for c in at)
     place = {axis: round(value, 2) for axis, value in zip("xyz", at, strict=True)}
     if kind == "box":
         arguments = {k: round(size[k], 2) for k in ("length", "width", "height")}
@@ -109,8 +118,7 @@ class MeasureRule:
             diameter = 2 * np.sqrt((chord[row, column] / 2) ** 2 + off)
             size["length"] = size["width"] = diameter
             size["height"] = diameter if kind == "sphere" else size["height"]
-        snap = {k: round(v * 2) / 2 for k, v in size.items()}
-        return _primitive_call(kind, snap, tuple(round(c * 2) / 2 for c in at))
+        return _primitive_call(kind, size, at)
 
 
 class SilhouetteRule:
@@ -153,5 +161,4 @@ class SilhouetteRule:
             "height": (z_front + z_right) / 2,
         }
         kind = _kind(_fill(top), _fill(front))
-        snap = {k: round(v * 2) / 2 for k, v in size.items()}  # the training parts' 0.5 mm grid
-        return _primitive_call(kind, snap, tuple(round(c * 2) / 2 for c in (x_mid, y_mid, z_mid)))
+        return _primitive_call(kind, size, (x_mid, y_mid, z_mid))
