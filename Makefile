@@ -61,7 +61,7 @@ layout: setup
 
 bench: setup
 	$(PY) bench/sandbox.py
-	$(PY) bench/verifiers.py
+	$(PY) bench/geometry_metrics.py
 	$(PY) bench/cadquery_env.py
 	$(PY) bench/grammar_ceiling.py
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from bench_scripts import bench_script
 
 from toolgym.agents.benchmark import sets as set_module
 from toolgym.agents.benchmark.players import AgentSpec
@@ -292,11 +293,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
 def test_a_model_through_the_openai_runner_counts_tokens_and_cost(tmp_path):
     from toolgym.agents.llm.endpoint import ScriptedEndpoint, tool_call
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-    try:
-        from leaderboard import KeywordModel
-    finally:
-        sys.path.pop(0)
+    KeywordModel = bench_script("leaderboard").KeywordModel
     with ScriptedEndpoint(KeywordModel()) as endpoint:
         done = toolgym(
             "bench", "run", "cadquery-lite-v1", "--agent", "openai", "--base-url", endpoint.url,

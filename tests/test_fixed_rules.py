@@ -5,11 +5,12 @@ primitives' image-only tasks, and the bench's verdict of whether a learned figur
 from __future__ import annotations
 
 import json
-import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from bench_scripts import bench_script
 
 import toolgym  # noqa: F401 - registers the environments
 from toolgym.agents.baselines import CopyInOrderAgent, KeywordAgent
@@ -19,8 +20,6 @@ from toolgym.envs.cadquery.framing import family_framing
 from toolgym.envs.cadquery.image_rules import MeasureRule, SilhouetteRule
 from toolgym.envs.domains import get_domain
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
-sys.path.insert(0, str(BENCH))  # the bench's scripts, imported where a test uses them
 PRIMITIVE_TOOLS = ["add_box", "add_cylinder", "add_sphere"]
 
 
@@ -87,10 +86,9 @@ def test_the_keyword_rule_shares_a_unit_along_a_run_of_numbers():
 
 @pytest.fixture(scope="module")
 def image_env():
-    from learn_cadquery import family_suite
-    from rgb_ceiling import image_only_env
-
-    folder = Path(__import__("tempfile").mkdtemp(prefix="toolgym-rules-"))
+    family_suite = bench_script("learn_cadquery").family_suite
+    image_only_env = bench_script("rgb_ceiling").image_only_env
+    folder = Path(tempfile.mkdtemp(prefix="toolgym-rules-"))
     env = image_only_env(family_suite("primitive", 0, 8, folder, framed=True), 64)
     yield env
     env.close()
@@ -133,7 +131,7 @@ def test_the_silhouette_rule_reads_the_tool_and_each_size_to_a_pixel(image_env):
 
 
 def test_the_bench_judges_a_learned_figure_against_the_best_fixed_rule_beside_it():
-    from learn_cadquery import judged
+    judged = bench_script("learn_cadquery").judged
 
     def row(method, score, steps=0, rule=False, group="styles"):
         out = {"method": method, "env_steps": steps, "bc_env_steps": 0, "group": group}
@@ -157,7 +155,9 @@ def test_the_bench_judges_a_learned_figure_against_the_best_fixed_rule_beside_it
 
 def test_the_bench_rules_run_on_a_suite_without_a_training_split(tmp_path):
     """The copy and keyword rules on a suite of test tasks only pick among every tool."""
-    from learn_cadquery import family_suite, run_copy_rule, run_keyword_rule
+    bench = bench_script("learn_cadquery")
+    family_suite, run_copy_rule = bench.family_suite, bench.run_copy_rule
+    run_keyword_rule = bench.run_keyword_rule
 
     from toolgym.agents.trainer.train import TrainConfig
 

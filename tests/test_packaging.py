@@ -77,3 +77,19 @@ def test_the_wheel_ships_the_task_files_and_an_install_from_it_finds_them(tmp_pa
     assert {"curated", "blender-placement", "scene-curated", "primitives"} <= set(found["suites"])
     assert set(found["envs"]) >= {"toolgym/CadQuery-v0", "toolgym/Blender-v0"}
     assert all(count > 0 for count in found["envs"].values())
+
+
+def test_no_bench_script_shadows_an_installed_module():
+    """`python bench/x.py` puts `bench/` first on the path: a script there named like a library
+    (as `bench/verifiers.py` once was) would be imported in its place."""
+    from importlib.machinery import PathFinder
+
+    # The path finder, not find_spec: a bench script another test imported is in sys.modules.
+    elsewhere = [entry for entry in sys.path if Path(entry or ".").resolve() != ROOT / "bench"]
+    shadowing = [
+        script.name
+        for script in sorted((ROOT / "bench").glob("*.py"))
+        if script.stem in sys.builtin_module_names
+        or PathFinder.find_spec(script.stem, elsewhere) is not None
+    ]
+    assert shadowing == []

@@ -13,7 +13,7 @@ pitch so rays never graze the edges and vertices of CAD meshes, whose coordinate
 numbers. Error: only columns cut by a vertical-ish wall are misjudged, by at most one column area
 each, so the relative error is about ``perimeter * pitch / (2 * area)`` with signs mostly
 cancelling. At the default 256 columns along the longest horizontal side, IoU lands within 0.01 of
-the exact B-Rep value on CAD parts (measured in ``bench/verifiers.py``).
+the exact B-Rep value on CAD parts (measured in ``bench/geometry_metrics.py``).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Run::
 
-    python bench/verifiers.py              # 200 random pairs of CAD solids
-    python bench/verifiers.py --pairs 50
+    python bench/geometry_metrics.py              # 200 random pairs of CAD solids
+    python bench/geometry_metrics.py --pairs 50
 
 Everything is measured side by side in one run; the machines this runs on are shared and noisy,
 so compare the ratios, not the absolute times. Figures and the command go into bench/RESULTS.md.
