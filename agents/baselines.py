@@ -188,7 +188,7 @@ class KeywordAgent:
 
     def act(self, observation: dict[str, Any], task: Any = None) -> str:
         prompt = str(observation.get("prompt", ""))
-        numbers = self._numbers(prompt)
+        numbers = read_numbers(prompt, self.metres)
         name = self._tool(prompt.lower(), len(numbers))
         arguments = self._arguments(name, prompt, numbers)
         if self.action_mode == "tool":
@@ -196,27 +196,6 @@ class KeywordAgent:
         assign, first = _code_call(self.registry.domain)
         args = ([first] if first else []) + [f"{k}={v!r}" for k, v in arguments.items()]
         return f"{assign}tools.{name}({', '.join(args)})\n"
-
-    def _numbers(self, prompt: str) -> list[tuple[float, list[str], bool]]:
-        """Each number: its value (lengths in the domain's unit), the words that may name it
-        (the two after it and its unit, then the two before it: "20 mm in diameter", "26 mm
-        tall", "diameter 20", "x = 5"; never across another number or a comma), and whether a
-        length unit followed. A unit after a run of numbers ("10 × 14 × 11.5 cm", "(18, 6.5,
-        1.5) cm") is each one's."""
-        tokens = [t.lower() for t in _TOKEN.findall(_digits(prompt))]
-        found = []
-        for k, token in enumerate(tokens):
-            if not _NUMBER.fullmatch(token):
-                continue
-            after = tokens[k + 1] if k + 1 < len(tokens) else ""
-            value, unit = float(token), UNIT_METRES.get(after)
-            shared = UNIT_METRES.get(_after_run(tokens, k))
-            if unit is not None or shared is not None:
-                value = value * (unit or shared) / self.metres
-            start = k + 2 if unit is not None else k + 1
-            near = _words(tokens[start : start + 2]) + _words(tokens[max(0, k - 2) : k][::-1])
-            found.append((round(value, 6), near, unit is not None))
-        return found
 
     def _tool(self, prompt: str, count: int) -> str:
         words = set(re.findall(r"[a-z]+", prompt))
@@ -260,6 +239,28 @@ class KeywordAgent:
                 value = min(value, high) if high is not None else value
                 arguments[param] = round(value) if spec["kind"] == "integer" else value
         return arguments
+
+
+def read_numbers(prompt: str, metres: float = 0.001) -> list[tuple[float, list[str], bool]]:
+    """Each number of a request: its value (lengths in a unit of ``metres``: CAD's mm by
+    default), the words that may name it (the two after it and its unit, then the two before
+    it: "20 mm in diameter", "26 mm tall", "diameter 20", "x = 5"; never across another number
+    or a comma), and whether a length unit followed. A unit after a run of numbers ("10 × 14 ×
+    11.5 cm", "(18, 6.5, 1.5) cm") is each one's."""
+    tokens = [t.lower() for t in _TOKEN.findall(_digits(prompt))]
+    found = []
+    for k, token in enumerate(tokens):
+        if not _NUMBER.fullmatch(token):
+            continue
+        after = tokens[k + 1] if k + 1 < len(tokens) else ""
+        value, unit = float(token), UNIT_METRES.get(after)
+        shared = UNIT_METRES.get(_after_run(tokens, k))
+        if unit is not None or shared is not None:
+            value = value * (unit or shared) / metres
+        start = k + 2 if unit is not None else k + 1
+        near = _words(tokens[start : start + 2]) + _words(tokens[max(0, k - 2) : k][::-1])
+        found.append((round(value, 6), near, unit is not None))
+    return found
 
 
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")

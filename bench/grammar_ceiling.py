@@ -46,9 +46,12 @@ def family_grammar(registry: Any, name: str, train: int, max_bins: int, derived:
     return Grammar.from_description(registry, {**grammar.describe(), **options})
 
 
-def expressed(grammar: Grammar, prompt: str, calls: list[str]) -> list[str]:
-    """The calls as the grammar says them, each in the context the trainer decodes it in."""
-    config = PolicyConfig()
+def expressed(
+    grammar: Grammar, prompt: str, calls: list[str], policy: PolicyConfig | None = None
+) -> list[str]:
+    """The calls as the grammar says them, each in the context the trainer decodes it in (the
+    prompt's numbers read as ``policy`` reads them)."""
+    config = policy or PolicyConfig()
     numbers, at = prompt_numbers([prompt], config.prompt_bytes, config.max_numbers)
     found = tuple(float(n) for n, i in zip(numbers[0], at[0], strict=True) if i >= 0)
     out, previous = [], None
@@ -101,25 +104,35 @@ def played_score(env: gym.Env, task_id: str, calls: list[str], end: str) -> floa
     return info["final_report"]["score"]
 
 
-def suite_ceiling(suite: str, max_bins: int) -> dict[str, Any]:
+def suite_ceiling(
+    suite: str, max_bins: int, derived: bool = False, policy: PolicyConfig | None = None
+) -> dict[str, Any]:
     """The ceiling over a suite's test split, in the grammar ``toolgym train --mix`` builds for
-    the suite's tool (``toolgym.agents.trainer.mixed.mixed_grammar``)."""
+    the suite's tool (``toolgym.agents.trainer.mixed.mixed_grammar``), or with ``derived`` the
+    one ``toolgym train --suite`` builds (derived values read as ``policy`` reads the prompts'
+    numbers, and stop where a reference has several calls), with each task's family's mean
+    under ``"families"``."""
     from toolgym.agents.trainer.build import build_grammar
     from toolgym.envs.domains import get_domain
     from toolgym.envs.tasks.suites import get_suite
 
     found = get_suite(suite)
     env_id = get_domain(found.domain).env_id
-    grammar = build_grammar(env_id, suite, max_bins, False)
+    stop = None if derived else False
+    grammar = build_grammar(env_id, suite, max_bins, False, derived, stop, policy)
     tasks = found.split("test")
-    longest = max(len(t.tool_calls or ()) for t in tasks)
+    longest = max(len(t.tool_calls or ()) for t in tasks) + bool(grammar.stop)
     env = gym.make(env_id, suite=suite, split="test", action_mode="tool", max_steps=longest)
     scores, exact = [], 0
+    by_family: dict[str, list[float]] = {}
     try:
         for task in tasks:
-            calls = expressed(grammar, task.prompt, list(task.tool_calls))
+            calls = expressed(grammar, task.prompt, list(task.tool_calls), policy)
             exact += [json.loads(c) for c in calls] == [json.loads(c) for c in task.tool_calls]
-            scores.append(played_score(env, task.id, calls, calls[-1]))  # then the last again
+            # Then stop, or without stop the last call again.
+            end = json.dumps({"name": STOP_TOOL}) if grammar.stop else calls[-1]
+            scores.append(played_score(env, task.id, calls, end))
+            by_family.setdefault(task.family or suite, []).append(scores[-1])
     finally:
         env.close()
     return {
@@ -129,6 +142,7 @@ def suite_ceiling(suite: str, max_bins: int) -> dict[str, Any]:
         "min": float(np.min(scores)),
         "exact": exact,
         "vocab": grammar.vocab_size,
+        "families": {name: float(np.mean(v)) for name, v in sorted(by_family.items())},
     }
 
 

@@ -40,6 +40,20 @@ best of them: **a learned figure counts only at +0.2 or more** (:data:`COUNTS`).
   and the like-for-like peer on the same grammar. Each table row gives the test mean score,
   the success rate, the mean calls per episode (a stop counts as one) and, in brackets, how
   many episodes the policy ended with stop (a part that passes ends its episode by itself).
+  The template rule (``TemplateAgent``: the nearest training prompt's calls, refilled from the
+  request's numbers) is this section's fair fixed rule: a per-family template filled by
+  keywords, where the copy and keyword rules make one call.
+- ``all-families``: the 51 training families at once (``--all-train-seeds`` each, in the
+  training styles), scored on unseen seeds of each (``--all-test-seeds``) and on the 10
+  held-out families: random calls and the copy, keyword and template rules, beside the
+  grammar's ceiling (the oracle's calls in the grammar one run over them builds: the most any
+  policy acting in it can score). No policy is trained in this section: at 10 seeds a family
+  that grammar has 146,432 tokens (each point of a polygon gets its own bins, and gear,
+  sprocket and pulley profiles hold most of them), and its ceiling is 0.600 on the training
+  families' unseen seeds, below the 0.7 a learned figure was to reach; the pointer's snap table
+  is batch × tokens × numbers × vocabulary, and cloning at 32 bins (16,697 tokens over one seed
+  a family, where the oracle's snapped calls score 0.222) passed 21 GB of this machine's 23
+  in its first 20 steps. bench/RESULTS.md has the figures.
 
 Writes the learning curves (training score against steps) to ``--plot`` and every figure to
 ``--json``; prints Markdown tables for bench/RESULTS.md.
@@ -68,12 +82,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import math
 import os
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -83,12 +98,14 @@ from toolgym.agents.trainer.evaluate import evaluate_policy, summarize
 from toolgym.agents.trainer.policy import PolicyConfig
 from toolgym.agents.trainer.ppo import PPOConfig
 from toolgym.agents.trainer.train import TrainConfig, Trainer
+from toolgym.envs.cadquery.families import FAMILIES, HELD_OUT_FAMILIES
 from toolgym.envs.cadquery.families import family as get_family
 from toolgym.envs.cadquery.families.phrases import (
     HELD_OUT_STYLES,
     RECOMBINED_STYLES,
     TRAIN_STYLES,
 )
+from toolgym.envs.tasks.suites import get_suite
 
 HERE = Path(__file__).resolve().parent
 
@@ -106,7 +123,7 @@ def _toml_value(value: Any) -> str:
 
 
 def family_suite(
-    name: str,
+    name: str | Sequence[str],
     train: int,
     test: int,
     folder: Path,
@@ -114,30 +131,39 @@ def family_suite(
     framed: bool = False,
     styles: dict[str, tuple[str, ...]] | None = None,
     tag: str | None = None,
+    test_families: Sequence[str] | None = None,
 ) -> str:
-    """A suite file holding ``train`` and ``test`` seeds of one procedural family; ``reword``:
+    """A suite file holding ``train`` and ``test`` seeds of a procedural family (or of each of
+    several: tasks named ``<family>/<split>-<seed>``, so reports group them by family);
+    ``test_families``: other families for the test split (held-out families); ``reword``:
     each prompt rewritten from the task's parameters (and a seed); ``framed``: the tasks name
     their family, so their views share its fixed frame (as the generated suites' do);
     ``styles``: per split, the phrase bank's styles its prompts are said in (seed ``s`` takes
     ``styles[split][s % len]``, as the generated suites do); ``tag``: the suite's name after
     ``bench-`` (default: from the family and options)."""
-    fam = get_family(name)
-    tag = tag or ("paraphrased" if reword else f"{name}-{train}" if framed else name)
+    names = [name] if isinstance(name, str) else list(name)
+    several = len(names) > 1 or test_families is not None
+    if tag is None:
+        tag = "paraphrased" if reword else f"{names[0]}-{train}" if framed else names[0]
     lines = [f'[suite]\nname = "bench-{tag}"\ndomain = "cadquery"\n']
-    for split, count in (("train", train), ("test", test)):
-        for seed in range(count):
+    for split, count, families in (
+        ("train", train, names),
+        ("test", test, names if test_families is None else list(test_families)),
+    ):
+        for family_name, seed in itertools.product(families, range(count)):
             style = styles[split][seed % len(styles[split])] if styles else "spec"
-            task = fam.task(seed, split, style=style)
+            task = get_family(family_name).task(seed, split, style=style)
             calls = [json.loads(c) for c in task.tool_calls or ()]
             prompt = (
                 reword(dict(task.parameters), 2 * seed + (split == "test"))
                 if reword
                 else (task.prompt)
             )
+            task_name = f"{family_name}/{split}-{seed}" if several else f"{split}-{seed}"
             lines.append(
-                f'[[task]]\nname = "{split}-{seed}"\nprompt = {json.dumps(prompt)}\n'
+                f'[[task]]\nname = "{task_name}"\nprompt = {json.dumps(prompt)}\n'
                 f'difficulty = {task.difficulty}\nsplit = "{split}"\n'
-                + (f'family = "{name}"\n' if framed else "")
+                + (f'family = "{family_name}"\n' if framed else "")
                 + f"parameters = {_toml_value(dict(task.parameters))}\n"
                 f"reference = '''\n{task.reference}'''\ntool_calls = {_toml_value(calls)}\n"
             )
@@ -247,14 +273,16 @@ def rule_tools(config: TrainConfig) -> tuple[Any, list[str]]:
     return registry, [op for op in grammar.ops if op != STOP_TOOL]
 
 
-def run_rule(label: str, agent: Any, config: TrainConfig, eval_episodes: int | None) -> dict:
+def run_rule(
+    label: str, agent: Any, config: TrainConfig, eval_episodes: int | None, one_call: bool = True
+) -> dict:
     """A fixed rule (``agent.act(observation)``, one env's observation) on the test split, as
-    the learners are scored: every test task once (or ``eval_episodes``), same env options. It
-    makes its one call, then stops (``OneCall``)."""
+    the learners are scored: every test task once (or ``eval_episodes``), same env options.
+    ``one_call``: it makes its one call, then stops (``OneCall``); else it says when to stop."""
     from toolgym.agents.baselines import OneCall
     from toolgym.agents.trainer.vector import make_vector_env, play_queued
 
-    played = OneCall(agent)
+    played = OneCall(agent) if one_call else agent
     tasks = [t.id for t in config.tasks("test")]
     queue = [tasks[k % len(tasks)] for k in range(eval_episodes or len(tasks))]
     vec = make_vector_env(
@@ -290,6 +318,18 @@ def run_keyword_rule(config: TrainConfig, eval_episodes: int | None) -> dict[str
 
     registry, tools = rule_tools(config)
     return run_rule("keyword rule", KeywordAgent(registry, tools=tools), config, eval_episodes)
+
+
+def run_template_rule(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
+    """``TemplateAgent``: the nearest training prompt's reference calls, their numbers
+    rewritten from the request's as they came from the example's; nothing learnt."""
+    from toolgym.agents.baselines import DOMAIN_UNIT_METRES
+    from toolgym.agents.template_rule import TemplateAgent
+
+    examples = [(t.prompt, t.tool_calls or ()) for t in config.tasks("train")]
+    domain = rule_tools(config)[0].domain
+    rule = TemplateAgent(examples, DOMAIN_UNIT_METRES.get(domain, 1.0))
+    return run_rule("template rule", rule, config, eval_episodes, one_call=False)
 
 
 def run_measure_rule(config: TrainConfig, eval_episodes: int | None) -> dict[str, Any]:
@@ -338,8 +378,10 @@ def _curve(path: Path) -> list[dict[str, float]]:
 
 
 def _short(report: dict[str, Any]) -> dict[str, Any]:
+    """A report's means (and, where it has several families, each family's)."""
     keys = ("episodes", "score", "success_rate", "steps", "stopped")
-    return {k: report[k] for k in keys if k in report}
+    several = len(report.get("families", ())) > 1
+    return {k: report[k] for k in (*keys, *(("families",) if several else ())) if k in report}
 
 
 WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
@@ -670,10 +712,12 @@ def table(results: list[dict[str, Any]]) -> str:
 RULES: dict[str, Callable[[TrainConfig, int | None], dict[str, Any]]] = {
     "copy": run_copy_rule,
     "keyword": run_keyword_rule,
+    "template": run_template_rule,
     "measure": run_measure_rule,
     "silhouette": run_silhouette_rule,
 }
-TEXT_RULES = ("copy", "keyword")
+TEXT_RULES = ("copy", "keyword", "template")
+SECTIONS = ("primitives", "paraphrased", "styles", "image", "families", "all-families")
 IMAGE_RULES = ("measure", "silhouette")
 
 
@@ -688,8 +732,8 @@ def main() -> None:
     parser.add_argument(
         "--sections",
         nargs="+",
-        default=["primitives", "paraphrased", "styles", "image", "families"],
-        choices=["primitives", "paraphrased", "styles", "image", "families"],
+        default=[*SECTIONS],
+        choices=[*SECTIONS],
     )
     parser.add_argument(
         "--families",
@@ -698,6 +742,15 @@ def main() -> None:
         help="the multi-step families (BC + PPO, stop)",
     )
     parser.add_argument("--family-steps", type=int, default=256)
+    parser.add_argument(
+        "--all-train-seeds",
+        type=int,
+        default=10,
+        help="all-families section: training seeds per family (the generated suites' count)",
+    )
+    parser.add_argument(
+        "--all-test-seeds", type=int, default=2, help="all-families section: test seeds per family"
+    )
     parser.add_argument(
         "--tune-target-kl",
         "--family-target-kl",
@@ -757,7 +810,7 @@ def main() -> None:
         "--methods",
         nargs="+",
         default=[
-            *("random", "untrained", "copy", "keyword", "measure", "silhouette"),
+            *("random", "untrained", "copy", "keyword", "template", "measure", "silhouette"),
             *("scratch", "bc", "sb3", "sb3-masked", "sb3-peer"),
         ],
         help="on the primitives; the other sections run those of theirs listed here",
@@ -798,6 +851,7 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"load average at start {load:.1f}, {os.cpu_count()} CPUs; runs in {runs}", flush=True)
     sections: dict[str, list[dict[str, Any]]] = {}
+    ceilings: dict[str, dict[str, Any]] = {}
 
     def note(section: str, result: dict[str, Any], started: float, group: str = "") -> None:
         result = result | {"group": f"{section} {group}".strip()}
@@ -973,12 +1027,49 @@ def main() -> None:
                 started = time.perf_counter()
                 result = run_trainer(f"BC + PPO, {name}", config, args.eval_episodes)
                 note("families", result, started, name)
+    if "all-families" in args.sections:
+        # Every training family at once, scored on unseen seeds of each and, apart, on the
+        # held-out families (none seen in training): the generated suites' split, in the
+        # training styles. Beside the fixed rules: the grammar's ceiling there, the oracle's
+        # calls said in the grammar one run over these families builds (the most any policy
+        # acting in it can score). No policy is trained here: see the module's docstring.
+        from grammar_ceiling import suite_ceiling
+
+        seen = [name for name in sorted(FAMILIES) if name not in HELD_OUT_FAMILIES]
+        styles = {"train": TRAIN_STYLES, "test": TRAIN_STYLES}
+        for kind in ("seen", "held-out"):
+            suite = family_suite(
+                seen,
+                args.all_train_seeds,
+                args.all_test_seeds if kind == "seen" else 3,
+                runs,
+                framed=True,
+                styles=styles,
+                tag=f"all-families-{kind}",
+                test_families=None if kind == "seen" else HELD_OUT_FAMILIES,
+            )
+            longest = max(len(t.tool_calls or ()) for t in get_suite(suite).tasks)
+            config = TrainConfig(
+                **dict(base, suite=suite, max_steps=longest + 1), out=str(runs / "all")
+            )
+            baselines("all-families", config, f"{kind} families")
+            started = time.perf_counter()
+            # Prompts run to 1,450 bytes and 20 numbers: read as a policy reading 1,024 and 24.
+            reader = PolicyConfig(number_starts=True, prompt_bytes=1024, max_numbers=24)
+            ceiling = suite_ceiling(suite, config.max_bins, derived=True, policy=reader)
+            print(
+                f"[all-families] grammar ceiling, {kind} families: {ceiling['mean']:.3f} "
+                f"(vocabulary {ceiling['vocab']}), {time.perf_counter() - started:.0f} s",
+                flush=True,
+            )
+            ceilings[kind] = ceiling
     args.json.write_text(
         json.dumps(
             {
                 "load_average_at_start": load,
                 "args": vars(args) | {"plot": args.plot.name, "json": args.json.name},
                 **{section: judged(rows) for section, rows in sections.items()},
+                **({"all-families ceiling": ceilings} if ceilings else {}),
             },
             indent=2,
             default=str,

@@ -65,6 +65,7 @@ def main(out: Path, args: argparse.Namespace) -> dict:
     before = evaluate_policy(trainer.policy, trainer.grammar, config, "test", EVAL_EPISODES)
     trainer.train(resume=False)
     after = evaluate_policy(trainer.policy, trainer.grammar, config, "test", EVAL_EPISODES)
+    rules = fixed_rules(after["results"])
     with (out / "progress.csv").open() as handle:
         rows = list(csv.DictReader(handle))
     keep = ("iteration", "env_steps", "score", "sps", "learner_waits_env", "env_waits_learner")
@@ -79,6 +80,7 @@ def main(out: Path, args: argparse.Namespace) -> dict:
         },
         "test_before": before["tools"],
         "test_after": after["tools"],
+        "fixed_rules": rules,
         "iterations": [
             {
                 k: float(v)
@@ -91,18 +93,54 @@ def main(out: Path, args: argparse.Namespace) -> dict:
     return result
 
 
+def fixed_rules(played: list[dict]) -> dict[str, dict[str, float]]:
+    """Each tool's fixed rules (``learn_cadquery.TEXT_RULES``: the copy, keyword and template
+    rules, nothing learnt) on the test tasks the policy played for that tool, in order."""
+    from learn_cadquery import RULES, TEXT_RULES
+
+    from toolgym.envs.domains import get_domain
+    from toolgym.envs.tasks.suites import get_suite
+
+    scores: dict[str, dict[str, float]] = {}
+    for part in MIX.split(","):
+        tool, suite = part.split(":")
+        tasks = [r["task"] for r in played if r["task"].startswith(suite + "/")]
+        split = [t.id for t in get_suite(suite).split("test")]
+        if tasks != split[: len(tasks)]:
+            raise SystemExit(f"{tool}: the policy's test tasks are not its suite's first ones")
+        longest = max(len(t.tool_calls or ()) for t in get_suite(suite).tasks)
+        config = TrainConfig(
+            env_id=get_domain(tool).env_id,
+            suite=suite,
+            num_envs=2,
+            max_steps=longest + 1,
+            view_size=32,
+            progress=False,
+        )
+        scores[tool] = {
+            rule: RULES[rule](config, len(tasks))["test"]["score"] for rule in TEXT_RULES
+        }
+    return scores
+
+
 def markdown(result: dict) -> str:
     lines = [
         f"Mix `{result['mix']}`, {result['seconds'] / 60:.1f} min in all, load average "
         f"{result['load'][0]:g} at the start and {result['load'][1]:g} at the end; test episodes "
         f"per tool: {result['test_episodes']}.",
         "",
-        "| tool | test score, untrained | test score, trained |",
-        "|---|---|---|",
+        "| tool | test score, untrained | test score, trained | copy / keyword / template "
+        "rule | trained over the best rule |",
+        "|---|---|---|---|---|",
     ]
     for tool in TOOLS:
         before, after = result["test_before"].get(tool), result["test_after"].get(tool)
-        lines.append(f"| {tool} | {before:.3f} | {after:.3f} |")
+        rules = result["fixed_rules"][tool]
+        cells = " / ".join(f"{rules[r]:.3f}" for r in ("copy", "keyword", "template"))
+        lines.append(
+            f"| {tool} | {before:.3f} | {after:.3f} | {cells} | "
+            f"{after - max(rules.values()):+.3f} |"
+        )
     lines += [
         "",
         "| iteration | " + " | ".join(f"{tool} score / share / weight" for tool in TOOLS) + " |",

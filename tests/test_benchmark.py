@@ -414,3 +414,24 @@ def test_eval_scores_a_checkpoint_on_another_suite_of_its_tool(trained):
     one_line_error(
         toolgym("eval", "--checkpoint", str(run), "--prompt-form", "sketch"), "--prompt-form"
     )
+
+
+def test_the_template_rule_plays_each_entry_from_its_suites_worked_examples(tmp_path):
+    """`--agent template`: each entry answered from its own suite's training split (the
+    held-out families' entries from the training families'); a suite it cannot find is one
+    clear error, never a zero."""
+    from toolgym.agents.benchmark.players import RulePlayer
+
+    lite = get_set("cadquery-lite-v1")
+    plan = Plan(lite, AgentSpec("template", "tool"), limit=3)  # seen, styles, families
+    run_plan(plan, tmp_path / "run", jobs=2)
+    report = summarize(*read_run(tmp_path / "run"), plan.entries)
+    assert [e.part for e in plan.entries] == ["seen", "styles", "families"]
+    assert report["overall"]["episodes"] == 3 and report["overall"]["errors"] == 0
+    assert 0.0 < report["overall"]["score"] < 1.0
+    player = RulePlayer(AgentSpec("template", "tool"))
+    with pytest.raises(ValueError, match="unknown suite 'no-such-suite'"):
+        player.template("no-such-suite", "cadquery")
+    assert player.template("cad-families", "cadquery").examples  # the training families'
+    with pytest.raises(ValueError, match="use --action-mode tool"):
+        AgentSpec("template", "code")

@@ -167,3 +167,70 @@ def test_the_bench_rules_run_on_a_suite_without_a_training_split(tmp_path):
     assert keyword["test"]["episodes"] == copy["test"]["episodes"] == 2
     assert keyword["test"]["score"] > 0.999  # inches converted (written to 4 decimals)
     assert copy["test"]["score"] < 0.5 and keyword["fixed_rule"] and copy["fixed_rule"]
+
+
+def _styled(name: str, seeds: range, split: str):
+    from toolgym.envs.cadquery.families.phrases import TRAIN_STYLES
+
+    return [family(name).task(s, split, style=TRAIN_STYLES[s % len(TRAIN_STYLES)]) for s in seeds]
+
+
+def test_the_template_rule_refills_the_nearest_worked_example():
+    """Given ten worked examples of each of three families, the template rule writes unseen
+    seeds' calls exactly: each value rebuilt from the request's numbers as the example's came
+    from its own (enclosure: the box's z is half its height; plate_holes: a hole's x and y are
+    half the side less the inset, a sum of two numbers); then it stops."""
+    from toolgym.agents.template_rule import TemplateAgent
+
+    names = ("enclosure", "plate_holes", "finished_block")
+    examples = [(t.prompt, t.tool_calls) for n in names for t in _styled(n, range(10), "train")]
+    rule = TemplateAgent(examples)
+    for name in names:
+        for task in _styled(name, range(3), "test"):
+            want = [json.loads(c) for c in task.tool_calls]
+            assert [json.loads(c) for c in rule.plan(task.prompt)] == want, (name, task.prompt)
+    task = _styled("plate_holes", range(1), "test")[0]
+    played = [rule.act({"prompt": task.prompt, "step": k}) for k in range(len(task.tool_calls) + 1)]
+    assert played[:-1] == rule.plan(task.prompt)
+    assert json.loads(played[-1])["name"] == "stop"
+
+
+def test_the_template_rule_writes_the_nearest_family_for_a_part_it_has_no_example_of():
+    """A held-out family (no example of it) gets the calls of the nearest example in words,
+    refilled from the request: a collar with a set screw, from flanged bushings, shafts and
+    plates, gets one example's sequence of tools with the collar's sizes in it."""
+    from toolgym.agents.baselines import read_numbers
+    from toolgym.agents.template_rule import TemplateAgent
+
+    names = ("bushing_flanged", "stepped_shaft", "plate_holes")
+    examples = [(t.prompt, t.tool_calls) for n in names for t in _styled(n, range(5), "train")]
+    task = _styled("collar_set_screw", range(1), "test")[0]
+    plan = [json.loads(c) for c in TemplateAgent(examples).plan(task.prompt)]
+    sequences = {tuple(json.loads(c)["name"] for c in calls) for _, calls in examples}
+    assert tuple(call["name"] for call in plan) in sequences
+    written = {value for value, _, _ in read_numbers(task.prompt)}
+    numbers = np.ravel(np.asarray(plan[0]["arguments"]["points"], float))
+    assert written & set(numbers.tolist())  # the request's sizes, in the example's places
+    with pytest.raises(ValueError, match="worked examples"):
+        TemplateAgent([])
+
+
+def test_the_bench_writes_several_families_in_one_suite_and_its_grammar_ceiling(tmp_path):
+    """The all-families section's suite: tasks named by family (reports group them), a test
+    split of other families where asked; the grammar ceiling of one run over them is exact on
+    families its bins and derived values express (enclosure, finished_block)."""
+    from toolgym.envs.tasks.suites import get_suite
+
+    family_suite = bench_script("learn_cadquery").family_suite
+    suite_ceiling = bench_script("grammar_ceiling").suite_ceiling
+    names = ["enclosure", "finished_block"]
+    mixed = get_suite(family_suite(names, 30, 1, tmp_path, framed=True, tag="two"))
+    assert [t.id for t in mixed.split("test")] == [
+        "bench-two/enclosure/test-0", "bench-two/finished_block/test-0",
+    ]  # fmt: skip
+    assert {t.family for t in mixed.tasks} == set(names)
+    held = family_suite(names, 1, 1, tmp_path, tag="held", test_families=["pillow_block"])
+    assert [t.id for t in get_suite(held).split("test")] == ["bench-held/pillow_block/test-0"]
+    ceiling = suite_ceiling(str(tmp_path / "bench-two.toml"), 256, derived=True)
+    assert ceiling["families"] == pytest.approx({"enclosure": 1.0, "finished_block": 1.0})
+    assert ceiling["tasks"] == 2 and ceiling["mean"] == pytest.approx(1.0)

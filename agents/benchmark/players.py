@@ -2,9 +2,11 @@
 
 A player is made from an :class:`AgentSpec` (plain data, so a Ray actor can make its own):
 ``oracle`` (the task's reference: the ceiling, and a check on the set), ``random``, ``copy``
-(the copy-in-order rule), ``keyword`` (the keyword rule), ``checkpoint`` (a ``toolgym train``
-checkpoint, greedy calls) and ``openai`` (a model behind an OpenAI-compatible endpoint, through
-``toolgym.agents.llm.openai_runner``: the path a real model takes).
+(the copy-in-order rule), ``keyword`` (the keyword rule), ``template`` (the template rule: the
+nearest worked example of the entry's suite's training split, refilled), ``checkpoint`` (a
+``toolgym train`` checkpoint, greedy calls) and ``openai`` (a model behind an
+OpenAI-compatible endpoint, through ``toolgym.agents.llm.openai_runner``: the path a real model
+takes).
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ import numpy as np
 from toolgym.agents.benchmark.sets import Entry
 from toolgym.envs.episode.options import ACTION_MODES
 
-AGENT_KINDS = ("oracle", "random", "copy", "keyword", "checkpoint", "openai")
+AGENT_KINDS = ("oracle", "random", "copy", "keyword", "template", "checkpoint", "openai")
 # Agents that write tool calls only; the others play in code mode unless told otherwise.
-TOOL_ONLY = ("copy", "keyword", "checkpoint")
+TOOL_ONLY = ("copy", "keyword", "template", "checkpoint")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,6 +119,7 @@ class RulePlayer:
 
     def __init__(self, spec: AgentSpec) -> None:
         self.spec = spec
+        self.templates: dict[str, Any] = {}  # per suite: its worked examples, read once
 
     def agent(self, env: gym.Env, seed: int) -> Any:
         from toolgym.agents.baselines import (
@@ -134,12 +137,34 @@ class RulePlayer:
             return RandomAgent(registry, mode, seed)
         if self.spec.kind == "copy":
             return OneCall(CopyInOrderAgent(registry))
+        if self.spec.kind == "template":
+            return self.template(env.unwrapped.task.id.split("/")[0], registry.domain)
         return OneCall(KeywordAgent(registry, mode))
+
+    def template(self, suite: str, domain: str) -> Any:
+        """The template rule on ``suite``'s training split (``ValueError`` where it has none)."""
+        from toolgym.agents.baselines import DOMAIN_UNIT_METRES
+        from toolgym.agents.template_rule import TemplateAgent
+        from toolgym.envs.tasks.suites import get_suite
+
+        if suite not in self.templates:
+            try:
+                found = get_suite(suite)
+            except KeyError as error:
+                raise ValueError(error.args[0]) from None
+            examples = [(t.prompt, t.tool_calls or ()) for t in found.split("train")]
+            if not examples:
+                raise ValueError(f"suite {suite!r} has no training split to take examples from")
+            self.templates[suite] = TemplateAgent(examples, DOMAIN_UNIT_METRES.get(domain, 1.0))
+        return self.templates[suite]
 
     def play(self, env: gym.Env, tally: StepTally, entry: Entry, seed: int) -> Outcome:
         started = time.perf_counter()
         observation, _ = env.reset(seed=seed, options={"task": entry.task})
-        agent = self.agent(env, seed)
+        try:
+            agent = self.agent(env, seed)
+        except ValueError as error:
+            return Outcome(error=f"the {self.spec.kind} rule: {error}", stop="no examples")
         return _play_out(
             env, tally, observation, lambda o: agent.act(o, env.unwrapped.task), started
         )

@@ -90,7 +90,7 @@ def list_sets(
 def run_set(
     set_name: Annotated[str, typer.Argument(metavar="SET", help="An evaluation set (bench list).")],
     agent: Annotated[
-        str, typer.Option(help="oracle, random, copy, keyword, checkpoint or openai.")
+        str, typer.Option(help="oracle, random, copy, keyword, template, checkpoint or openai.")
     ] = "oracle",
     out: Annotated[
         Path | None,
