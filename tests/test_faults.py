@@ -204,3 +204,35 @@ def test_async_vector_env_keeps_stepping_through_faults():
         assert obs["step"].tolist() == [6, 6] and "ValueError" in obs["feedback"][1]
     finally:
         envs.close()
+
+
+class _UnstackableInfo(gym.Env):
+    """An env whose info holds an int in one step and None in another: a vector env cannot
+    stack the two, and its step raises after reading the workers' replies."""
+
+    observation_space = gym.spaces.Discrete(2)
+    action_space = gym.spaces.Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return 0, {}
+
+    def step(self, action):
+        return 0, 0.0, False, False, {"count": None if action else 1}
+
+
+def test_a_vector_env_whose_step_raised_closes_instead_of_hanging():
+    """The trainer's vector env after a step that raised once the workers had replied: the
+    error reaches the caller, and its `finally: vec.close()` stops the workers (Gymnasium's
+    own close waits for ever for the replies the failed step already read)."""
+    from toolgym.agents.trainer.vector import Workers
+
+    vec = Workers([_UnstackableInfo] * 2, context="fork")
+    vec.reset(seed=0)
+    with pytest.raises(TypeError):
+        vec.step(np.array([0, 1]))
+    workers = list(vec.processes)
+    closing = threading.Thread(target=vec.close)
+    closing.start()
+    closing.join(timeout=60)
+    assert not closing.is_alive() and not any(p.is_alive() for p in workers)

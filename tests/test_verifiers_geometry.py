@@ -304,3 +304,25 @@ def test_feature_match_in_bulk_equals_the_pairwise_definition():
         assert (found.qualities, found.missing, found.extra) == _pairwise_match(
             candidate, reference
         )
+
+
+def test_a_count_that_cannot_be_made_stacks_in_a_vector_envs_info():
+    """An open shell's genus cannot be counted: its check says so and holds -1, a number, so
+    that Gymnasium's vector envs stack it beside another env's count (an int, then None,
+    raised there and hung the evaluation that closed the vector env)."""
+    from gymnasium.vector import SyncVectorEnv
+
+    faces = TARGET.mesh.faces[TARGET.mesh.face_normals[:, 2] < 0.99]
+    open_shell = Part(trimesh.Trimesh(TARGET.mesh.vertices, faces, process=False))
+    counted, uncounted = verify_part(TARGET, TARGET), verify_part(open_shell, TARGET)
+    genus = uncounted.checks["genus"]
+    assert genus["candidate"] == -1 and "could not be counted" in genus["message"]
+    assert not genus["ok"] and counted.checks["genus"]["candidate"] >= 0
+    stack = SyncVectorEnv.__new__(SyncVectorEnv)
+    stack.num_envs = 2
+    infos: dict = {}
+    for k, report in enumerate((counted, uncounted)):
+        infos = stack._add_info(infos, {"report": report.to_dict()}, k)
+    assert infos["report"]["checks"]["genus"]["candidate"].tolist() == [
+        counted.checks["genus"]["candidate"], -1,
+    ]  # fmt: skip

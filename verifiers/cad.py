@@ -58,6 +58,7 @@ TIER_SETTINGS = {
     "exact": {"points": geometry.DEFAULT_POINTS, "exact_points": None, "resolution": None},
 }
 ALIGNMENTS = ("none", "normalized")
+UNCOUNTED = -1  # a topology count (bodies, cavities, genus) that could not be made
 PASS_CHECKS = ("valid", "bodies", "cavities", "genus", "deviation", "features", "brep_mismatch")
 
 
@@ -256,7 +257,11 @@ def _feature_checks(
         elif target is None:
             message = f"the target's {what} could not be counted ({theirs.unknown})"
         ok = mine is not None and target is not None and mine == target
-        checks[name] = {"ok": ok, "candidate": mine, "reference": target, "message": message}
+        # -1 where a count could not be made: a number either way, as a vector env stacks the
+        # infos of its envs into one array per key (an int, then None, does not stack).
+        counts = {"candidate": UNCOUNTED if mine is None else mine}
+        counts["reference"] = UNCOUNTED if target is None else target
+        checks[name] = {"ok": ok, **counts, "message": message}
     deviation = metrics["deviation"]
     checks["deviation"] = {
         "ok": deviation <= tolerance,

@@ -22,6 +22,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
+from gymnasium.vector.async_vector_env import AsyncState
 
 from toolgym.agents.trainer.task_env import make_env
 
@@ -53,7 +54,7 @@ def make_vector_env(
 
         factory = recorded(factory, record)
     if asynchronous:
-        return AsyncVectorEnv(
+        return Workers(
             [factory] * num_envs, context="forkserver", autoreset_mode=AutoresetMode.SAME_STEP
         )
     return SyncVectorEnv([factory] * num_envs, autoreset_mode=AutoresetMode.SAME_STEP)
@@ -73,6 +74,15 @@ def finished_episodes(info: dict[str, Any]) -> list[tuple[int, str, float, bool]
         )
         for i in np.flatnonzero(final["_episode_score"])
     ]
+
+
+class Workers(AsyncVectorEnv):
+    """``AsyncVectorEnv`` whose ``close`` after a call that raised (its state still waiting)
+    stops the workers: Gymnasium's would wait for ever for replies the failed call already
+    read, and an evaluation's ``finally: vec.close()`` then hung instead of raising."""
+
+    def close_extras(self, timeout: float | None = None, terminate: bool = False) -> None:
+        super().close_extras(timeout, terminate or self._state is not AsyncState.DEFAULT)
 
 
 def play_queued(
