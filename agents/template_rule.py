@@ -65,6 +65,7 @@ class TemplateAgent:
         self._plans: dict[str, list[str]] = {}
 
     def act(self, observation: dict[str, Any], task: Any = None) -> str:
+        """The plan's call for the observation's step (each prompt planned once), then stop."""
         prompt = str(observation.get("prompt", ""))
         plan = self._plans.get(prompt)
         if plan is None:
@@ -78,7 +79,7 @@ class TemplateAgent:
         request = [(value, tuple(near)) for value, near, _ in read_numbers(prompt, self.metres)]
 
         def nearness(e: Example) -> float:  # words shared, less a little per number unmatched
-            shared = len(words & e.words) / len(words | e.words)
+            shared = len(words & e.words) / max(1, len(words | e.words))
             return shared - COUNT_PENALTY * abs(len(e.numbers) - len(request))
 
         example = max(self.examples, key=nearness)
@@ -135,11 +136,10 @@ def _call_recipes(
 ) -> Any:
     """The first sibling's call with each number replaced by the recipe that gives it in every
     sibling (``calls``: the call of each, ``previous``: the call before it, ``explainers``:
-    their prompts'). An
-    argument that is no one number of the prompt, but whose step from the previous call's
-    same argument is one or two of them (a section stacked on the last: its z is the last
-    one's plus half of each length), is that step on from it; else a sum of two; else the
-    first sibling's constant."""
+    their prompts'). An argument that is no one number of the prompt, but whose step from the
+    previous call's same argument is one or two of them (a section stacked on the last: its z
+    is the last one's plus half of each length), is that step on from it; else a sum of two;
+    else the first sibling's constant."""
     return _recipe_of(calls, explainers, previous, ())
 
 
