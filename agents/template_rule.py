@@ -101,20 +101,21 @@ def _examples(given: Sequence[tuple[str, Sequence[str]]], metres: float) -> list
         parsed = [json.loads(c) if isinstance(c, str) else c for c in calls]
         words = frozenset(_WORD.findall(prompt.lower()))
         read.append((words, numbers, parsed, _Explainer([v for v, _ in numbers])))
+    keys = [
+        (words, len(numbers), json.dumps(_layout(parsed))) for words, numbers, parsed, _ in read
+    ]
     siblings: dict[Any, list[int]] = {}
-    for k, (words, numbers, parsed, _) in enumerate(read):
-        key = (words, len(numbers), json.dumps(_layout(parsed)))
+    for k, key in enumerate(keys):
         siblings.setdefault(key, []).append(k)
     examples = []
     for k, (words, numbers, parsed, _) in enumerate(read):
-        key = (words, len(numbers), json.dumps(_layout(parsed)))
-        group = [k, *(j for j in siblings[key] if j != k)]
+        group = [k, *(j for j in siblings[keys[k]] if j != k)]
         explainers = [read[j][3] for j in group]
         calls = tuple(
-            _call_recipes(
+            _recipe_of(
                 [read[j][2][i] for j in group],
-                [read[j][2][i - 1] for j in group] if i else None,
                 explainers,
+                [read[j][2][i - 1] for j in group] if i else None,
             )
             for i in range(len(parsed))
         )
@@ -131,21 +132,15 @@ def _layout(value: Any) -> Any:
     return None if isinstance(value, int | float) and not isinstance(value, bool) else value
 
 
-def _call_recipes(
-    calls: list[Any], previous: list[Any] | None, explainers: list[_Explainer]
-) -> Any:
-    """The first sibling's call with each number replaced by the recipe that gives it in every
-    sibling (``calls``: the call of each, ``previous``: the call before it, ``explainers``:
-    their prompts'). An argument that is no one number of the prompt, but whose step from the
-    previous call's same argument is one or two of them (a section stacked on the last: its z
-    is the last one's plus half of each length), is that step on from it; else a sum of two;
-    else the first sibling's constant."""
-    return _recipe_of(calls, explainers, previous, ())
-
-
 def _recipe_of(
-    values: list[Any], explainers: list[_Explainer], previous: list[Any] | None, at: tuple
+    values: list[Any], explainers: list[_Explainer], previous: list[Any] | None, at: tuple = ()
 ) -> Any:
+    """The first sibling's call (or a part of it at ``at``) with each number replaced by the
+    recipe that gives it in every sibling (``values``: that call of each, ``previous``: the
+    call before it, ``explainers``: their prompts'). An argument that is no one number of the
+    prompt, but whose step from the previous call's same argument is one or two of them (a
+    section stacked on the last: its z is the last one's plus half of each length), is that
+    step on from it; else a sum of two; else the first sibling's constant."""
     first = values[0]
     if isinstance(first, dict):
         return {

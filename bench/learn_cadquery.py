@@ -327,7 +327,7 @@ def run_template_rule(config: TrainConfig, eval_episodes: int | None) -> dict[st
     from toolgym.agents.template_rule import TemplateAgent
 
     examples = [(t.prompt, t.tool_calls or ()) for t in config.tasks("train")]
-    domain = rule_tools(config)[0].domain
+    domain = get_suite(config.suite).domain
     rule = TemplateAgent(examples, DOMAIN_UNIT_METRES.get(domain, 1.0))
     return run_rule("template rule", rule, config, eval_episodes, one_call=False)
 

@@ -114,6 +114,10 @@ def make_player(spec: AgentSpec) -> Any:
     return RulePlayer(spec)
 
 
+class NoExamples(ValueError):
+    """The template rule has no worked examples for an entry's suite."""
+
+
 class RulePlayer:
     """Oracle, random and the fixed rules: ``agent.act(observation, task)`` until the end."""
 
@@ -142,7 +146,8 @@ class RulePlayer:
         return OneCall(KeywordAgent(registry, mode))
 
     def template(self, suite: str, domain: str) -> Any:
-        """The template rule on ``suite``'s training split (``ValueError`` where it has none)."""
+        """The template rule on ``suite``'s training split (:class:`NoExamples` where it has
+        none, or the suite is not known)."""
         from toolgym.agents.baselines import DOMAIN_UNIT_METRES
         from toolgym.agents.template_rule import TemplateAgent
         from toolgym.envs.tasks.suites import get_suite
@@ -151,10 +156,10 @@ class RulePlayer:
             try:
                 found = get_suite(suite)
             except KeyError as error:
-                raise ValueError(error.args[0]) from None
+                raise NoExamples(error.args[0]) from None
             examples = [(t.prompt, t.tool_calls or ()) for t in found.split("train")]
             if not examples:
-                raise ValueError(f"suite {suite!r} has no training split to take examples from")
+                raise NoExamples(f"suite {suite!r} has no training split to take examples from")
             self.templates[suite] = TemplateAgent(examples, DOMAIN_UNIT_METRES.get(domain, 1.0))
         return self.templates[suite]
 
@@ -163,8 +168,8 @@ class RulePlayer:
         observation, _ = env.reset(seed=seed, options={"task": entry.task})
         try:
             agent = self.agent(env, seed)
-        except ValueError as error:
-            return Outcome(error=f"the {self.spec.kind} rule: {error}", stop="no examples")
+        except NoExamples as error:
+            return Outcome(error=f"the template rule: {error}", stop="no examples")
         return _play_out(
             env, tally, observation, lambda o: agent.act(o, env.unwrapped.task), started
         )
