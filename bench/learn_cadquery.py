@@ -719,6 +719,15 @@ RULES: dict[str, Callable[[TrainConfig, int | None], dict[str, Any]]] = {
 TEXT_RULES = ("copy", "keyword", "template")
 SECTIONS = ("primitives", "paraphrased", "styles", "image", "families", "all-families")
 IMAGE_RULES = ("measure", "silhouette")
+# The grammar of one run over every CAD family (TrainConfig's options; toolgym.envs.grammar):
+# exact copies of the prompt's first 24 numbers in every real-valued slot, one range of
+# coordinate tokens for all of a polygon's points (16 at most), bins anchored on their step.
+ALL_FAMILIES_GRAMMAR = {
+    "copies": 24,
+    "shared_points": True,
+    "max_points": 16,
+    "anchored_bins": True,
+}
 
 
 def main() -> None:
@@ -750,6 +759,15 @@ def main() -> None:
     )
     parser.add_argument(
         "--all-test-seeds", type=int, default=2, help="all-families section: test seeds per family"
+    )
+    parser.add_argument(
+        "--all-bc-steps", type=int, default=400, help="all-families section: cloning steps"
+    )
+    parser.add_argument(
+        "--all-bc-batch", type=int, default=32, help="all-families section: cloning batch"
+    )
+    parser.add_argument(
+        "--all-steps", type=int, default=512, help="all-families section: PPO env steps"
     )
     parser.add_argument(
         "--tune-target-kl",
@@ -887,6 +905,20 @@ def main() -> None:
                 named = {"method": f"{result['method']}, {name}"} if name else {}
                 note(section, result | named, started, name)
 
+    def trained_once(section: str, configs: dict[str, TrainConfig], label: str = "") -> None:
+        """BC + PPO trained on the first of ``configs`` (named ``label``, or its key), scored
+        on each one's test split (they share the training split): a row each, grouped by key."""
+        started = time.perf_counter()
+        first, *others = configs
+        result = run_trainer(
+            f"BC + PPO, {label or first}",
+            configs[first],
+            args.eval_episodes,
+            also={f"BC + PPO, {kind}": configs[kind] for kind in others},
+        )
+        for row in [result, *result.pop("also")]:
+            note(section, row, started, row.pop("kind", first))
+
     if "primitives" in args.sections:
         for method in args.methods:
             started = time.perf_counter()
@@ -955,15 +987,7 @@ def main() -> None:
         for kind, config in configs.items():
             baselines("styles", config, kind)
         if "bc" in args.methods:
-            started = time.perf_counter()
-            result = run_trainer(
-                "BC + PPO, recombined",
-                configs["recombined"],
-                args.eval_episodes,
-                also={"BC + PPO, held-out words": configs["held-out words"]},
-            )
-            for row in [result, *result.pop("also")]:
-                note("styles", row, started, row.pop("kind", "recombined"))
+            trained_once("styles", configs)
     if "image" in args.sections:
         # The views at --image-view-size pixels each (a 2 x 2 tile twice as wide), seen by the
         # CNN with the target less the current view, its pixels' coordinates (CoordConv) and
@@ -1031,38 +1055,62 @@ def main() -> None:
         # Every training family at once, scored on unseen seeds of each and, apart, on the
         # held-out families (none seen in training): the generated suites' split, in the
         # training styles. Beside the fixed rules: the grammar's ceiling there, the oracle's
-        # calls said in the grammar one run over these families builds (the most any policy
-        # acting in it can score). No policy is trained here: see the module's docstring.
+        # calls said in the grammar the run builds (the most any policy acting in it can
+        # score), and with "bc" one BC + PPO run over them (ALL_FAMILIES_GRAMMAR: the grammar
+        # made for many families), scored on both test splits.
         from grammar_ceiling import suite_ceiling
 
         seen = [name for name in sorted(FAMILIES) if name not in HELD_OUT_FAMILIES]
-        styles = {"train": TRAIN_STYLES, "test": TRAIN_STYLES}
-        for kind in ("seen", "held-out"):
+        # Prompts run to 1,450 bytes and 20 numbers: read as a policy reading 1,024 and 24.
+        reader = dataclasses.replace(
+            base["policy"], number_starts=True, prompt_bytes=1024, max_numbers=24
+        )
+        configs = {}
+        # Test splits: unseen seeds of the training families in the training styles, in
+        # recombined wording (seen words and forms, combined as no training style does) and in
+        # held-out words (and inches); the held-out families, 3 seeds each.
+        test_styles = {
+            "seen families": TRAIN_STYLES,
+            "recombined wording": RECOMBINED_STYLES,
+            "held-out words": HELD_OUT_STYLES,
+            "held-out families": TRAIN_STYLES,
+        }
+        for kind, tested in test_styles.items():
             suite = family_suite(
                 seen,
                 args.all_train_seeds,
-                args.all_test_seeds if kind == "seen" else 3,
+                3 if kind == "held-out families" else args.all_test_seeds,
                 runs,
                 framed=True,
-                styles=styles,
-                tag=f"all-families-{kind}",
-                test_families=None if kind == "seen" else HELD_OUT_FAMILIES,
+                styles={"train": TRAIN_STYLES, "test": tested},
+                tag=f"all-families-{kind.replace(' ', '-')}",
+                test_families=HELD_OUT_FAMILIES if kind == "held-out families" else None,
             )
             longest = max(len(t.tool_calls or ()) for t in get_suite(suite).tasks)
-            config = TrainConfig(
-                **dict(base, suite=suite, max_steps=longest + 1), out=str(runs / "all")
-            )
-            baselines("all-families", config, f"{kind} families")
+            configs[kind] = TrainConfig(
+                **dict(base, **bc) | dict(
+                    suite=suite, max_steps=longest + 1, policy=reader, steps=args.all_steps,
+                    bc_steps=args.all_bc_steps, bc_batch=args.all_bc_batch, out=str(runs / "all"),
+                    **ALL_FAMILIES_GRAMMAR,
+                )
+            )  # fmt: skip
+            baselines("all-families", configs[kind], kind)
             started = time.perf_counter()
-            # Prompts run to 1,450 bytes and 20 numbers: read as a policy reading 1,024 and 24.
-            reader = PolicyConfig(number_starts=True, prompt_bytes=1024, max_numbers=24)
-            ceiling = suite_ceiling(suite, config.max_bins, derived=True, policy=reader)
+            ceiling = suite_ceiling(
+                suite,
+                configs[kind].max_bins,
+                derived=True,
+                policy=reader,
+                points=configs[kind].grammar_options(),
+            )
             print(
-                f"[all-families] grammar ceiling, {kind} families: {ceiling['mean']:.3f} "
+                f"[all-families] grammar ceiling, {kind}: {ceiling['mean']:.3f} "
                 f"(vocabulary {ceiling['vocab']}), {time.perf_counter() - started:.0f} s",
                 flush=True,
             )
             ceilings[kind] = ceiling
+        if "bc" in args.methods:
+            trained_once("all-families", configs, "all families")
     args.json.write_text(
         json.dumps(
             {

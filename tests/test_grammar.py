@@ -204,15 +204,16 @@ def test_a_unit_after_a_run_of_numbers_is_each_ones():
     assert read[2] == [10.0, 14.0, 1.0, 2.0, 20.0]
 
 
-def test_the_pointer_copies_a_prompt_number_into_its_nearest_bin():
-    grammar = Grammar(tiny, max_points=4)
+def copying_policy(grammar: Grammar, number: float) -> tuple[Policy, dict, torch.Tensor]:
+    """A small policy that only copies, the tiny grammar's every ``move`` call, and a batch of
+    observations (one per call) whose prompt holds one number, ``number``."""
     policy = Policy(
         grammar, PolicyConfig(image_size=16, hidden=32, embed=8, prompt_bytes=16, feedback_bytes=8)
     )
     with torch.no_grad():
         policy.copy_gate.bias.fill_(30.0)  # copy only
     numbers = torch.zeros(1, policy.config.max_numbers)
-    numbers[0, 0] = 0.7  # nearest bin of move.dx (0, 0.5, 1): 0.5
+    numbers[0, 0] = number
     number_at = torch.full((1, policy.config.max_numbers), -1)
     number_at[0, 0] = 4
     obs = {
@@ -225,7 +226,13 @@ def test_the_pointer_copies_a_prompt_number_into_its_nearest_bin():
     sequences = torch.as_tensor(
         [s for s in every_sequence(grammar) if grammar.ops[s[0] - grammar.op_start] == "move"]
     )
-    batch = {k: v.expand(len(sequences), *v.shape[1:]) for k, v in obs.items()}
+    return policy, {k: v.expand(len(sequences), *v.shape[1:]) for k, v in obs.items()}, sequences
+
+
+def test_the_pointer_copies_a_prompt_number_into_its_nearest_bin():
+    grammar = Grammar(tiny, max_points=4)
+    # 0.7: the nearest bin of move.dx (0, 0.5, 1) is 0.5
+    policy, batch, sequences = copying_policy(grammar, 0.7)
     with torch.no_grad():
         p = policy.evaluate(batch, sequences)[0].double().exp()
     dx = [grammar.decode(s.tolist())["arguments"]["dx"] for s in sequences]

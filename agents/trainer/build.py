@@ -10,7 +10,7 @@ tool's, names prefixed with the tool.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -97,18 +97,22 @@ def build_grammar(
     derived: bool = False,
     stop: bool | None = False,
     policy: PolicyConfig | None = None,
+    points: Mapping[str, Any] | None = None,
 ) -> Grammar:
     """The grammar of the env's registry, with bins over the suite's training references'
     ranges (and only their tools, unless ``all_tools``), and names from the whole suite;
     ``derived``: with the derived values the training references use (the prompts' numbers read
     as ``policy`` reads them); ``stop``: with the stop operation (``None``: when a training
-    reference has several calls)."""
+    reference has several calls); ``points``: more of ``Grammar``'s options (``copies``,
+    ``shared_points``, ``max_points``)."""
     registry = env_registry(env_id, suite)
     found = get_suite(suite)
     vocabulary = SuiteVocabulary.of(registry, found.tasks, found.split("train"))
     grammar = calls_grammar(registry, vocabulary.train, max_bins, all_tools, vocabulary.every)
     if stop is None:
         stop = any(len(episode.tool_calls) > 1 for episode in vocabulary.episodes)
+    if points:
+        grammar = Grammar.from_description(registry, {**grammar.describe(), **points})
     found_derived = reference_derived(grammar, vocabulary.episodes, policy) if derived else {}
     options = {"derived": found_derived, "stop": stop}
     if not any(options.values()):
@@ -120,7 +124,8 @@ def reference_derived(
     grammar: Grammar, tasks: Sequence[Any], policy: PolicyConfig | None = None
 ) -> dict[str, list[str]]:
     """The derived values (``suite_derived``) the tasks' reference calls use (each task: a
-    ``prompt`` and its ``tool_calls``), their prompts' numbers read as the policy reads them."""
+    ``prompt`` and its ``tool_calls``), their prompts' numbers read as the policy reads them;
+    counted per family where the tasks name theirs."""
     config = policy or PolicyConfig()
     prompts = [t.prompt for t in tasks]
     numbers, at = prompt_numbers(prompts, config.prompt_bytes, config.max_numbers)
@@ -128,7 +133,9 @@ def reference_derived(
         tuple(float(n) for n, i in zip(row, where, strict=True) if i >= 0)
         for row, where in zip(numbers, at, strict=True)
     ]
-    return suite_derived(grammar, zip(found, (t.tool_calls for t in tasks), strict=True))
+    families = [getattr(t, "family", None) for t in tasks]
+    episodes = zip(found, (t.tool_calls for t in tasks), strict=True)
+    return suite_derived(grammar, episodes, groups=families)
 
 
 def mixed_registry(mix: Mix) -> ToolRegistry:
@@ -171,6 +178,7 @@ def run_grammar(config: TrainConfig) -> tuple[Grammar, np.ndarray | None]:
         config.derived,
         config.stop,
         config.policy,
+        config.grammar_options(),
     )
     return grammar, None
 

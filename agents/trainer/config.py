@@ -14,7 +14,7 @@ from gymnasium.envs.registration import load_env_creator
 from toolgym.agents.trainer.policy import PolicyConfig
 from toolgym.agents.trainer.ppo import PPOConfig
 from toolgym.agents.trainer.sampler import SamplerConfig
-from toolgym.envs.grammar import DEFAULT_MAX_BINS
+from toolgym.envs.grammar import DEFAULT_MAX_BINS, DEFAULT_MAX_POINTS
 from toolgym.envs.tasks.suites import get_suite
 from toolgym.envs.wrappers.mixed import mixed_tasks, parse_mix
 
@@ -58,6 +58,15 @@ class TrainConfig:
     # several calls); see toolgym.envs.grammar. Not for mixed runs.
     derived: bool = True
     stop: bool | None = None
+    # Copy tokens for the prompt's first ``copies`` numbers in every real-valued slot, so a copy
+    # is exact rather than snapped to a bin; one range of coordinate tokens for all of a polygon's
+    # points, at most ``max_points`` of them (see toolgym.envs.grammar.tables). For suites of
+    # many families, whose shared bins are coarse and whose polygons are long.
+    copies: int = 0
+    shared_points: bool = False
+    max_points: int = DEFAULT_MAX_POINTS
+    # Bins on multiples of their step (0 among them) rather than counted from the range's low end.
+    anchored_bins: bool = False
     sampler: bool = True
     asynchronous: bool = True
     # Run the envs in Ray actors: "local" (a Ray on this machine) or a cluster's address;
@@ -105,6 +114,19 @@ class TrainConfig:
             "final_tier": tier,
             **form,
         }
+
+    def grammar_options(self) -> dict[str, Any]:
+        """The grammar's options past its bins, where they differ from the defaults (a run
+        without them builds the grammar it always did)."""
+        options = {
+            "copies": self.copies,
+            "shared_points": self.shared_points,
+            "anchored": self.anchored_bins,
+        }
+        options = {key: value for key, value in options.items() if value}
+        if self.max_points != DEFAULT_MAX_POINTS:
+            options["max_points"] = self.max_points
+        return options
 
     def tool_max_steps(self) -> dict[str, int]:
         """Mixed: each tool's calls per episode, ``max_steps`` or more: at least as many as

@@ -60,11 +60,12 @@ def progress_row(
     weights, shares = rollout["sampler_weights"], rollout["group_shares"]
     tool_steps = rollout["tool_steps"]
     per_tool: dict[str, float] = {}
-    for k, (tool, share) in enumerate(shares.items()):
-        found = rollout["tool_scores"][tool]
+    # Mixed: each tool's columns (the sampler's groups are then the tools; in a suite of several
+    # families they are the families, which have no columns).
+    for k, (tool, found) in enumerate(rollout["tool_scores"].items()):
         per_tool[f"score_{tool}"] = float(np.mean(found)) if found else float("nan")
         per_tool[f"share_{tool}"] = float(tool_steps[k] / max(tool_steps.sum(), 1))
-        per_tool[f"weight_{tool}"] = share
+        per_tool[f"weight_{tool}"] = shares.get(tool, float("nan"))
     steps = rollout["rewards"].size  # calls this iteration: envs x steps
     return {
         "iteration": iteration,

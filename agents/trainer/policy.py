@@ -25,7 +25,8 @@ writes one tool call as grammar tokens.
   where it starts and where it ends (the words before and after it: "x =", "tall", "cm") and by its
   rank. At a numeric slot the token distribution is a mixture: with probability ``1 - g``, the
   generator's softmax over the slot's bins; with ``g``, a pointer over the prompt's numbers, each
-  snapped to the slot's nearest bin. The gate ``g`` is learnt (it starts at
+  snapped to the slot's nearest bin, or where the grammar has copy tokens (``Grammar.copies``)
+  put on its exact copy. The gate ``g`` is learnt (it starts at
   ``PolicyConfig.copy_gate_bias``). A request's numbers are mostly its call's numbers, so the
   policy learns *which* number goes where instead of reading digits into 256 bins; the generator
   still writes the numbers the text does not hold (a half height, an offset). The pointer is
@@ -137,6 +138,8 @@ class GrammarMasks(nn.Module):
         self.register_buffer("tokens", torch.arange(grammar.vocab_size), persistent=False)
         bins = torch.as_tensor(grammar.bin_values, dtype=torch.float32)
         self.register_buffer("bin_values", bins, persistent=False)
+        copies = torch.as_tensor(grammar.copy_token)
+        self.register_buffer("copy_token", copies, persistent=False)
 
     def slot_start(self, prefix: torch.Tensor, t: int) -> torch.Tensor:
         """``(B,)``: the first token of the slot at position ``t`` (it names the slot)."""
@@ -145,14 +148,21 @@ class GrammarMasks(nn.Module):
         return self.slot_lo[prefix[:, 0] - self.op_lo, t]
 
     def snap(self, prefix: torch.Tensor, t: int, numbers: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        """Each number ``(B, K)`` as the nearest token of the numeric slot at position ``t``:
-        ``(tokens (B, K), numeric (B,))``, where ``numeric`` says whether the slot holds
-        numbers at all (its tokens are meaningless where not)."""
+        """Each number ``(B, K)`` as the nearest token of the numeric slot at position ``t``, or
+        where the grammar has one (``Grammar.copies``) its exact copy token: ``(tokens (B, K),
+        numeric (B,))``, where ``numeric`` says whether the slot holds numbers at all (its
+        tokens are meaningless where not)."""
         op = prefix[:, 0] - self.op_lo
         bins = self.bin_values[op, t]  # (B, W), NaN past the slot's bins
         distance = (bins.unsqueeze(1) - numbers.unsqueeze(2)).abs()
         index = torch.nan_to_num(distance, nan=float("inf")).argmin(dim=-1)
-        return self.slot_lo[op, t].unsqueeze(1) + index, ~torch.isnan(bins[:, 0])
+        tokens = self.slot_lo[op, t].unsqueeze(1) + index
+        reach = min(self.copy_token.shape[-1], numbers.shape[1])
+        if reach:  # a prompt number copied exactly, not snapped
+            exact = self.copy_token[op, t, :reach]
+            head = torch.where(exact >= 0, exact, tokens[:, :reach])
+            tokens = torch.cat([head, tokens[:, reach:]], dim=1)
+        return tokens, ~torch.isnan(bins[:, 0])
 
     def soft_targets(self, tokens: torch.Tensor, sigma: float) -> torch.Tensor:
         """Soft-binned targets for cloning ``tokens`` ``(B, L)``: ``(B, L, vocab)``, each row a

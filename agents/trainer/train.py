@@ -78,14 +78,19 @@ class Trainer:
             self.policy, config.ppo, config.iterations, self.generator, self.device
         )
         self.train_tasks = config.tasks("train")
-        # Mixed: each task's tool, and the sampler grouped by tool.
+        # Mixed: each task's tool.
         self.mix = parse_mix(config.mix) if config.mix else None
         self.tools = [tool for tool, _ in self.mix] if self.mix else []
         suite_tool = tool_of_task(self.mix) if self.mix else {}
         self.tool_of = {
             t.id: suite_tool[t.id.split("/", 1)[0]] for t in self.train_tasks if suite_tool
         }
+        # The sampler grouped by tool (mixed) or by family (a suite of several), so the weakest
+        # tool or family gains weight however many tasks the others have.
+        families = [t.family for t in self.train_tasks]
+        several = len(set(families)) > 1 and None not in families
         groups = [self.tool_of[t.id] for t in self.train_tasks] if self.mix else None
+        groups = groups or (families if several else None)
         self.sampler = WeaknessSampler([t.id for t in self.train_tasks], config.sampling, groups)
         self.iteration, self.env_steps, self.bc_env_steps, self.episodes = 0, 0, 0, 0
         self.bc_done = config.bc_steps == 0

@@ -10,7 +10,15 @@ from toolgym.envs.grammar.derived import (
     EpisodeContexts,
     derivation,
 )
-from toolgym.envs.grammar.tables import DEFAULT_MAX_BINS, PAD, STOP, STOP_TOOL, Grammar, Slot
+from toolgym.envs.grammar.tables import (
+    DEFAULT_MAX_BINS,
+    DEFAULT_MAX_POINTS,
+    PAD,
+    STOP,
+    STOP_TOOL,
+    Grammar,
+    Slot,
+)
 from toolgym.envs.grammar.vocabulary import (
     ParsedCall,
     SuiteVocabulary,
@@ -25,6 +33,7 @@ from toolgym.envs.grammar.vocabulary import (
 __all__ = [
     "CATALOGUE",
     "DEFAULT_MAX_BINS",
+    "DEFAULT_MAX_POINTS",
     "PAD",
     "STOP",
     "STOP_TOOL",

@@ -18,10 +18,19 @@ suite's references):
   ends the episode (see ``toolgym.envs.episode.loop``).
 - ``derived``: a real-valued parameter's slot also holds *derived* tokens after its bins (a
   prompt number halved, the previous call's top...; see ``toolgym.envs.grammar.derived``).
+- ``copies=K``: every real-valued slot (coordinates too) holds a copy token for each of the
+  prompt's first ``K`` numbers, and :meth:`Grammar.encode` says a value equal to a prompt
+  number with its copy token, bin or not: a copy is then exact, never snapped to a bin (a
+  shared grammar's bins are 1-2 mm apart where one family needs 0.5 mm).
   :meth:`Grammar.decode` computes them in a ``CallContext``, exactly; one that refers to
   nothing decodes to a call the environment rejects with a one-line message. A slot holds only
   the derived values its suite's references use (``vocabulary.suite_derived``), so copying
   suites keep their vocabulary.
+
+With ``shared_points``, every point of a ``points`` parameter says its coordinates with the
+same tokens (one range per axis) rather than each point with its own, and the count is capped at
+``max_points``: a grammar over many polygons then holds two ranges of bins per parameter where it
+held ``2 · max_points`` (a gear's polygon alone gave 125,000 tokens).
 
 Which token may come next depends only on the tokens before it (the operation, and a points
 parameter's count), so :meth:`Grammar.allowed` gives an autoregressive decoder its masks, and the
@@ -94,17 +103,29 @@ Ranges = Mapping[
 ]  # "tool.param" -> (low, high) | [choices] | {"count": .., "a": .., "b": ..}
 
 
-def _grid(low: float, high: float, step: float | None, max_bins: int, integer: bool) -> tuple:
+def _grid(
+    low: float,
+    high: float,
+    step: float | None,
+    max_bins: int,
+    integer: bool,
+    anchored: bool = False,
+) -> tuple:
     """Numbers from ``low`` to ``high`` inclusive on a multiple of ``step`` (widened so that there
-    are at most ``max_bins``)."""
+    are at most ``max_bins``), counted from ``low``, or (``anchored``) multiples of the step
+    itself (0 and round numbers among them) between the range's ends."""
     low, high = float(low), float(high)
     if high <= low:
         return (int(low) if integer else round(low, DIGITS),)
-    step = step or (1.0 if integer else (high - low) / (max_bins - 1))
-    if (high - low) / step + 1 > max_bins:
-        step = math.ceil((high - low) / (max_bins - 1) / step - 1e-9) * step
-    count = math.floor((high - low) / step + 1e-9) + 1
-    values = [low + i * step for i in range(count)]
+    room = max_bins - 2 if anchored else max_bins  # anchored: both ends may fall between
+    step = step or (1.0 if integer else (high - low) / (room - 1))
+    if (high - low) / step + 1 > room:
+        step = math.ceil((high - low) / (room - 1) / step - 1e-9) * step
+    first = math.ceil(low / step - 1e-9) * step if anchored else low
+    count = math.floor((high - first) / step + 1e-9) + 1
+    values = [first + i * step for i in range(count)]
+    if first - low > 1e-9:
+        values.insert(0, low)  # the range's ends are always bins
     if high - values[-1] > 1e-9:
         values.append(high)  # the range's end is always a bin
     if integer:
@@ -123,10 +144,17 @@ class Grammar:
         max_points: most points of a ``points`` parameter.
         tools: the operations (by default every tool of the registry); e.g. only those a
             suite's references use, which the trainer does by default.
-        derived: per parameter (``"tool.param"``), the derived values (:class:`Derived`'s text
-            form) its slot holds after its bins, e.g. from ``vocabulary.suite_derived``.
+        derived: per parameter (``"tool.param"``; a polygon's coordinates ``"tool.param.a"``
+            and ``"tool.param.b"``), the derived values (:class:`Derived`'s text form) its slot
+            holds after its bins, e.g. from ``vocabulary.suite_derived``.
         stop: one more operation, ``stop`` (no slots): the call ``{"name": "stop"}`` that ends
             the episode (see ``toolgym.envs.episode.loop``).
+        copies: a copy token for each of the prompt's first ``copies`` numbers in every
+            real-valued slot, read exactly (0: copies only where ``derived`` lists them).
+        shared_points: one range of coordinate tokens per axis for all of a parameter's
+            points, the count capped at ``max_points``.
+        anchored: numeric bins on multiples of their step (0 among them), not counted from
+            the range's low end (a range from -50.25 on 0.5 steps held no 0: a centred part's).
     """
 
     def __init__(
@@ -138,10 +166,15 @@ class Grammar:
         tools: Sequence[str] | None = None,
         derived: Mapping[str, Sequence[str]] | None = None,
         stop: bool = False,
+        copies: int = 0,
+        shared_points: bool = False,
+        anchored: bool = False,
     ) -> None:
         self.registry, self.ranges = registry, dict(ranges or {})
         self.derived = {key: list(values) for key, values in (derived or {}).items() if values}
-        self.stop = stop
+        self.stop, self.copies, self.shared_points = stop, copies, shared_points
+        self.anchored = anchored
+        self._copy_tokens = tuple(Derived("copy", i) for i in range(copies))
         self.max_bins, self.max_points = max_bins, max_points
         spec = registry.grammar()
         unknown = sorted(set(tools or ()) - set(spec))
@@ -160,7 +193,7 @@ class Grammar:
             for param, p in info["params"].items():
                 for slot in self._param_slots(tool, param, p, cursor):
                     slots.append(slot)
-                    cursor = slot.stop
+                    cursor = max(cursor, slot.stop)  # shared points reuse their first's tokens
             self.slots[tool] = tuple(slots)
         if stop:
             self.slots[STOP_TOOL] = ()
@@ -181,21 +214,34 @@ class Grammar:
         if p["kind"] == "points":
             known = known or {}
             counts = known.get("count", (3, self.max_points))
+            if self.shared_points:
+                counts = tuple(min(c, self.max_points) for c in counts)
             count = Slot(tool, param, "count", tuple(range(counts[0], counts[1] + 1)), start)
             slots, cursor = [count], count.stop
+            axis_start: dict[int, int] = {}
             for i in range(counts[1]):
                 for coord, axis in enumerate("ab"):
                     low, high, *finer = known.get(axis, (p["min"], p["max"]))
                     step = finer[0] if finer else p["step"]
-                    values = _grid(low, high, step, self.max_bins, False)
-                    slots.append(Slot(tool, param, "coord", values, cursor, i, coord))
-                    cursor = slots[-1].stop
+                    values = _grid(low, high, step, self.max_bins, False, self.anchored)
+                    at = axis_start.setdefault(coord, cursor) if self.shared_points else cursor
+                    derived = self._derived(f"{tool}.{param}.{axis}", values)
+                    slots.append(Slot(tool, param, "coord", values, at, i, coord, derived))
+                    cursor = max(cursor, slots[-1].stop)
             return slots
         low, high, *finer = known if known else (p["min"], p["max"])
         step = finer[0] if finer else p["step"]
-        values = _grid(low, high, step, self.max_bins, p["kind"] == "integer")
-        derived = tuple(Derived.parse(d) for d in self.derived.get(f"{tool}.{param}", ()))
+        values = _grid(low, high, step, self.max_bins, p["kind"] == "integer", self.anchored)
+        derived = self._derived(f"{tool}.{param}", values)
         return [Slot(tool, param, "value", values, start, derived=derived)]
+
+    def _derived(self, key: str, values: tuple[Any, ...]) -> tuple[Derived, ...]:
+        """The derived tokens of ``key``'s slot: those ``derived`` lists and, for a real-valued
+        slot, the copy tokens they lack (``copies``)."""
+        derived = tuple(Derived.parse(d) for d in self.derived.get(key, ()))
+        if not values or not isinstance(values[0], float):
+            return derived
+        return derived + tuple(c for c in self._copy_tokens if c not in derived)
 
     def _tables(self) -> None:
         """Per (operation, position) token ranges, for batched masks."""
@@ -211,6 +257,8 @@ class Grammar:
         numeric = [s for slots in self.slots.values() for s in slots if s.numeric]
         width = max((len(s.values) for s in numeric), default=1)
         self.bin_values = np.full((n, length, width), np.nan)
+        # The token that copies prompt number k exactly at each position (-1: none there).
+        self.copy_token = np.full((n, length, self.copies), -1, np.int64)
         for o, tool in enumerate(self.ops):
             self.slot_lo[o, 0], self.slot_hi[o, 0] = self.op_start, self.op_start + n
             count_position = 0
@@ -224,6 +272,8 @@ class Grammar:
                     self.point_of[o, t], self.count_at[o, t] = slot.point, count_position
                 for i, value in enumerate((*slot.values, *slot.derived)):
                     self.value_of_token[slot.start + i] = value
+                    if isinstance(value, Derived) and value.op == "copy" and value.a < self.copies:
+                        self.copy_token[o, t, value.a] = slot.start + i
                 if slot.numeric:
                     self.bin_values[o, t, : len(slot.values)] = slot.values
             end = len(self.slots[tool]) + 1
@@ -329,9 +379,11 @@ class Grammar:
                 if slot.point >= count:
                     tokens.append(PAD)
                 else:
-                    tokens.append(slot.start + _nearest(slot.values, value[slot.point][slot.coord]))
+                    tokens.append(self._number_token(slot, value[slot.point][slot.coord], context))
             elif isinstance(value, str):
                 tokens.append(slot.start + _nearest_choice(slot.values, value))
+            elif (copied := self._copy_token(slot, float(value), context)) is not None:
+                tokens.append(copied)
             elif (
                 slot.derived
                 and context is not None
@@ -342,6 +394,28 @@ class Grammar:
                 tokens.append(slot.start + _nearest(slot.values, value))
         tokens.append(STOP)
         return tokens + [PAD] * (self.length - len(tokens))
+
+    def _copy_token(self, slot: Slot, value: float, context: CallContext | None) -> int | None:
+        """With ``copies``: the token copying the first prompt number equal to ``value``."""
+        if not self.copies or context is None or not slot.derived:
+            return None
+        for i, number in enumerate(context.numbers[: self.copies]):
+            copy = Derived("copy", i)
+            if abs(float(number) - value) < 1e-6 and copy in slot.derived:
+                return slot.start + len(slot.values) + slot.derived.index(copy)
+        return None
+
+    def _number_token(self, slot: Slot, value: float, context: CallContext | None) -> int:
+        """A coordinate's token: its copy (see :meth:`_copy_token`), else a derived token that
+        says it (as a value's), else its nearest bin."""
+        copied = self._copy_token(slot, float(value), context)
+        if copied is not None:
+            return copied
+        if slot.derived and context is not None:
+            found = _derived_reading(slot, float(value), context)
+            if found is not None:
+                return slot.start + len(slot.values) + slot.derived.index(found)
+        return slot.start + _nearest(slot.values, value)
 
     def arguments(self, call: Any) -> tuple[str, dict[str, Any]]:
         """The tool's name and every argument, each checked alone, defaults filled in."""
@@ -369,6 +443,12 @@ class Grammar:
         options = {"derived": self.derived} if self.derived else {}
         if self.stop:
             options["stop"] = True
+        if self.copies:
+            options["copies"] = self.copies
+        if self.shared_points:
+            options["shared_points"] = True
+        if self.anchored:
+            options["anchored"] = True
         return {
             "ranges": _plain(self.ranges),
             "max_bins": self.max_bins,

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from toolgym.envs.grammar.derived import CATALOGUE, CallContext, Derived, derivation
-from toolgym.envs.grammar.tables import DIGITS, Grammar, Ranges
+from toolgym.envs.grammar.tables import DIGITS, Grammar, Ranges, Slot
 from toolgym.envs.tools import ToolRegistry
 
 DEFAULT_MARGIN = 0.1  # a suite range is widened by this share of its span on each side
@@ -46,10 +46,11 @@ def parse_calls(registry: ToolRegistry, calls: Iterable[Any]) -> list[ParsedCall
 
 @dataclasses.dataclass(frozen=True)
 class ReferenceEpisode:
-    """A task's prompt and its reference calls, parsed."""
+    """A task's prompt and its reference calls, parsed, and its family (if it names one)."""
 
     prompt: str
     tool_calls: tuple[ParsedCall, ...]
+    family: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,7 +76,11 @@ class SuiteVocabulary:
         return cls(
             train=tuple(c for t in train for c in parsed[t.id]),
             every=tuple(c for t in tasks for c in parsed[t.id]),
-            episodes=tuple(ReferenceEpisode(t.prompt, parsed[t.id]) for t in train if t.tool_calls),
+            episodes=tuple(
+                ReferenceEpisode(t.prompt, parsed[t.id], getattr(t, "family", None))
+                for t in train
+                if t.tool_calls
+            ),
         )
 
 
@@ -230,6 +235,7 @@ def suite_derived(
     grammar: Grammar,
     episodes: Iterable[tuple[Sequence[float], Sequence[Any]]],
     min_share: float = DERIVED_MIN_SHARE,
+    groups: Sequence[Any] | None = None,
 ) -> dict[str, list[str]]:
     """The derived values worth a token in each parameter's slot, from reference episodes
     (each: the prompt's numbers in reading order, and its tool calls, raw or parsed): a value's
@@ -237,10 +243,19 @@ def suite_derived(
     (:data:`CATALOGUE`'s order; none for a 0), kept where ``min_share`` of the episodes that
     fill the slot read a value so. Only what the references need: a suite whose calls copy
     their numbers gains a copy token per slot and number position it copies from (for numbers
-    past the bins), little next to its bins."""
-    uses: dict[str, dict[Derived, set[int]]] = {}
-    filled: dict[str, set[int]] = {}
+    past the bins), little next to its bins.
+
+    With ``shared_points``, a polygon's coordinates too (a profile's radius is half a
+    diameter the prompt gives), under ``"tool.param.a"`` and ``"tool.param.b"``.
+
+    ``groups``: per episode, its group (a CAD family); the share is then counted within each
+    group, so a reading one family of fifty always uses is kept (a hole's offset from an
+    edge), where across all of them it would be a coincidence's share."""
+    uses: dict[tuple[str, Any], dict[Derived, set[int]]] = {}
+    filled: dict[tuple[str, Any], set[int]] = {}
+    groups = list(groups) if groups is not None else None
     for episode, (numbers, calls) in enumerate(episodes):
+        group = groups[episode] if groups is not None else None
         previous = None
         for call in calls:
             if isinstance(call, ParsedCall):  # parsed once, by the registry the grammar has
@@ -249,11 +264,10 @@ def suite_derived(
                 name, arguments = grammar.arguments(call)
             context = CallContext(tuple(float(n) for n in numbers), previous)
             for slot in grammar.slots.get(name, ()):
-                value = arguments.get(slot.param)
-                numeric = slot.kind == "value" and slot.numeric
-                if not numeric or not isinstance(value, int | float):
+                value, where = _slot_value(grammar, slot, arguments)
+                if where is None or not isinstance(value, int | float):
                     continue
-                key = f"{name}.{slot.param}"
+                key = (f"{name}.{where}", group)
                 filled.setdefault(key, set()).add(episode)
                 first = derivation(float(value), context, slot.param) if value != 0 else None
                 if first is None:
@@ -261,10 +275,23 @@ def suite_derived(
                 uses.setdefault(key, {}).setdefault(first, set()).add(episode)
             previous = {"name": name, "arguments": arguments}
     order = {d: i for i, d in enumerate(CATALOGUE)}
-    kept = {
-        key: [d for d, seen in found.items() if len(seen) >= max(2, min_share * len(filled[key]))]
-        for key, found in uses.items()
-    }
+    kept: dict[str, set[Derived]] = {}
+    for (key, group), found in uses.items():
+        enough = max(2, min_share * len(filled[(key, group)]))
+        kept.setdefault(key, set()).update(d for d, seen in found.items() if len(seen) >= enough)
     return {
         key: [str(d) for d in sorted(ds, key=order.__getitem__)] for key, ds in kept.items() if ds
     }
+
+
+def _slot_value(grammar: Grammar, slot: Slot, arguments: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The value a call gives a numeric slot and the key its derived values go under
+    (``"param"``; a point's coordinate, with ``shared_points``: ``"param.a"`` or ``"param.b"``),
+    or ``(None, None)`` where the slot holds none."""
+    if slot.kind == "value" and slot.numeric:
+        return arguments.get(slot.param), slot.param
+    if slot.kind == "coord" and grammar.shared_points:
+        points = arguments.get(slot.param) or ()
+        if slot.point < len(points):
+            return points[slot.point][slot.coord], f"{slot.param}.{'ab'[slot.coord]}"
+    return None, None
