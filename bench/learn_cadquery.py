@@ -44,16 +44,17 @@ best of them: **a learned figure counts only at +0.2 or more** (:data:`COUNTS`).
   request's numbers) is this section's fair fixed rule: a per-family template filled by
   keywords, where the copy and keyword rules make one call.
 - ``all-families``: the 51 training families at once (``--all-train-seeds`` each, in the
-  training styles), scored on unseen seeds of each (``--all-test-seeds``) and on the 10
-  held-out families: random calls and the copy, keyword and template rules, beside the
-  grammar's ceiling (the oracle's calls in the grammar one run over them builds: the most any
-  policy acting in it can score). No policy is trained in this section: at 10 seeds a family
-  that grammar has 146,432 tokens (each point of a polygon gets its own bins, and gear,
-  sprocket and pulley profiles hold most of them), and its ceiling is 0.600 on the training
-  families' unseen seeds, below the 0.7 a learned figure was to reach; the pointer's snap table
-  is batch × tokens × numbers × vocabulary, and cloning at 32 bins (16,697 tokens over one seed
-  a family, where the oracle's snapped calls score 0.222) passed 21 GB of this machine's 23
-  in its first 20 steps. bench/RESULTS.md has the figures.
+  training styles), scored on unseen seeds of each (``--all-test-seeds``) said in the training
+  styles, in recombined wording and in held-out words, and on the 10 held-out families: random
+  calls, the untrained start and the copy, keyword and template rules, beside the grammar's
+  ceiling (the oracle's calls in the grammar the run builds: the most any policy acting in it
+  can score); with ``bc``, one BC + PPO run over them (``--all-bc-steps`` at
+  ``--all-bc-batch``, then ``--all-steps`` of PPO), scored on all four test splits. Its grammar
+  (:data:`ALL_FAMILIES_GRAMMAR`) copies prompt numbers exactly, says every point of a polygon
+  with one range of tokens per axis (16 points at most: gear, sprocket and pulley profiles of
+  26 to 255 points cannot be said) and anchors its bins on their step: 13,878 tokens and a
+  ceiling of 0.755 on the unseen seeds, where the registry's own layout gave 146,432 tokens
+  and 0.600. bench/RESULTS.md has the figures.
 
 Writes the learning curves (training score against steps) to ``--plot`` and every figure to
 ``--json``; prints Markdown tables for bench/RESULTS.md.

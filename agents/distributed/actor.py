@@ -44,8 +44,12 @@ class EnvRunner:
         env_kwargs: dict[str, Any],
         num_envs: int,
         record: bool = False,
+        autoreset: str = "SameStep",
     ) -> None:
         from toolgym.envs.recording.recorder import RecordEpisodes
+
+        self.autoreset = gym.vector.AutoresetMode(autoreset)
+        self.ended = [False] * num_envs  # each env's episode ended on its last step
 
         self.recordings = _temporary_folder() if record else None
         self.envs = [make_env(env_id, list(task_ids), env_kwargs) for _ in range(num_envs)]
@@ -57,20 +61,43 @@ class EnvRunner:
         """The actor's process id (the tests kill it)."""
         return os.getpid()
 
-    def reset(self, seeds: list[int | None], options: dict[str, Any] | None) -> Shipment:
-        envs = zip(self.envs, seeds, strict=True)
-        return [env.reset(seed=s, options=options) for env, s in envs], self._finished()
+    def reset(
+        self,
+        seeds: list[int | None],
+        options: dict[str, Any] | None,
+        mask: list[bool] | None = None,
+    ) -> Shipment:
+        """Each env's ``(obs, info)`` after its reset; with ``mask``, only the envs it marks
+        reset (the others' entries are ``None``)."""
+        results: list[Any] = []
+        for i, (env, seed) in enumerate(zip(self.envs, seeds, strict=True)):
+            if mask is not None and not mask[i]:
+                results.append(None)
+                continue
+            self.ended[i] = False
+            results.append(env.reset(seed=seed, options=options))
+        return results, self._finished()
 
     def step(self, actions: list[str]) -> Shipment:
-        """Each env's ``(obs, reward, terminated, truncated, info, final)``; an episode that ended
-        restarts at once (same-step autoreset) and ``final`` is ``(last obs, last info)``."""
+        """Each env's ``(obs, reward, terminated, truncated, info, final)``, autoreset as
+        Gymnasium's vector envs do in the actor's mode: same-step, an episode that ended
+        restarts at once and ``final`` is ``(last obs, last info)``; next-step, an env whose
+        episode ended on its last step resets instead of stepping (reward 0, its action
+        ignored); disabled, it is not stepped until reset (``RayVectorEnv`` refuses that step
+        first). ``final`` is ``None`` but for same-step ends."""
         results = []
-        for env, action in zip(self.envs, actions, strict=True):
-            obs, reward, terminated, truncated, info = env.step(action)
+        for i, (env, action) in enumerate(zip(self.envs, actions, strict=True)):
             final = None
-            if terminated or truncated:
+            if self.ended[i] and self.autoreset is gym.vector.AutoresetMode.NEXT_STEP:
+                obs, info = env.reset()
+                reward, terminated, truncated = 0.0, False, False
+            else:
+                obs, reward, terminated, truncated, info = env.step(action)
+            self.ended[i] = bool(terminated or truncated)
+            if self.ended[i] and self.autoreset is gym.vector.AutoresetMode.SAME_STEP:
                 final = (obs, info)
                 obs, info = env.reset()
+                self.ended[i] = False
             results.append((obs, float(reward), bool(terminated), bool(truncated), info, final))
         return results, self._finished()
 
@@ -205,8 +232,9 @@ def new_actor(
     num_envs: int,
     memory_per_env: int,
     record: bool = False,
+    autoreset: str = "SameStep",
 ) -> Any:
     import ray
 
     remote = ray.remote(EnvRunner).options(**actor_options(num_envs, memory_per_env))
-    return remote.remote(env_id, list(task_ids), env_kwargs, num_envs, record)
+    return remote.remote(env_id, list(task_ids), env_kwargs, num_envs, record, autoreset)

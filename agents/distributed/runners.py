@@ -70,8 +70,13 @@ class RayVectorEnv(gym.vector.VectorEnv):
 
     Built like :func:`toolgym.agents.trainer.vector.make_vector_env` (``env_id``, ``task_ids``,
     environment arguments) and used like it: ``reset(seed=s)`` seeds env ``i`` with ``s + i``,
-    ``step(actions)`` autoresets on the same step and reports ``final_obs``/``final_info``,
-    ``set_attr(name, values)`` reaches each env's ``ChosenTasks`` wrapper. Connect first
+    ``set_attr(name, values)`` reaches each env's ``ChosenTasks`` wrapper. ``step(actions)``
+    autoresets as Gymnasium's vector envs do in ``autoreset_mode`` (also in ``metadata``):
+    same-step (the default here, as the trainer reads it: the env restarts in the step that
+    ended its episode, which ``final_obs``/``final_info`` report), next-step (Gymnasium's
+    default: the step after an end resets that env, reward 0, its action ignored) or disabled
+    (the caller resets ended envs with ``reset(options={"reset_mask": mask})``; stepping one
+    before is refused). Connect first
     (:func:`start`). ``reset(seed=None)`` seeds the envs with fresh random seeds drawn here, so
     that what they do can be replayed. With ``record`` (a folder here), every episode is
     recorded on its actor's node and written into that folder as it ends (``RecordEpisodes``'
@@ -98,8 +103,11 @@ class RayVectorEnv(gym.vector.VectorEnv):
         envs_per_actor: int = 1,
         memory_per_env: int = MEMORY_PER_ENV,
         record: str | os.PathLike[str] | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
         **env_kwargs: Any,
     ) -> None:
+        self.autoreset_mode = AutoresetMode(autoreset_mode)
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         probe = make_env(env_id, list(task_ids), env_kwargs)  # spaces only: no session starts
         self.single_observation_space = probe.observation_space
         self.single_action_space = probe.action_space
@@ -124,6 +132,7 @@ class RayVectorEnv(gym.vector.VectorEnv):
         self._log: list[tuple[Any, ...]] = []
         self._seeds = np.random.default_rng()  # for reset(seed=None)
         self._obs: list[Any] = [None] * num_envs
+        self._ended = np.zeros(num_envs, bool)  # each env's episode ended on its last step
         self._pending: list[Any] | None = None
         self._actions: list[str] = []
         self.restarts = 0
@@ -133,7 +142,10 @@ class RayVectorEnv(gym.vector.VectorEnv):
         env_id, task_ids, env_kwargs = self._spec
         count = part.stop - part.start
         record = self._record is not None
-        return new_actor(env_id, task_ids, env_kwargs, count, self._memory_per_env, record)
+        return new_actor(
+            env_id, task_ids, env_kwargs, count, self._memory_per_env, record,
+            self.autoreset_mode.value,
+        )  # fmt: skip
 
     def actor_pids(self) -> list[int]:
         """The actors' process ids, one per actor, in env order."""
@@ -152,17 +164,32 @@ class RayVectorEnv(gym.vector.VectorEnv):
             seeds = [None if seed is None else seed + i for i in range(self.num_envs)]
         else:
             seeds = list(seed)
-        seeds = [int(self._seeds.integers(2**31)) if s is None else s for s in seeds]
-        self._replay_attrs, self._log = dict(self._attrs), []
-        results = self._everywhere(("reset", seeds, options))
+        if len(seeds) != self.num_envs:
+            raise ValueError(f"{len(seeds)} seeds for {self.num_envs} envs")
+        options = dict(options) if options is not None else None
+        mask = _reset_mask(options.pop("reset_mask", None), self.num_envs) if options else None
+        if mask is None:  # a whole reset starts what a new actor replays (see _everywhere)
+            seeds = [int(self._seeds.integers(2**31)) if s is None else s for s in seeds]
+            self._replay_attrs, self._log = dict(self._attrs), []
+        # A masked reset's unseeded envs go on from their own generators, as Gymnasium's do:
+        # replayed from the last whole reset, they draw the same again.
+        results = self._everywhere(("reset", seeds, options, mask))
         infos: dict[str, Any] = {}
-        for i, (obs, info) in enumerate(results):
-            self._obs[i] = obs
-            infos = self._add_info(infos, info, i)
+        for i, result in enumerate(results):
+            if result is not None:
+                self._obs[i], info = result
+                self._ended[i] = False
+                infos = self._add_info(infos, info, i)
         return self._batch(), infos
 
     def step_async(self, actions: Sequence[str]) -> None:
         """Send the actions; :meth:`step_wait` collects what they gave."""
+        if self.autoreset_mode is AutoresetMode.DISABLED and self._ended.any():
+            ended = [int(i) for i in np.flatnonzero(self._ended)]
+            raise ValueError(
+                f"env(s) {ended} ended their episodes and autoreset is disabled: reset them "
+                "first, reset(options={'reset_mask': mask})"
+            )
         self._actions = list(actions)
         self._pending = [actor.step.remote(self._actions[part]) for actor, part in self._each()]
 
@@ -187,6 +214,7 @@ class RayVectorEnv(gym.vector.VectorEnv):
         infos: dict[str, Any] = {}
         for i, (obs, reward, term, trunc, info, final) in enumerate(results):
             rewards[i], terminated[i], truncated[i] = reward, term, trunc
+            self._ended[i] = (term or trunc) and final is None
             if final is not None:
                 infos = self._add_info(infos, {"final_obs": final[0], "final_info": final[1]}, i)
             self._obs[i] = obs
@@ -238,10 +266,10 @@ class RayVectorEnv(gym.vector.VectorEnv):
                 if not lost(exc):
                     raise
                 results[part] = self._recover(a, call)
-        if call[0] != "reset":  # a reset starts the log (see reset)
-            self._log.append(call)
-        else:
+        if _whole_reset(call):  # a whole reset starts the log (see reset)
             self._log = [call]
+        else:
+            self._log.append(call)
         return results
 
     def _each(self) -> Iterator[tuple[Any, slice]]:
@@ -259,7 +287,7 @@ class RayVectorEnv(gym.vector.VectorEnv):
 
         part = self._slices[a]
         attrs = {name: values[part] for name, values in self._replay_attrs.items()}
-        log = [] if call[0] == "reset" else self._log
+        log = [] if _whole_reset(call) else self._log
         calls = [_part(c, part) for c in [*log, call]]
         for _ in range(MAX_LOSSES):
             ray.kill(self._actors[a])
@@ -281,13 +309,30 @@ def _part(call: tuple[Any, ...], part: slice) -> tuple[Any, ...]:
     """``call`` for the envs of ``part`` only: its per-env list cut to them."""
     kind, *args = call
     if kind == "reset":
-        seeds, options = args
-        return (kind, seeds[part], options)
+        seeds, options, mask = args
+        return (kind, seeds[part], options, None if mask is None else mask[part])
     if kind == "set_attr":
         name, values = args
         return (kind, name, values[part])
     (actions,) = args
     return (kind, actions[part])
+
+
+def _whole_reset(call: tuple[Any, ...]) -> bool:
+    """Whether ``call`` resets every env (not only a mask's)."""
+    return call[0] == "reset" and call[3] is None
+
+
+def _reset_mask(mask: Any, num_envs: int) -> list[bool] | None:
+    """``options["reset_mask"]`` checked as Gymnasium's vector envs check it: a bool array of
+    one entry per env, at least one true."""
+    if mask is None:
+        return None
+    if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.shape != (num_envs,):
+        raise ValueError(f"reset_mask must be a numpy bool array of shape ({num_envs},)")
+    if not mask.any():
+        raise ValueError("reset_mask marks no env to reset")
+    return [bool(m) for m in mask]
 
 
 def make_ray_vector_env(

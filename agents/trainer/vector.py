@@ -5,8 +5,9 @@ runs in that environment's own sandbox sessions) inside
 ``toolgym.agents.trainer.task_env.ChosenTasks``, which picks each episode's task: first from a
 queue the learner hands it (demonstrations, evaluation), then by the weights the learner's sampler
 sets (``vec.set_attr("task_weights", ...)``), from its own seeded generator. Episodes restart in
-the worker as soon as they end (Gymnasium's same-step autoreset), and the episode's result comes
-back in ``info["final_info"]``: ``episode_task``, ``episode_score`` (the exact verifier's final
+the worker as soon as they end (Gymnasium's same-step autoreset, the trainer's; any of
+Gymnasium's three modes on request), and the episode's result comes back in
+``info["final_info"]``: ``episode_task``, ``episode_score`` (the exact verifier's final
 score, in [0, 1]) and ``episode_passed``. Local workers and Ray actors (``ray=``) are alike behind
 the ``VectorEnv`` interface: the same seeds give the same observations and rewards.
 
@@ -34,6 +35,7 @@ def make_vector_env(
     asynchronous: bool = True,
     record: str | None = None,
     ray: str | None = None,
+    autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
     **env_kwargs: Any,
 ) -> gym.vector.VectorEnv:
     """``num_envs`` environments in tool mode (``AsyncVectorEnv`` workers, started with
@@ -43,21 +45,25 @@ def make_vector_env(
     ``record``, every episode is recorded into that folder (``toolgym.envs.RecordEpisodes``).
     With ``ray`` (an address, or ``"local"``), the envs run in Ray actors instead
     (``toolgym.agents.distributed.runners.RayVectorEnv``; recordings are written here all the
-    same)."""
+    same). ``autoreset_mode``: Gymnasium's (``"SameStep"``, the trainer's, which reads each
+    episode's result from ``final_info``; ``"NextStep"``; ``"Disabled"``, resetting ended envs
+    by ``reset(options={"reset_mask": mask})``), alike for local workers and Ray actors."""
     if ray is not None:
         from toolgym.agents.distributed.runners import make_ray_vector_env
 
-        return make_ray_vector_env(env_id, task_ids, num_envs, ray, record=record, **env_kwargs)
+        return make_ray_vector_env(
+            env_id, task_ids, num_envs, ray, record=record, autoreset_mode=autoreset_mode,
+            **env_kwargs,
+        )  # fmt: skip
     factory = functools.partial(make_env, env_id, list(task_ids), env_kwargs)
     if record is not None:
         from toolgym.envs.recording.recorder import recorded
 
         factory = recorded(factory, record)
+    mode = AutoresetMode(autoreset_mode)
     if asynchronous:
-        return Workers(
-            [factory] * num_envs, context="forkserver", autoreset_mode=AutoresetMode.SAME_STEP
-        )
-    return SyncVectorEnv([factory] * num_envs, autoreset_mode=AutoresetMode.SAME_STEP)
+        return Workers([factory] * num_envs, context="forkserver", autoreset_mode=mode)
+    return SyncVectorEnv([factory] * num_envs, autoreset_mode=mode)
 
 
 def finished_episodes(info: dict[str, Any]) -> list[tuple[int, str, float, bool]]:

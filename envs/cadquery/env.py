@@ -103,7 +103,10 @@ class CadQueryEnv(ToolEnv):
     ``show_target=False``). A view's largest value in each channel is the part's exact extent
     along its axis, whatever the pixel size: the front, right and top views give ``-y`` and
     ``y``, ``x`` and ``-x``, ``z`` and ``-z``. (An RGB view shows an edge to a pixel, 3.45 mm
-    in the primitives' frame at 64 px; the exact tier pays for 0.5 mm.)
+    in the primitives' frame at 64 px; the exact tier pays for 0.5 mm. For image-only prompts
+    read from RGB alone, size the views for the tier: a calibrated pixel-exact reader of the
+    silhouettes scores at most 0.44-0.47 at 64 px a view, 0.60-0.63 at 128, 0.76-0.81 at 256
+    and 0.96-0.98 at 512; ``bench/rgb_ceiling.py``.)
 
     Framing: both images of a task share one fixed frame that does not depend on the part's
     size (``toolgym.envs.cadquery.framing``): a procedural family's envelope (the box that holds
