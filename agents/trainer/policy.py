@@ -147,17 +147,20 @@ class GrammarMasks(nn.Module):
             return torch.full((prefix.shape[0],), self.op_lo, device=prefix.device)
         return self.slot_lo[prefix[:, 0] - self.op_lo, t]
 
-    def snap(self, prefix: torch.Tensor, t: int, numbers: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    def snap(
+        self, prefix: torch.Tensor, t: int, numbers: torch.Tensor, prompt: int | None = None
+    ) -> tuple[torch.Tensor, ...]:
         """Each number ``(B, K)`` as the nearest token of the numeric slot at position ``t``, or
-        where the grammar has one (``Grammar.copies``) its exact copy token: ``(tokens (B, K),
-        numeric (B,))``, where ``numeric`` says whether the slot holds numbers at all (its
-        tokens are meaningless where not)."""
+        for the prompt's (the first ``prompt``; all by default) where the grammar has one
+        (``Grammar.copies``) its exact copy token: ``(tokens (B, K), numeric (B,))``, where
+        ``numeric`` says whether the slot holds numbers at all (its tokens are meaningless
+        where not). Numbers measured off the views come after the prompt's and always snap."""
         op = prefix[:, 0] - self.op_lo
         bins = self.bin_values[op, t]  # (B, W), NaN past the slot's bins
         distance = (bins.unsqueeze(1) - numbers.unsqueeze(2)).abs()
         index = torch.nan_to_num(distance, nan=float("inf")).argmin(dim=-1)
         tokens = self.slot_lo[op, t].unsqueeze(1) + index
-        reach = min(self.copy_token.shape[-1], numbers.shape[1])
+        reach = min(self.copy_token.shape[-1], numbers.shape[1] if prompt is None else prompt)
         if reach:  # a prompt number copied exactly, not snapped
             exact = self.copy_token[op, t, :reach]
             head = torch.where(exact >= 0, exact, tokens[:, :reach])
@@ -410,7 +413,7 @@ class Policy(nn.Module):
             return hidden, generated, None
         # Pointer-generator: mix the generator with a pointer over the prompt's numbers, each
         # snapped to this slot's nearest bin; only at a numeric slot whose tokens are allowed.
-        tokens, numeric = self.masks.snap(chosen, t, numbers)
+        tokens, numeric = self.masks.snap(chosen, t, numbers, obs["numbers"].shape[1])
         # Location-aware pointer: each number's offset from the one copied last. A measured
         # number (past the prompt's) is never "the next one": it has the farthest offset.
         ranks = torch.arange(keys.shape[1], device=keys.device)
