@@ -226,3 +226,24 @@ def test_grpo_with_the_environment_factory_plays_an_episode_per_rollout(tmp_path
     played = [env for env in made if env.report]
     assert len(played) == 2 and all(env.report["score"] == 0.0 for env in played)
     assert {env.env.unwrapped.task.id for env in played} == {data[0]["task"]}
+
+
+def test_the_environment_gives_a_vision_model_the_views_as_image_parts():
+    """With ``image_size``, TRL's image content parts: the target's views added to the prompt at
+    reset, the part's views with each tool answer; the oracle's part looks like its target."""
+    import numpy as np
+
+    task = get_suite("primitives").split("train")[0]
+    env = environment(suite="primitives", max_steps=2, image_size=64)()
+    try:
+        text, target = env.reset(task=task.id)
+        assert text["type"] == "text" and "target" in text["text"]
+        assert target["type"] == "image" and max(target["image"].size) == 64
+        picture, feedback = env.run_code(task.reference)
+        assert picture["type"] == "image" and picture["image"].size == target["image"].size
+        assert "verifier: score 1.000" in feedback["text"]
+        part, goal = (np.asarray(p["image"], float) for p in (picture, target))
+        assert np.abs(part - goal).mean() < 2.0 and goal.std() > 10  # the same part, drawn
+        assert env.get_reward() == pytest.approx(1.0)
+    finally:
+        env.env.close()

@@ -8,7 +8,8 @@ Two doors, after what TRL offers (``pip install trl``; optional):
   dataset's ``task`` column tells which task each prompt is.
 - **An environment** (``environment_factory=environment(...)``): a multi-turn episode in code
   mode, where a tool-calling model calls ``run_code`` as often as the env allows and
-  ``get_reward`` is the episode's exact final score (TRL calls it once the rollout ends).
+  ``get_reward`` is the episode's exact final score (TRL calls it once the rollout ends); with
+  ``image_size``, the target's and the part's views as TRL's image content parts.
 
 A score the verifier could not give is ``None`` (TRL leaves that sample out), never a silent 0.
 """
@@ -23,7 +24,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from toolgym.agents.llm.messages import system_message, tools_for
+from toolgym.agents.llm.messages import VIEWS, scaled_picture, system_message, tools_for
 from toolgym.envs.tasks.suites import get_suite
 
 FENCE = re.compile(r"```(?:\w+)?\n(.*?)```", re.S)
@@ -144,19 +145,33 @@ def _text(completion: Any) -> str:
 
 class ToolgymEnvironment:
     """For ``GRPOTrainer(environment_factory=environment(...))``: one code-mode episode per
-    rollout; the model calls ``run_code``; ``get_reward`` is the exact final score."""
+    rollout; the model calls ``run_code``; ``get_reward`` is the exact final score.
 
-    def __init__(self, env_id: str = "toolgym/CadQuery-v0", **env_kwargs: Any) -> None:
+    With ``image_size`` > 0 (for a vision-language model), the views travel as TRL's image
+    content parts (``{"type": "image", "image": PIL.Image}``, the longer side ``image_size``
+    pixels): ``reset`` adds the target's four views to the prompt, and each ``run_code`` answers
+    with the part's views as they are after the script, then the feedback text."""
+
+    def __init__(
+        self, env_id: str = "toolgym/CadQuery-v0", image_size: int = 0, **env_kwargs: Any
+    ) -> None:
         self.env = gym.make(env_id, **{**env_kwargs, "action_mode": "code"})
+        self.image_size = image_size
         self.done, self.report = False, {}
 
-    def reset(self, task: str | None = None, **row: Any) -> str:
-        """Start the episode of the row's ``task``; returns nothing to add to the prompt."""
-        self.env.reset(seed=0, options={"task": task} if task else None)
+    def reset(self, task: str | None = None, **row: Any) -> str | list[dict[str, Any]]:
+        """Start the episode of the row's ``task``; with pictures, the target's views to add
+        to the prompt (else nothing)."""
+        observation, _ = self.env.reset(seed=0, options={"task": task} if task else None)
         self.done, self.report = False, {}
-        return ""
+        if not self.image_size:
+            return ""
+        return [
+            {"type": "text", "text": f"The target, {VIEWS}:"},
+            {"type": "image", "image": scaled_picture(observation["target"], self.image_size)},
+        ]
 
-    def run_code(self, code: str) -> str:
+    def run_code(self, code: str) -> str | list[dict[str, Any]]:
         """Run a Python script in the tool's sandbox session; variables persist between calls.
 
         Args:
@@ -170,7 +185,12 @@ class ToolgymEnvironment:
         observation, _, terminated, truncated, info = self.env.step(code)
         if terminated or truncated:
             self.done, self.report = True, info.get("final_report") or {}
-        return str(observation["feedback"])
+        if not self.image_size:
+            return str(observation["feedback"])
+        return [
+            {"type": "image", "image": scaled_picture(observation["image"], self.image_size)},
+            {"type": "text", "text": f"Your part now ({VIEWS}).\n{observation['feedback']}"},
+        ]
 
     def get_reward(self) -> float | None:
         """The episode's exact final score (the episode ends here if it has not)."""

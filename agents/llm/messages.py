@@ -102,9 +102,8 @@ def views_message(observation: dict[str, Any], image_size: int) -> dict[str, Any
     }
 
 
-def image_part(array: np.ndarray, size: int) -> dict[str, Any]:
-    """An ``image_url`` content part: ``array`` (H, W, 3 uint8) as a PNG data URL, its longer
-    side scaled to ``size`` pixels."""
+def scaled_picture(array: np.ndarray, size: int) -> Any:
+    """``array`` (H, W, 3 uint8) as a ``PIL.Image``, its longer side scaled to ``size`` pixels."""
     from PIL import Image
 
     picture = Image.fromarray(np.ascontiguousarray(array[..., :3]))
@@ -112,6 +111,13 @@ def image_part(array: np.ndarray, size: int) -> dict[str, Any]:
     if scale != 1:
         shape = (max(1, round(picture.width * scale)), max(1, round(picture.height * scale)))
         picture = picture.resize(shape, Image.Resampling.LANCZOS)
+    return picture
+
+
+def image_part(array: np.ndarray, size: int) -> dict[str, Any]:
+    """An ``image_url`` content part: ``array`` (H, W, 3 uint8) as a PNG data URL, its longer
+    side scaled to ``size`` pixels."""
+    picture = scaled_picture(array, size)
     buffer = io.BytesIO()
     picture.save(buffer, format="PNG")
     url = "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
