@@ -93,3 +93,31 @@ def test_descriptors_travel_with_a_frame():
         with received:
             received.sendall(b"hi")
             assert extra_a.recv(2) == b"hi"
+
+
+def test_readable_takes_descriptors_past_selects_limit():
+    """A server holding a few hundred sessions has sockets past descriptor 1,023, which
+    ``select`` refuses ("filedescriptor out of range"): the sandbox client waits by ``poll``."""
+    import os
+    import resource
+    import select
+    import socket
+
+    from toolgym.envs.sandbox.protocol import readable
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard <= 1500:
+        pytest.skip(f"descriptors limited to {hard} here")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1501), hard))
+    a, b = socket.socketpair()
+    high = socket.socket(fileno=os.dup2(a.fileno(), 1500))
+    try:
+        with pytest.raises(ValueError, match="out of range"):
+            select.select([high], [], [], 0)
+        assert readable([high], 0.05) == []
+        b.send(b"x")
+        assert readable([high], 5.0) == [high]
+    finally:
+        for s in (a, b, high):
+            s.close()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

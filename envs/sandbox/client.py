@@ -11,7 +11,6 @@ import contextlib
 import dataclasses
 import errno
 import os
-import select
 import shutil
 import signal
 import socket
@@ -430,7 +429,7 @@ class Session:
 
     def _found_dead(self) -> str | None:
         """Why the worker is gone, without blocking; ``None`` if it still lives."""
-        while not self._control_closed and select.select([self._control], [], [], 0)[0]:
+        while not self._control_closed and protocol.readable([self._control], 0):
             self._read_control(deadline=time.monotonic() + 1.0)
         if self._control_closed:
             return "its init was killed"
@@ -520,7 +519,7 @@ class Session:
         while True:
             remaining = deadline - time.monotonic()
             readable = (
-                select.select([self._worker, self._control], [], [], max(remaining, 0))[0]
+                protocol.readable([self._worker, self._control], max(remaining, 0))
                 if remaining > 0
                 else []
             )
@@ -593,7 +592,7 @@ class Session:
         deadline = time.monotonic() + EXIT_STATUS_WAIT_S
         while pid not in self._exits and not self._control_closed:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([self._control], [], [], remaining)[0]:
+            if remaining <= 0 or not protocol.readable([self._control], remaining):
                 break
             self._read_control(deadline)
         return self._exits.pop(pid, None)

@@ -139,11 +139,23 @@ def send_frame(sock: socket.socket, frame: bytes, fds: list[int] | None = None) 
         sock.sendall(frame)
 
 
+def readable(sources: list[Any], timeout_s: float | None) -> list[Any]:
+    """Those of ``sources`` (sockets, or anything with a ``fileno()``) with something to read,
+    or closed, within ``timeout_s`` seconds (``None``: no limit). By ``poll``: ``select`` refuses
+    a descriptor past 1,023, which a server holding a few hundred sessions' sockets reaches."""
+    poller = select.poll()
+    by_fd = {source.fileno(): source for source in sources}
+    for fd in by_fd:
+        poller.register(fd, select.POLLIN | select.POLLPRI | select.POLLHUP | select.POLLERR)
+    wait_ms = None if timeout_s is None else max(0, math.ceil(timeout_s * 1000))
+    return [by_fd[fd] for fd, _ in poller.poll(wait_ms)]
+
+
 def _wait_readable(sock: socket.socket, deadline: float | None) -> None:
     if deadline is None:
         return
     remaining = deadline - time.monotonic()
-    if remaining <= 0 or not select.select([sock], [], [], remaining)[0]:
+    if remaining <= 0 or not readable([sock], remaining):
         raise ChannelTimeout("no reply before the deadline")
 
 
