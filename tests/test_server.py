@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import httpx
 import pytest
@@ -151,6 +152,17 @@ def test_idle_sessions_expire_and_say_so():
         reply = httpx.get(f"{server.url}/state", params={"session_id": opened})
         assert reply.status_code == 404
         assert reply.json()["error"] == f"unknown session '{opened}' (expired after 0.5 s idle)"
+
+
+def test_a_session_whose_request_waits_for_a_thread_is_not_idle():
+    """Behind hundreds of sessions' steps a request can wait for a server thread longer than the
+    idle limit (bench/serve_load.py: 45 of 256 sessions expired so); it counts as use."""
+    with EnvServer(idle_s=0.5) as server:
+        opened = httpx.post(server.url + "/sessions", json={}).json()["session_id"]
+        with server.app.state.sessions.queued(opened):  # a request that waits, as queued
+            time.sleep(1.5)  # three idle limits: an idle session would be gone
+            assert httpx.get(server.url + "/health").json()["sessions"] == 1
+        wait_until(lambda: httpx.get(server.url + "/health").json()["sessions"] == 0, 60, "expiry")
 
 
 def test_the_websocket_plays_an_episode_and_survives_bad_messages(server):

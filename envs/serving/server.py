@@ -146,20 +146,24 @@ def create_app(
         return {"closed": session_id}
 
     @app.post("/reset")
-    def reset(body: ResetRequest) -> dict[str, Any]:
-        return protocol.reset(body)
+    async def reset(body: ResetRequest) -> dict[str, Any]:
+        with sessions.queued(body.session_id):  # waiting for a thread is not idling
+            return await run_in_threadpool(protocol.reset, body)
 
     @app.post("/step")
-    def step(body: StepRequest) -> dict[str, Any]:
-        return protocol.step(body)
+    async def step(body: StepRequest) -> dict[str, Any]:
+        with sessions.queued(body.session_id):  # waiting for a thread is not idling
+            return await run_in_threadpool(protocol.step, body)
 
     @app.post("/finish")
-    def finish(body: SessionRequest) -> dict[str, Any]:
-        return protocol.finish(body)
+    async def finish(body: SessionRequest) -> dict[str, Any]:
+        with sessions.queued(body.session_id):  # waiting for a thread is not idling
+            return await run_in_threadpool(protocol.finish, body)
 
     @app.get("/state")
-    def state(session_id: str) -> dict[str, Any]:
-        return protocol.state(session_id)
+    async def state(session_id: str) -> dict[str, Any]:
+        with sessions.queued(session_id):
+            return await run_in_threadpool(protocol.state, session_id)
 
     @app.websocket("/ws")
     async def ws(websocket: WebSocket) -> None:
@@ -175,9 +179,10 @@ def create_app(
                     break
                 raw = message.get("text") or message.get("bytes") or b""
                 text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
-                reply, session_id, close = await run_in_threadpool(
-                    _ws_message, protocol, text, session_id, max_request_bytes
-                )
+                with sessions.queued(session_id):
+                    reply, session_id, close = await run_in_threadpool(
+                        _ws_message, protocol, text, session_id, max_request_bytes
+                    )
                 await websocket.send_text(json.dumps(reply))
                 if close:
                     await websocket.close()

@@ -93,6 +93,7 @@ class Sessions:
         self.max_sessions, self.idle_s, self.limits = max_sessions, idle_s, limits
         self._sessions: dict[str, _Session] = {}
         self._expired: collections.OrderedDict[str, str] = collections.OrderedDict()
+        self._queued: collections.Counter[str] = collections.Counter()  # requests waiting
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._reaper = threading.Thread(target=self._reap, name="toolgym-reaper", daemon=True)
@@ -148,6 +149,26 @@ class Sessions:
             finally:
                 session.last_used = time.time()
 
+    @contextlib.contextmanager
+    def queued(self, session_id: str | None) -> Iterator[None]:
+        """A request for ``session_id`` has arrived: the session is in use while the request
+        waits for one of the server's threads (behind hundreds of others' steps, that can take
+        longer than ``idle_s``), not idle."""
+        if session_id is None:
+            yield
+            return
+        with self._lock:
+            self._queued[session_id] += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._queued[session_id] -= 1
+                if self._queued[session_id] <= 0:
+                    del self._queued[session_id]
+                if (session := self._sessions.get(session_id)) is not None:
+                    session.last_used = time.time()
+
     def close(self, session_id: str, why: str = "closed") -> bool:
         with self._lock:
             session = self._sessions.pop(session_id, None)
@@ -177,7 +198,10 @@ class Sessions:
                 idle = [
                     s.id
                     for s in self._sessions.values()
-                    if s.env is not None and now - s.last_used > self.idle_s and not s.lock.locked()
+                    if s.env is not None
+                    and now - s.last_used > self.idle_s
+                    and not s.lock.locked()
+                    and not self._queued[s.id]
                 ]
             for session_id in idle:
                 self.close(session_id, f"expired after {self.idle_s:g} s idle")
