@@ -109,14 +109,14 @@ def suite_ceiling(
     max_bins: int,
     derived: bool = False,
     policy: PolicyConfig | None = None,
-    points: dict[str, Any] | None = None,
+    grammar_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ceiling over a suite's test split, in the grammar ``toolgym train --mix`` builds for
     the suite's tool (``toolgym.agents.trainer.mixed.mixed_grammar``), or with ``derived`` the
     one ``toolgym train --suite`` builds (derived values read as ``policy`` reads the prompts'
     numbers, and stop where a reference has several calls), with each task's family's mean
-    under ``"families"``; ``points``: the grammar's other options (``copies``,
-    ``shared_points``, ``max_points``)."""
+    under ``"families"``; ``grammar_options``: the grammar's other options
+    (``TrainConfig.grammar_options``)."""
     from toolgym.agents.trainer.build import build_grammar
     from toolgym.envs.domains import get_domain
     from toolgym.envs.tasks.suites import get_suite
@@ -124,7 +124,7 @@ def suite_ceiling(
     found = get_suite(suite)
     env_id = get_domain(found.domain).env_id
     stop = None if derived else False
-    grammar = build_grammar(env_id, suite, max_bins, False, derived, stop, policy, points)
+    grammar = build_grammar(env_id, suite, max_bins, False, derived, stop, policy, grammar_options)
     tasks = found.split("test")
     longest = max(len(t.tool_calls or ()) for t in tasks) + bool(grammar.stop)
     env = gym.make(env_id, suite=suite, split="test", action_mode="tool", max_steps=longest)

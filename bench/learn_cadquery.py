@@ -1054,11 +1054,11 @@ def main() -> None:
                 note("families", result, started, name)
     if "all-families" in args.sections:
         # Every training family at once, scored on unseen seeds of each and, apart, on the
-        # held-out families (none seen in training): the generated suites' split, in the
-        # training styles. Beside the fixed rules: the grammar's ceiling there, the oracle's
-        # calls said in the grammar the run builds (the most any policy acting in it can
-        # score), and with "bc" one BC + PPO run over them (ALL_FAMILIES_GRAMMAR: the grammar
-        # made for many families), scored on both test splits.
+        # held-out families (none seen in training): the generated suites' split. Beside the
+        # fixed rules: the grammar's ceiling there, the oracle's calls said in the grammar the
+        # run builds (the most any policy acting in it can score), and with "bc" one BC + PPO
+        # run over them (ALL_FAMILIES_GRAMMAR: the grammar made for many families), scored on
+        # all four test splits.
         from grammar_ceiling import suite_ceiling
 
         seen = [name for name in sorted(FAMILIES) if name not in HELD_OUT_FAMILIES]
@@ -1102,7 +1102,7 @@ def main() -> None:
                 configs[kind].max_bins,
                 derived=True,
                 policy=reader,
-                points=configs[kind].grammar_options(),
+                grammar_options=configs[kind].grammar_options(),
             )
             print(
                 f"[all-families] grammar ceiling, {kind}: {ceiling['mean']:.3f} "

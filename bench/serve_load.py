@@ -18,6 +18,8 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -59,8 +61,8 @@ def start_server(sessions: int, idle_s: float) -> tuple[subprocess.Popen, str]:
         "--max-sessions", str(sessions), "--idle-s", str(idle_s),
     ]  # fmt: skip
     # Its output to a file: a pipe nobody reads fills, and the server stops at its next line.
-    log = open(Path(os.environ.get("TMPDIR", "/tmp")) / f"serve-load-{port}.log", "wb")  # noqa: SIM115
-    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    with open(Path(tempfile.gettempdir()) / f"serve-load-{port}.log", "wb") as log:
+        server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -104,8 +106,6 @@ def client(url: str, env_id: str, task: Any, steps: int, opened: Any) -> dict[st
 
 
 def run(tool: str, sessions: int, steps: int, idle_s: float) -> dict[str, Any]:
-    import threading
-
     env_id = get_domain(tool).env_id
     task = next(t for t in get_suite(SUITES[tool]).split("train") if t.tool_calls)
     server, url = start_server(sessions + 1, idle_s)

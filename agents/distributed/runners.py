@@ -253,7 +253,7 @@ class RayVectorEnv(gym.vector.VectorEnv):
         return results
 
     def _everywhere(self, call: tuple[Any, ...]) -> list[Any]:
-        """``call`` (``("reset", seeds, options)`` or ``("set_attr", name, values)``) on every
+        """``call`` (``("reset", seeds, options, mask)`` or ``("set_attr", name, values)``) on every
         actor, each with its envs' part; the results, one per env. Logged for replays."""
         import ray
 

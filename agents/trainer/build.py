@@ -97,22 +97,23 @@ def build_grammar(
     derived: bool = False,
     stop: bool | None = False,
     policy: PolicyConfig | None = None,
-    points: Mapping[str, Any] | None = None,
+    grammar_options: Mapping[str, Any] | None = None,
 ) -> Grammar:
     """The grammar of the env's registry, with bins over the suite's training references'
     ranges (and only their tools, unless ``all_tools``), and names from the whole suite;
     ``derived``: with the derived values the training references use (the prompts' numbers read
     as ``policy`` reads them); ``stop``: with the stop operation (``None``: when a training
-    reference has several calls); ``points``: more of ``Grammar``'s options (``copies``,
-    ``shared_points``, ``max_points``)."""
+    reference has several calls); ``grammar_options``: more of ``Grammar``'s options
+    (``copies``, ``shared_points``, ``max_points``, ``anchored``;
+    ``TrainConfig.grammar_options``)."""
     registry = env_registry(env_id, suite)
     found = get_suite(suite)
     vocabulary = SuiteVocabulary.of(registry, found.tasks, found.split("train"))
     grammar = calls_grammar(registry, vocabulary.train, max_bins, all_tools, vocabulary.every)
     if stop is None:
         stop = any(len(episode.tool_calls) > 1 for episode in vocabulary.episodes)
-    if points:
-        grammar = Grammar.from_description(registry, {**grammar.describe(), **points})
+    if grammar_options:  # before the derived values: they are read in this grammar's slots
+        grammar = Grammar.from_description(registry, {**grammar.describe(), **grammar_options})
     found_derived = reference_derived(grammar, vocabulary.episodes, policy) if derived else {}
     options = {"derived": found_derived, "stop": stop}
     if not any(options.values()):

@@ -382,16 +382,8 @@ class Grammar:
                     tokens.append(self._number_token(slot, value[slot.point][slot.coord], context))
             elif isinstance(value, str):
                 tokens.append(slot.start + _nearest_choice(slot.values, value))
-            elif (copied := self._copy_token(slot, float(value), context)) is not None:
-                tokens.append(copied)
-            elif (
-                slot.derived
-                and context is not None
-                and (found := _derived_reading(slot, float(value), context)) is not None
-            ):
-                tokens.append(slot.start + len(slot.values) + slot.derived.index(found))
             else:
-                tokens.append(slot.start + _nearest(slot.values, value))
+                tokens.append(self._number_token(slot, value, context))
         tokens.append(STOP)
         return tokens + [PAD] * (self.length - len(tokens))
 
@@ -406,8 +398,8 @@ class Grammar:
         return None
 
     def _number_token(self, slot: Slot, value: float, context: CallContext | None) -> int:
-        """A coordinate's token: its copy (see :meth:`_copy_token`), else a derived token that
-        says it (as a value's), else its nearest bin."""
+        """A number's token (a value's or a coordinate's): its copy (see :meth:`_copy_token`),
+        else, in a ``context``, a derived token that says it, else its nearest bin."""
         copied = self._copy_token(slot, float(value), context)
         if copied is not None:
             return copied

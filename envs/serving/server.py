@@ -145,25 +145,26 @@ def create_app(
             raise ServerError(404, f"unknown session {session_id!r}", "unknown_session")
         return {"closed": session_id}
 
+    async def in_thread(session_id: str | None, call: Any, *args: Any) -> Any:
+        """``call(*args)`` in a server thread; the session counts as in use while it waits."""
+        with sessions.queued(session_id):
+            return await run_in_threadpool(call, *args)
+
     @app.post("/reset")
     async def reset(body: ResetRequest) -> dict[str, Any]:
-        with sessions.queued(body.session_id):  # waiting for a thread is not idling
-            return await run_in_threadpool(protocol.reset, body)
+        return await in_thread(body.session_id, protocol.reset, body)
 
     @app.post("/step")
     async def step(body: StepRequest) -> dict[str, Any]:
-        with sessions.queued(body.session_id):  # waiting for a thread is not idling
-            return await run_in_threadpool(protocol.step, body)
+        return await in_thread(body.session_id, protocol.step, body)
 
     @app.post("/finish")
     async def finish(body: SessionRequest) -> dict[str, Any]:
-        with sessions.queued(body.session_id):  # waiting for a thread is not idling
-            return await run_in_threadpool(protocol.finish, body)
+        return await in_thread(body.session_id, protocol.finish, body)
 
     @app.get("/state")
     async def state(session_id: str) -> dict[str, Any]:
-        with sessions.queued(session_id):
-            return await run_in_threadpool(protocol.state, session_id)
+        return await in_thread(session_id, protocol.state, session_id)
 
     @app.websocket("/ws")
     async def ws(websocket: WebSocket) -> None:
@@ -179,10 +180,9 @@ def create_app(
                     break
                 raw = message.get("text") or message.get("bytes") or b""
                 text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
-                with sessions.queued(session_id):
-                    reply, session_id, close = await run_in_threadpool(
-                        _ws_message, protocol, text, session_id, max_request_bytes
-                    )
+                reply, session_id, close = await in_thread(
+                    session_id, _ws_message, protocol, text, session_id, max_request_bytes
+                )
                 await websocket.send_text(json.dumps(reply))
                 if close:
                     await websocket.close()

@@ -162,12 +162,10 @@ class Sessions:
         try:
             yield
         finally:
-            with self._lock:
+            with self._lock:  # the call itself marked the session used (see use)
                 self._queued[session_id] -= 1
                 if self._queued[session_id] <= 0:
                     del self._queued[session_id]
-                if (session := self._sessions.get(session_id)) is not None:
-                    session.last_used = time.time()
 
     def close(self, session_id: str, why: str = "closed") -> bool:
         with self._lock:
