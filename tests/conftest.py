@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -71,6 +72,21 @@ def wait_until(condition, timeout_s: float = 20.0, what: str = "condition") -> N
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.01)
+
+
+def wait_for_server(url: str, server: subprocess.Popen) -> None:
+    """Wait until the server process ``server`` answers ``GET url/health``; fail, with its
+    stderr, if it exits first."""
+    import httpx
+
+    def healthy():
+        try:
+            return httpx.get(url + "/health").status_code == 200
+        except httpx.TransportError:
+            return server.poll() is not None
+
+    wait_until(healthy, 120, "the server")
+    assert server.poll() is None, server.stderr.read()
 
 
 def in_syscall(pid: int, name: str) -> bool:

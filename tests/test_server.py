@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from conftest import wait_until
+from conftest import wait_for_server, wait_until
 from toolgym.agents.llm.chat import ChatClient
 from toolgym.agents.llm.endpoint import ScriptedEndpoint
 from toolgym.agents.llm.openai_runner import play_episode
@@ -236,14 +236,7 @@ def test_toolgym_serve_refuses_the_open_network_without_a_token_and_serves_loopb
     try:
         url = f"http://127.0.0.1:{port}"
 
-        def healthy():
-            try:
-                return httpx.get(url + "/health").status_code == 200
-            except httpx.TransportError:
-                return server.poll() is not None
-
-        wait_until(healthy, 120, "the server")
-        assert server.poll() is None, server.stderr.read()
+        wait_for_server(url, server)
         wrong = httpx.post(url + "/reset", json={}, headers={"Authorization": "Bearer nope"})
         assert wrong.status_code == 401
         listed = httpx.get(url + "/envs", headers={"Authorization": "Bearer secret"}).json()

@@ -22,10 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from toolgym.envs.domains import get_domain
-from toolgym.envs.registration import domain_names
+from toolgym.envs.episode.loop import RUN_CODE
 
-RUN_CODE = "run_code"
 VIEWS = "four views of it, tiled: iso, front, right, top"
 PICTURE = "<picture>"  # what stands for a data URL in recordings and logs
 
@@ -41,27 +39,7 @@ class ToolCall:
 
 def tools_for(env: Any) -> list[dict[str, Any]]:
     """The tools offered to the model: the registry's schemas, or ``run_code`` in code mode."""
-    unwrapped = env.unwrapped
-    if unwrapped.action_mode == "tool":
-        return unwrapped.tool_schemas()
-    # what a script finds in scope in this tool's session (``Domain.code_scope``)
-    scope = get_domain(unwrapped.backend).code_scope if unwrapped.backend in domain_names() else ""
-    return [
-        {
-            "type": "function",
-            "function": {
-                "name": RUN_CODE,
-                "description": f"Run a Python script in the {unwrapped.backend} session; "
-                f"variables persist between calls. {scope}.",
-                "parameters": {
-                    "type": "object",
-                    "properties": {"code": {"type": "string", "description": "the script"}},
-                    "required": ["code"],
-                    "additionalProperties": False,
-                },
-            },
-        }
-    ]
+    return env.unwrapped.agent_tools()
 
 
 def system_message(env: Any) -> dict[str, Any]:

@@ -37,6 +37,7 @@ from toolgym.verifiers.report import VerifierReport, describe_invalid
 PROMPT_CHARS = 4096
 FEEDBACK_CHARS = 8192
 STOP_CALL = "stop"  # tool mode: the call that ends the episode (the agent says it is done)
+RUN_CODE = "run_code"  # code mode: the one tool an agent calling tools is offered
 
 
 class ToolEnv(gym.Env[dict[str, Any], str]):
@@ -127,6 +128,34 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
     def tool_schemas(self) -> list[dict[str, Any]]:
         """OpenAI-style function-calling schemas of this environment's tools."""
         return self.registry.json_schemas()
+
+    def agent_tools(self) -> list[dict[str, Any]]:
+        """The tools an agent calling functions is offered, OpenAI-style: the registry's schemas
+        in tool mode; in code mode one, ``run_code(code)``, a script per step."""
+        if self.action_mode == "tool":
+            return self.tool_schemas()
+        from toolgym.envs.domains import get_domain  # domains import the envs: at call time
+        from toolgym.envs.registration import domain_names
+
+        # what a script finds in scope in this tool's session (``Domain.code_scope``)
+        scope = get_domain(self.backend).code_scope if self.backend in domain_names() else ""
+        code = {"type": "string", "description": "the script"}
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": RUN_CODE,
+                    "description": f"Run a Python script in the {self.backend} session; "
+                    f"variables persist between calls. {scope}.",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"code": code},
+                        "required": ["code"],
+                        "additionalProperties": False,
+                    },
+                },
+            }
+        ]
 
     def tool_grammar(self) -> dict[str, Any]:
         """Tool metadata for discrete action grammars (ranges, units, steps, valid parameters)."""

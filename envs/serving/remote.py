@@ -1,10 +1,10 @@
 """A toolgym env served by ``toolgym serve`` (``envs/serving/server.py``), as a local Gymnasium env.
 
 ``RemoteEnv(url, env_id, **env_kwargs)`` opens a session on the server and has the same spaces,
-``reset``, ``step``, ``close``, ``tool_schemas()`` and ``finish()`` as the env it stands for
-(pictures come back as ``uint8`` arrays), so a trainer, a vector env or the language-model
-runner drives it unchanged. A refusal from the server (a bad argument, an expired session)
-raises :class:`RemoteError` with the server's one-line message.
+``reset``, ``step``, ``close``, ``tool_schemas()``, ``agent_tools()`` and ``finish()`` as the
+env it stands for (pictures come back as ``uint8`` arrays), so a trainer, a vector env or the
+language-model runner drives it unchanged. A refusal from the server (a bad argument, an expired
+session) raises :class:`RemoteError` with the server's one-line message.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ class RemoteEnv(gym.Env[dict[str, Any], Any]):
         self.env_id = env_id
         self.action_mode, self.max_steps = described["action_mode"], described["max_steps"]
         self.backend, self._tools = described["backend"], described["tools"]
+        self._agent_tools = described["agent_tools"]
         shape = described["spaces"]
         self.observation_space = spaces.Dict(
             {
@@ -107,6 +108,9 @@ class RemoteEnv(gym.Env[dict[str, Any], Any]):
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         return self._tools
+
+    def agent_tools(self) -> list[dict[str, Any]]:
+        return self._agent_tools
 
     def close(self) -> None:
         if self.session_id is not None:

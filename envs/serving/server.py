@@ -32,6 +32,7 @@ the server's (``limits``).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hmac
 import json
 import socket
@@ -47,6 +48,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from toolgym._version import __version__
 from toolgym.envs.registration import cards
+from toolgym.envs.serving.openenv_routes import PARSE_ERROR, Mcp, metadata, schemas
 from toolgym.envs.serving.sessions import (
     OpenRequest,
     Protocol,
@@ -74,6 +76,7 @@ def create_app(
         raise ValueError("max_sessions ≥ 1, idle_s > 0 and max_request_bytes ≥ 1024 are needed")
     sessions = Sessions(max_sessions=max_sessions, idle_s=idle_s, limits=limits)
     protocol = Protocol(sessions)
+    mcp = Mcp(protocol)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> Any:
@@ -135,6 +138,26 @@ def create_app(
     def envs() -> dict[str, Any]:
         return {"envs": [card.env_id for card in cards()]}
 
+    @app.get("/metadata")
+    def describe() -> dict[str, Any]:
+        return metadata()
+
+    @app.get("/schema")
+    def schema() -> dict[str, Any]:
+        return schemas()
+
+    @app.post("/mcp")
+    async def mcp_route(request: Request) -> JSONResponse:
+        try:
+            body = json.loads(await request.body())
+        except ValueError as exc:
+            error = {"code": PARSE_ERROR, "message": f"the body is not JSON: {exc}"}
+            return JSONResponse({"jsonrpc": "2.0", "id": None, "error": error})
+        params = body.get("params") if isinstance(body, dict) else None
+        session_id = params.get("session_id") if isinstance(params, dict) else None
+        session_id = session_id if isinstance(session_id, str) else None
+        return JSONResponse(await in_thread(session_id, mcp.answer, body))
+
     @app.post("/sessions")
     def open_session(body: OpenRequest) -> dict[str, Any]:
         return protocol.open(body)
@@ -172,7 +195,9 @@ def create_app(
             await websocket.close(code=1008, reason="missing or wrong bearer token")
             return
         await websocket.accept()
-        session_id: str | None = None
+        # ``/ws?session_id=``: a session opened over HTTP or /mcp (OpenEnv's MCP client does);
+        # else the connection opens its own at its first reset and closes it when it ends.
+        connection = _Connection(websocket.query_params.get("session_id"))
         try:
             while True:
                 message = await websocket.receive()
@@ -180,8 +205,14 @@ def create_app(
                     break
                 raw = message.get("text") or message.get("bytes") or b""
                 text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
-                reply, session_id, close = await in_thread(
-                    session_id, _ws_message, protocol, text, session_id, max_request_bytes
+                reply, close = await in_thread(
+                    connection.session_id,
+                    _ws_message,
+                    protocol,
+                    mcp,
+                    text,
+                    connection,
+                    max_request_bytes,
                 )
                 await websocket.send_text(json.dumps(reply))
                 if close:
@@ -190,16 +221,25 @@ def create_app(
         except WebSocketDisconnect:
             pass
         finally:
-            if session_id is not None:
-                await run_in_threadpool(sessions.close, session_id, "its WebSocket closed")
+            if connection.owned and connection.session_id is not None:
+                closing = connection.session_id
+                await run_in_threadpool(sessions.close, closing, "its WebSocket closed")
 
     return app
 
 
+@dataclasses.dataclass
+class _Connection:
+    """A WebSocket's session: ``owned`` when the connection opened it (and so closes it)."""
+
+    session_id: str | None
+    owned: bool = False
+
+
 def _ws_message(
-    protocol: Protocol, text: str, session_id: str | None, limit: int
-) -> tuple[dict[str, Any], str | None, bool]:
-    """One WebSocket message: ``(reply, the connection's session id, close?)``; never raises."""
+    protocol: Protocol, mcp: Mcp, text: str, connection: _Connection, limit: int
+) -> tuple[dict[str, Any], bool]:
+    """One WebSocket message: ``(reply, close?)``; never raises."""
     try:
         if len(text.encode()) > limit:
             raise ServerError(413, f"the message is over {limit} bytes", "too_large")
@@ -210,20 +250,31 @@ def _ws_message(
         if not isinstance(message, dict) or not isinstance(message.get("data", {}), dict):
             raise ServerError(400, 'a message is {"type": ..., "data": {...}}', "malformed_request")
         kind, data = message.get("type"), message.get("data", {})
+        session_id = connection.session_id
         if kind == "close":
-            return {"type": "closed", "data": {}}, session_id, True
+            return {"type": "closed", "data": {}}, True
+        if kind == "mcp":
+            return {"type": "mcp", "data": mcp.answer(data, session_id)}, False
         if kind == "reset":
             body = ResetRequest(**data, session_id=session_id)
             if session_id is not None and (body.env or body.env_kwargs):
+                if not connection.owned:
+                    raise ServerError(
+                        400,
+                        "env and env_kwargs were chosen when this session opened; "
+                        "open a new one (openenv/session/create or POST /sessions)",
+                        "bad_request",
+                    )
                 protocol.sessions.close(session_id, "reopened with other arguments")
-                session_id = None
                 body = ResetRequest(**data)
             result = protocol.reset(body)
-            return {"type": "observation", "data": result}, result["session_id"], False
+            if result["session_id"] != session_id:
+                connection.session_id, connection.owned = result["session_id"], True
+            return {"type": "observation", "data": result}, False
         if kind not in ("step", "finish", "state"):
             raise ServerError(
                 400,
-                f"unknown message type {kind!r}; known: reset, step, state, finish, close",
+                f"unknown message type {kind!r}; known: reset, step, state, finish, mcp, close",
                 "malformed_request",
             )
         if session_id is None:
@@ -235,8 +286,8 @@ def _ws_message(
         elif kind == "finish":
             result = protocol.finish(SessionRequest(session_id=session_id))
         else:
-            return {"type": "state", "data": protocol.state(session_id)}, session_id, False
-        return {"type": "observation", "data": result}, session_id, False
+            return {"type": "state", "data": protocol.state(session_id)}, False
+        return {"type": "observation", "data": result}, False
     except ServerError as exc:
         error = {"message": exc.message, "code": exc.code, "status": exc.status}
     except Exception as exc:  # pydantic's ValidationError, a bug: one line, the socket stays
@@ -249,7 +300,7 @@ def _ws_message(
             "code": "malformed_request",
             "status": 422,
         }
-    return {"type": "error", "data": error}, session_id, False
+    return {"type": "error", "data": error}, False
 
 
 def _error(status: int, message: str, code: str) -> JSONResponse:

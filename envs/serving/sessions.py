@@ -295,6 +295,7 @@ class Protocol:
             "backend": unwrapped.backend,
             "spaces": spaces_of(session.env),
             "tools": unwrapped.tool_schemas(),
+            "agent_tools": unwrapped.agent_tools(),
         }
 
     def reset(self, body: ResetRequest) -> dict[str, Any]:
