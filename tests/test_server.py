@@ -227,6 +227,7 @@ def test_toolgym_serve_refuses_the_open_network_without_a_token_and_serves_loopb
             str(port),
             "--token-env",
             "TOOLGYM_SERVE_TOKEN",
+            "--nemo-gym",
         ],
         env=env,
         stdout=subprocess.PIPE,
@@ -241,6 +242,8 @@ def test_toolgym_serve_refuses_the_open_network_without_a_token_and_serves_loopb
         assert wrong.status_code == 401
         listed = httpx.get(url + "/envs", headers={"Authorization": "Bearer secret"}).json()
         assert "toolgym/Blender-v0" in listed["envs"]
+        nemo = httpx.post(url + "/close_session", headers={"Authorization": "Bearer secret"})
+        assert nemo.json() == {"closed": False}  # --nemo-gym: NeMo Gym's routes are there
     finally:
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=60) is not None  # Ctrl-C stops it, as a person would

@@ -26,13 +26,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from toolgym._version import __version__
-from toolgym.envs.episode.loop import RUN_CODE
 from toolgym.envs.registration import cards
 from toolgym.envs.serving.sessions import (
     DEFAULT_ENV,
     Protocol,
     ServerError,
-    StepRequest,
 )
 
 DESCRIPTION = (
@@ -179,26 +177,19 @@ class Mcp:
             )
         if method == "openenv/session/close":
             return {"session_id": session_id, "closed": sessions.close(session_id, "closed")}
-        with sessions.use(session_id) as session:
-            tools = session.env.unwrapped.agent_tools()
         if method == "tools/list":
+            with sessions.use(session_id) as session:
+                tools = session.env.unwrapped.agent_tools()
             return {"tools": [_mcp_tool(tool["function"]) for tool in tools]}
-        return self._call(session_id, params, {tool["function"]["name"] for tool in tools})
+        return self._call(session_id, params)
 
-    def _call(self, session_id: str, params: dict[str, Any], names: set[str]) -> dict[str, Any]:
+    def _call(self, session_id: str, params: dict[str, Any]) -> dict[str, Any]:
         name, arguments = params.get("name"), params.get("arguments") or {}
-        if name not in names:
-            known = ", ".join(sorted(names))
-            raise _Invalid(INVALID_PARAMS, f"unknown tool {name!r}; this session's: {known}")
+        if not isinstance(name, str):
+            raise _Invalid(INVALID_PARAMS, "tools/call needs params.name, a tool's name")
         if not isinstance(arguments, dict):
             raise _Invalid(INVALID_PARAMS, f"{name}: arguments must be an object")
-        if name == RUN_CODE:
-            if set(arguments) != {"code"} or not isinstance(arguments["code"], str):
-                raise _Invalid(INVALID_PARAMS, f'{RUN_CODE}: arguments must be {{"code": "..."}}')
-            action: Any = arguments["code"]
-        else:
-            action = {"name": name, "arguments": arguments}
-        step = self.protocol.step(StepRequest(session_id=session_id, action=action))
+        step = self.protocol.call_tool(session_id, name, arguments)
         observation = step["observation"]
         data = {"feedback": observation["feedback"]} | {
             key: step[key] for key in ("reward", "done", "terminated", "truncated", "info")

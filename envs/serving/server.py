@@ -47,7 +47,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from toolgym._version import __version__
-from toolgym.envs.registration import cards
+from toolgym.envs.registration import cards, domain_names
+from toolgym.envs.serving.nemo_gym import add_routes as add_nemo_gym_routes
 from toolgym.envs.serving.openenv_routes import PARSE_ERROR, Mcp, metadata, schemas
 from toolgym.envs.serving.sessions import (
     OpenRequest,
@@ -69,9 +70,11 @@ def create_app(
     idle_s: float = 600.0,
     max_request_bytes: int = 1024 * 1024,
     limits: Any = None,
+    nemo_gym: bool = False,
 ) -> FastAPI:
     """The ASGI app (serve it with uvicorn; ``toolgym serve`` does). ``limits``: the sandbox
-    :class:`~toolgym.envs.sandbox.Limits` of every session (default: the env's)."""
+    :class:`~toolgym.envs.sandbox.Limits` of every session (default: the env's); ``nemo_gym``:
+    NeMo Gym's resources-server routes too (``envs/serving/nemo_gym.py``)."""
     if max_sessions < 1 or idle_s <= 0 or max_request_bytes < 1024:
         raise ValueError("max_sessions ≥ 1, idle_s > 0 and max_request_bytes ≥ 1024 are needed")
     sessions = Sessions(max_sessions=max_sessions, idle_s=idle_s, limits=limits)
@@ -172,6 +175,9 @@ def create_app(
         """``call(*args)`` in a server thread; the session counts as in use while it waits."""
         with sessions.queued(session_id):
             return await run_in_threadpool(call, *args)
+
+    if nemo_gym:
+        add_nemo_gym_routes(app, protocol, in_thread, every_tool_name())
 
     @app.post("/reset")
     async def reset(body: ResetRequest) -> dict[str, Any]:
@@ -301,6 +307,14 @@ def _ws_message(
             "status": 422,
         }
     return {"type": "error", "data": error}, False
+
+
+def every_tool_name() -> list[str]:
+    """The names of every domain's tools."""
+    from toolgym.envs.domains import get_domain
+
+    schemas = [t for d in domain_names() for t in get_domain(d).registry().json_schemas()]
+    return [schema["function"]["name"] for schema in schemas]
 
 
 def _error(status: int, message: str, code: str) -> JSONResponse:

@@ -26,6 +26,7 @@ import gymnasium as gym
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolgym.envs.episode.loop import RUN_CODE
 from toolgym.envs.recording.log import to_json
 from toolgym.envs.registration import cards
 
@@ -84,6 +85,7 @@ class _Session:
     steps: int = 0
     done: bool = False
     reset: bool = False
+    final: dict[str, Any] | None = None  # the final tier's report, once the episode ended
 
 
 class Sessions:
@@ -319,6 +321,7 @@ class Protocol:
                     raise ServerError(400, f"reset: {_message(exc)}", "bad_reset") from None
                 session.episode_id = body.episode_id or uuid.uuid4().hex
                 session.steps, session.done, session.reset = 0, False, True
+                session.final = None
                 result = {
                     "session_id": session.id,
                     "episode_id": session.episode_id,
@@ -343,6 +346,7 @@ class Protocol:
             observation, reward, terminated, truncated, info = session.env.step(body.action)
             session.steps += 1
             session.done = bool(terminated or truncated)
+            session.final = info.get("final_report") if session.done else None
             return {
                 "observation": encode_observation(observation),
                 "reward": float(reward),
@@ -352,12 +356,40 @@ class Protocol:
                 "info": _plain(info),
             }
 
+    def call_tool(self, session_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """One step by function call (MCP's ``tools/call``, NeMo Gym's tool routes): ``name``
+        must be one of the tools the session's agent is offered (``ToolEnv.agent_tools``)."""
+        with self.sessions.use(session_id) as session:
+            offered = {tool["function"]["name"] for tool in session.env.unwrapped.agent_tools()}
+        if name not in offered:
+            known = ", ".join(sorted(offered))
+            message = f"unknown tool {name!r}; this session's: {known}"
+            raise ServerError(400, message, "unknown_tool")
+        action: Any = {"name": name, "arguments": arguments}
+        if name == RUN_CODE:
+            if set(arguments) != {"code"} or not isinstance(arguments["code"], str):
+                message = f'{RUN_CODE}: arguments are {{"code": "..."}}'
+                raise ServerError(400, message, "bad_request")
+            action = arguments["code"]
+        return self.step(StepRequest(session_id=session_id, action=action))
+
     def finish(self, body: SessionRequest) -> dict[str, Any]:
         with self.sessions.use(body.session_id) as session:
             self._playing(session)
             reward, info = session.env.unwrapped.finish()
-            session.done = True
+            session.done, session.final = True, info.get("final_report")
             return {"reward": reward, "done": True, "info": _plain(info)}
+
+    def outcome(self, session_id: str) -> tuple[dict[str, Any], int]:
+        """The episode's final report (plain JSON) and its steps; an episode still going is
+        finished first (the part scored as it stands)."""
+        with self.sessions.use(session_id) as session:
+            if not session.reset:
+                raise ServerError(409, "the session has no episode yet", "not_reset")
+            if not session.done:
+                _, info = session.env.unwrapped.finish()
+                session.done, session.final = True, info.get("final_report")
+            return _plain(session.final or {}), session.steps
 
     def state(self, session_id: str) -> dict[str, Any]:
         with self.sessions.use(session_id) as session:

@@ -29,6 +29,9 @@ def serve(
         int, typer.Option(min=1, max=1024 * 1024, help="Largest request body or message, KiB.")
     ] = 1024,
     wall_s: WallSeconds = None,
+    nemo_gym: Annotated[
+        bool, typer.Option(help="Serve NeMo Gym's resources-server routes too.")
+    ] = False,
 ) -> None:
     """Serve reset/step/state of every toolgym env over HTTP and WebSocket (OpenEnv's shape)."""
     import uvicorn
@@ -48,6 +51,7 @@ def serve(
         idle_s=idle_s,
         max_request_bytes=max_request_kib * 1024,
         limits=limits_for(wall_s),
+        nemo_gym=nemo_gym,
     )
     err_console.print(
         f"toolgym env server on http://{host}:{port} (up to {max_sessions} sessions, "
