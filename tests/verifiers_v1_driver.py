@@ -1,0 +1,127 @@
+"""verifiers 0.4 (its v1 API) playing toolgym tasks through its own NeMo Gym taskset, against
+``toolgym serve --nemo-gym``; run in the verifiers door venv by tests/test_verifiers_v1.py
+(nothing of toolgym is imported here).
+
+``python verifiers_v1_driver.py URL ROWS.jsonl SCRIPT.json``: the rows are ``nemo_gym_rows``'s;
+SCRIPT maps a task's prompt to the scripts a scripted chat model sends, in turn, as ``run_code``
+calls (then it answers "Done."). The agent is verifiers' own chat program (the ``null``
+harness's), run with this venv's Python instead of ``uv`` so that nothing is downloaded. Prints
+one JSON line per rollout: ``task``, ``ok``, ``rewards``, ``metrics``, ``errors``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+import uuid
+from typing import Any
+
+import verifiers.v1 as vf
+from aiohttp import web
+from verifiers.v1.harnesses.null import NullHarness
+
+SCRIPT: dict[str, list[str]] = {}
+
+
+class LocalPython:
+    """A runtime whose ``uv`` scripts run with this venv's Python (their packages are here)."""
+
+    def __init__(self, runtime: Any) -> None:
+        self._runtime = runtime
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._runtime, name)
+
+    async def prepare_uv_script(self, source: str, *args: Any, **kwargs: Any) -> list[str]:
+        path = f".vf-program-{uuid.uuid4().hex}.py"
+        await self._runtime.write(path, source.encode())
+        return [sys.executable, path]
+
+
+class LocalChatHarness(NullHarness):
+    async def setup(self, runtime: Any) -> None:
+        pass  # no uv script to prepare
+
+    async def launch(self, ctx, trace, runtime, *args: Any, **kwargs: Any):
+        return await super().launch(ctx, trace, LocalPython(runtime), *args, **kwargs)
+
+
+def reply(body: dict[str, Any]) -> dict[str, Any]:
+    """The scripted model: the prompt's scripts as ``run_code`` calls, then done."""
+    messages = body["messages"]
+    prompt = next(m["content"] for m in messages if m["role"] == "user")
+    prompt = prompt if isinstance(prompt, str) else prompt[0]["text"]
+    turn = sum(m["role"] == "tool" for m in messages)
+    if turn >= len(SCRIPT[prompt]):
+        return {"role": "assistant", "content": "Done."}
+    call = {"name": "run_code", "arguments": json.dumps({"code": SCRIPT[prompt][turn]})}
+    calls = [{"index": 0, "id": f"call_{turn}", "type": "function", "function": call}]
+    return {"role": "assistant", "content": None, "tool_calls": calls}
+
+
+async def completions(request: web.Request) -> web.StreamResponse:
+    body = await request.json()
+    message = reply(body)
+    finish = "tool_calls" if message.get("tool_calls") else "stop"
+    head = {"id": f"chatcmpl-{uuid.uuid4().hex[:8]}", "created": int(time.time())}
+    head["model"] = body.get("model", "scripted")
+    usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+    if not body.get("stream"):
+        choice = {"index": 0, "message": message, "finish_reason": finish}
+        return web.json_response(head | {"object": "chat.completion", "choices": [choice]})
+    answer = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+    await answer.prepare(request)
+    chunks = [
+        [{"index": 0, "delta": message, "finish_reason": None}],
+        [{"index": 0, "delta": {}, "finish_reason": finish}],
+    ]
+    for choices in chunks:
+        chunk = head | {"object": "chat.completion.chunk", "choices": choices}
+        await answer.write(f"data: {json.dumps(chunk)}\n\n".encode())
+    last = head | {"object": "chat.completion.chunk", "choices": [], "usage": usage}
+    await answer.write(f"data: {json.dumps(last)}\n\ndata: [DONE]\n\n".encode())
+    await answer.write_eof()
+    return answer
+
+
+async def main(url: str, rows: str) -> None:
+    model = web.Application()
+    model.router.add_post("/v1/chat/completions", completions)
+    runner = web.AppRunner(model)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]
+    config = vf.SingleAgentEnvConfig(
+        taskset={"id": "nemo_gym", "dataset": rows, "task": {"resources_url": url}},
+        agent={"harness": {"id": "verifiers_v1_driver"}, "runtime": {"type": "subprocess"}},
+    )
+    env = vf.load_environment(config)
+    client = vf.EvalClientConfig(base_url=f"http://127.0.0.1:{port}/v1", api_key_var="NO_KEY")
+    context = vf.ModelContext(model="scripted", client=client)
+    async with env.serving():
+        episodes = await asyncio.gather(*(env.run_episode(t, context) for t in env.taskset))
+    await runner.cleanup()
+    for episode in episodes:
+        errors = [e.message for e in episode.errors]
+        line: dict[str, Any] = {"ok": episode.ok, "errors": errors}
+        for trace in episode.traces:
+            rewards = {name: r.score for name, r in trace.rewards.items() if r is not None}
+            line |= {"task": trace.task.data.row["toolgym_task"], "ok": episode.ok and trace.ok}
+            line |= {"rewards": rewards, "metrics": dict(trace.metrics), "turns": trace.num_turns}
+            line["errors"] += [e.message for e in trace.errors]
+        print(json.dumps(line, default=str), flush=True)
+
+
+__all__ = ["LocalChatHarness"]
+
+if __name__ == "__main__":
+    url, rows_path, script_path = sys.argv[1:4]
+    with open(script_path) as handle:
+        script = json.load(handle)
+    # verifiers imports the harness by its id (this module's name): share the script with it
+    sys.modules.setdefault("verifiers_v1_driver", sys.modules["__main__"])
+    SCRIPT.update(script)
+    asyncio.run(main(url, rows_path))
