@@ -30,6 +30,10 @@ STANDARD_ENTRY_POINT = "toolgym.envs.wrappers.standard:standard_env"
 _VERSIONED_ID = re.compile(r"^(?P<name>[\w/.:-]+?)-v(?P<version>\d+)$")
 
 
+#: The env a door opens when it is told no other (the first tool registered).
+DEFAULT_ENV = "toolgym/CadQuery-v0"
+
+
 @dataclasses.dataclass(frozen=True)
 class DomainCard:
     """What registering a tool needs, declared by its folder as ``CARD`` in ``__init__.py``.

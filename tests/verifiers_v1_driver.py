@@ -1,12 +1,14 @@
-"""verifiers 0.4 (its v1 API) playing toolgym tasks through its own NeMo Gym taskset, against
-``toolgym serve --nemo-gym``; run in the verifiers door venv by tests/test_verifiers_v1.py
-(nothing of toolgym is imported here).
+"""verifiers 0.4 (its v1 API) playing toolgym tasks through its own tasksets (NeMo Gym's,
+against ``toolgym serve --nemo-gym``; OpenEnv's, against ``toolgym serve``); run in the verifiers
+door venv by tests/test_verifiers_v1.py (nothing of toolgym is imported here).
 
-``python verifiers_v1_driver.py URL ROWS.jsonl SCRIPT.json``: the rows are ``nemo_gym_rows``'s;
-SCRIPT maps a task's prompt to the scripts a scripted chat model sends, in turn, as ``run_code``
-calls (then it answers "Done."). The agent is verifiers' own chat program (the ``null``
-harness's), run with this venv's Python instead of ``uv`` so that nothing is downloaded. Prints
-one JSON line per rollout: ``task``, ``ok``, ``rewards``, ``metrics``, ``errors``.
+``python verifiers_v1_driver.py CONFIG.json SCRIPT.json``: CONFIG is verifiers' environment
+config (the taskset, and the seat, ``agent`` or ``player``, whose harness this driver sets);
+SCRIPT maps a task's prompt to the scripted chat model's replies in turn: ``{"run_code": code}``
+(a tool call) or ``{"text": ...}``; then it answers "Done.". The agent is verifiers' own chat
+program (the ``null`` harness's), run with this venv's Python instead of ``uv`` so that nothing
+is downloaded. Prints one JSON line per rollout: ``task``, ``ok``, ``rewards``, ``metrics``,
+``errors``.
 """
 
 from __future__ import annotations
@@ -49,14 +51,19 @@ class LocalChatHarness(NullHarness):
 
 
 def reply(body: dict[str, Any]) -> dict[str, Any]:
-    """The scripted model: the prompt's scripts as ``run_code`` calls, then done."""
+    """The scripted model: the prompt's replies in turn, then done."""
     messages = body["messages"]
-    prompt = next(m["content"] for m in messages if m["role"] == "user")
-    prompt = prompt if isinstance(prompt, str) else prompt[0]["text"]
-    turn = sum(m["role"] == "tool" for m in messages)
-    if turn >= len(SCRIPT[prompt]):
+    first = next(m["content"] for m in messages if m["role"] == "user")
+    first = first if isinstance(first, str) else first[0]["text"]
+    # OpenEnv's taskset sends {"observation": ..., "action_schema": ...} as the user's turn
+    prompt = json.loads(first)["observation"]["prompt"] if first.startswith("{") else first
+    turn = sum(m["role"] == "assistant" for m in messages)
+    replies = SCRIPT[prompt]
+    if turn >= len(replies):
         return {"role": "assistant", "content": "Done."}
-    call = {"name": "run_code", "arguments": json.dumps({"code": SCRIPT[prompt][turn]})}
+    if "text" in replies[turn]:
+        return {"role": "assistant", "content": replies[turn]["text"]}
+    call = {"name": "run_code", "arguments": json.dumps({"code": replies[turn]["run_code"]})}
     calls = [{"index": 0, "id": f"call_{turn}", "type": "function", "function": call}]
     return {"role": "assistant", "content": None, "tool_calls": calls}
 
@@ -86,7 +93,7 @@ async def completions(request: web.Request) -> web.StreamResponse:
     return answer
 
 
-async def main(url: str, rows: str) -> None:
+async def main(config: dict[str, Any]) -> None:
     model = web.Application()
     model.router.add_post("/v1/chat/completions", completions)
     runner = web.AppRunner(model)
@@ -94,11 +101,10 @@ async def main(url: str, rows: str) -> None:
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]
-    config = vf.SingleAgentEnvConfig(
-        taskset={"id": "nemo_gym", "dataset": rows, "task": {"resources_url": url}},
-        agent={"harness": {"id": "verifiers_v1_driver"}, "runtime": {"type": "subprocess"}},
-    )
-    env = vf.load_environment(config)
+    seat = "player" if "player" in config else "agent"
+    harness = {"harness": {"id": "verifiers_v1_driver"}, "runtime": {"type": "subprocess"}}
+    config[seat] = config.get(seat, {}) | harness
+    env = vf.load_environment(vf.resolve_env_config(config))
     client = vf.EvalClientConfig(base_url=f"http://127.0.0.1:{port}/v1", api_key_var="NO_KEY")
     context = vf.ModelContext(model="scripted", client=client)
     async with env.serving():
@@ -108,9 +114,12 @@ async def main(url: str, rows: str) -> None:
         errors = [e.message for e in episode.errors]
         line: dict[str, Any] = {"ok": episode.ok, "errors": errors}
         for trace in episode.traces:
+            data = trace.task.data
+            reset = getattr(data, "reset", None)  # OpenEnv's: the reset's arguments
+            task = reset["env_kwargs"]["task"] if reset else data.row["toolgym_task"]
             rewards = {name: r.score for name, r in trace.rewards.items() if r is not None}
-            line |= {"task": trace.task.data.row["toolgym_task"], "ok": episode.ok and trace.ok}
-            line |= {"rewards": rewards, "metrics": dict(trace.metrics), "turns": trace.num_turns}
+            line |= {"task": task, "ok": episode.ok and trace.ok, "rewards": rewards}
+            line |= {"metrics": dict(trace.metrics), "turns": trace.num_turns}
             line["errors"] += [e.message for e in trace.errors]
         print(json.dumps(line, default=str), flush=True)
 
@@ -118,10 +127,11 @@ async def main(url: str, rows: str) -> None:
 __all__ = ["LocalChatHarness"]
 
 if __name__ == "__main__":
-    url, rows_path, script_path = sys.argv[1:4]
+    config_path, script_path = sys.argv[1:3]
+    with open(config_path) as handle:
+        config = json.load(handle)
     with open(script_path) as handle:
-        script = json.load(handle)
-    # verifiers imports the harness by its id (this module's name): share the script with it
+        SCRIPT.update(json.load(handle))
+    # verifiers imports the harness by its id (this module's name): this module, not a copy
     sys.modules.setdefault("verifiers_v1_driver", sys.modules["__main__"])
-    SCRIPT.update(script)
-    asyncio.run(main(url, rows_path))
+    asyncio.run(main(config))

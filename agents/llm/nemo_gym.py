@@ -14,7 +14,7 @@ from typing import Any
 import gymnasium as gym
 
 from toolgym.agents.llm.messages import system_message, tools_for
-from toolgym.envs.serving.sessions import DEFAULT_ENV
+from toolgym.envs.registration import DEFAULT_ENV
 from toolgym.envs.tasks.suites import get_suite
 
 

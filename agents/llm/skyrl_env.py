@@ -31,10 +31,10 @@ from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
 
 from toolgym.agents.llm.grpo import actions_of
 from toolgym.agents.llm.messages import system_message, tools_for
+from toolgym.envs.registration import DEFAULT_ENV
 from toolgym.envs.tasks.suites import get_suite
 
 ENV_CLASS = "toolgym"
-DEFAULT_ENV = "toolgym/CadQuery-v0"
 
 
 class ToolgymTextEnv(BaseTextEnv):

@@ -28,9 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from toolgym.envs.episode.loop import RUN_CODE
 from toolgym.envs.recording.log import to_json
-from toolgym.envs.registration import cards
+from toolgym.envs.registration import DEFAULT_ENV, cards
 
-DEFAULT_ENV = "toolgym/CadQuery-v0"
 # Constructor arguments a client may not set: the sandbox's limits are the server's to choose.
 SERVER_ONLY = {"limits", "render_mode"}
 
