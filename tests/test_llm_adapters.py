@@ -81,23 +81,33 @@ def test_the_trl_environment_plays_run_code_and_owns_the_reward():
         env.env.close()
 
 
-def tiny_model_and_tokenizer():
-    """A byte-level tokenizer and a one-layer Llama made here from a config (no hub)."""
-    import torch
+def byte_tokenizer(eos: str = "<eos>", special: tuple[str, ...] = ()):
+    """A byte-level tokenizer made here (no hub): ``<pad>``, ``eos`` and ``special`` tokens."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
 
     vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
-    vocab |= {"<pad>": len(vocab), "<eos>": len(vocab) + 1}
+    vocab |= {"<pad>": len(vocab), eos: len(vocab) + 1}
     bytes_ = Tokenizer(models.BPE(vocab=vocab, merges=[]))
     bytes_.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     bytes_.decoder = decoders.ByteLevel()
     tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=bytes_, pad_token="<pad>", eos_token="<eos>", padding_side="left"
+        tokenizer_object=bytes_, pad_token="<pad>", eos_token=eos, padding_side="left"
     )
+    tokenizer.add_special_tokens({"additional_special_tokens": list(special)})
+    return tokenizer
+
+
+def tiny_model_and_tokenizer():
+    """A byte-level tokenizer and a one-layer Llama made here from a config (no hub)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    tokenizer = byte_tokenizer()
+    vocab = tokenizer.get_vocab()
     torch.manual_seed(0)
     config = LlamaConfig(
-        vocab_size=len(vocab),
+        vocab_size=len(tokenizer),
         hidden_size=16,
         intermediate_size=32,
         num_hidden_layers=1,
@@ -182,7 +192,6 @@ def test_grpo_with_the_environment_factory_plays_an_episode_per_rollout(tmp_path
     environment per rollout reset with its row's task, and its exact score as the reward. The
     tiny model writes no call, so each episode ends at once and scores the empty part: 0."""
     trl = pytest.importorskip("trl")
-    from trl import GRPOConfig, GRPOTrainer
     from trl.chat_template_utils import add_response_schema
 
     monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
@@ -190,11 +199,24 @@ def test_grpo_with_the_environment_factory_plays_an_episode_per_rollout(tmp_path
     template = Path(trl.__file__).parent / "chat_templates" / "qwen2_5.jinja"
     tokenizer.chat_template = template.read_text()
     tokenizer = add_response_schema(tokenizer)
+    trainer, made, data = grpo_step_through_environments(model, tokenizer, tmp_path)
+    (logged,) = [h for h in trainer.state.log_history if "reward" in h]
+    assert logged["rewards/ToolgymEnvironment/mean"] == 0.0
+    played = [env for env in made if env.report]
+    assert len(played) == 2 and all(env.report["score"] == 0.0 for env in played)
+    assert {env.env.unwrapped.task.id for env in played} == {data[0]["task"]}
+
+
+def grpo_step_through_environments(model, processing_class, tmp_path, **env_kwargs):
+    """One GRPO step (two rollouts of one row) with an ``environment(...)`` per rollout:
+    ``(trainer, the environments made, the dataset)``."""
+    from trl import GRPOConfig, GRPOTrainer
+
     data = grpo_dataset("primitives", action_mode="code", max_steps=2).select(range(1))
     made = []
 
     def factory():
-        made.append(environment(suite="primitives", max_steps=2)())
+        made.append(environment(suite="primitives", max_steps=2, **env_kwargs)())
         return made[-1]
 
     args = GRPOConfig(
@@ -213,7 +235,7 @@ def test_grpo_with_the_environment_factory_plays_an_episode_per_rollout(tmp_path
         model=model,
         args=args,
         train_dataset=data,
-        processing_class=tokenizer,
+        processing_class=processing_class,
         environment_factory=factory,
     )
     try:
@@ -221,11 +243,7 @@ def test_grpo_with_the_environment_factory_plays_an_episode_per_rollout(tmp_path
     finally:
         for env in made:
             env.env.close()
-    (logged,) = [h for h in trainer.state.log_history if "reward" in h]
-    assert logged["rewards/ToolgymEnvironment/mean"] == 0.0
-    played = [env for env in made if env.report]
-    assert len(played) == 2 and all(env.report["score"] == 0.0 for env in played)
-    assert {env.env.unwrapped.task.id for env in played} == {data[0]["task"]}
+    return trainer, made, data
 
 
 def test_the_environment_gives_a_vision_model_the_views_as_image_parts():
@@ -247,3 +265,72 @@ def test_the_environment_gives_a_vision_model_the_views_as_image_parts():
         assert env.get_reward() == pytest.approx(1.0)
     finally:
         env.env.close()
+
+
+VISION = ("<|im_start|>", "<|vision_start|>", "<|vision_end|>", "<|image_pad|>", "<|video_pad|>")
+
+
+def tiny_vision_model_and_processor():
+    """A one-layer Qwen3-VL and its processor (TRL's Qwen3-VL chat template, a byte-level
+    tokenizer, images up to 64 x 64 px in 16 px patches), made here from configs: no hub."""
+    import torch
+    import trl
+    from transformers import (
+        Qwen2VLImageProcessor,
+        Qwen3VLConfig,
+        Qwen3VLForConditionalGeneration,
+        Qwen3VLProcessor,
+        Qwen3VLVideoProcessor,
+    )
+
+    tokenizer = byte_tokenizer("<|im_end|>", VISION)
+    tokenizer.image_token, tokenizer.video_token = "<|image_pad|>", "<|video_pad|>"
+    tokenizer.vision_start_token, tokenizer.vision_end_token = VISION[1:3]
+    template = Path(trl.__file__).parent / "chat_templates" / "qwen3_vl.jinja"
+    processor = Qwen3VLProcessor(
+        image_processor=Qwen2VLImageProcessor(
+            min_pixels=32 * 32, max_pixels=64 * 64, patch_size=16, merge_size=2
+        ),
+        tokenizer=tokenizer,
+        video_processor=Qwen3VLVideoProcessor(),
+        chat_template=template.read_text(),
+    )
+    token = tokenizer.convert_tokens_to_ids
+    rope = {"rope_type": "default", "mrope_section": [2, 3, 3], "mrope_interleaved": True}
+    text = {"vocab_size": len(tokenizer), "hidden_size": 32, "intermediate_size": 64}
+    text |= {"num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 1}
+    text |= {"head_dim": 16, "max_position_embeddings": 8192, "rope_scaling": rope}
+    vision = {"depth": 1, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2}
+    vision |= {"patch_size": 16, "spatial_merge_size": 2, "out_hidden_size": 32}
+    vision |= {"temporal_patch_size": 2, "num_position_embeddings": 64}
+    config = Qwen3VLConfig(
+        text_config=text,
+        vision_config=vision | {"deepstack_visual_indexes": [0]},
+        image_token_id=token("<|image_pad|>"),
+        video_token_id=token("<|video_pad|>"),
+        vision_start_token_id=token("<|vision_start|>"),
+        vision_end_token_id=token("<|vision_end|>"),
+    )
+    torch.manual_seed(0)
+    return Qwen3VLForConditionalGeneration(config), processor
+
+
+@pytest.mark.slow  # imports TRL and trains a tiny model
+def test_a_vision_language_model_sees_the_targets_views_in_a_grpo_run(tmp_path, monkeypatch):
+    """GRPO through ``environment(image_size=64)`` on a tiny Qwen3-VL: each rollout's prompt
+    carries its target's views, which reach the vision tower as pixels (16 patches of 16 px
+    for a 64 px picture), and the reward is toolgym's. (Views in a tool's answer follow the
+    same path once a model calls ``run_code``; the untrained model writes no call.)"""
+    from trl.chat_template_utils import add_response_schema
+
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
+    model, processor = tiny_vision_model_and_processor()
+    processor = add_response_schema(processor)
+    seen = []  # what the vision tower is given: (patches, values per patch)
+    model.model.visual.register_forward_hook(lambda _m, args, _o: seen.append(args[0].shape))
+    trainer, made, _ = grpo_step_through_environments(model, processor, tmp_path, image_size=64)
+    patches = (64 // 16) ** 2  # one 64 x 64 picture of the target's views per rollout
+    assert seen and all(shape[0] == 2 * patches for shape in seen)  # generation, then training
+    (logged,) = [h for h in trainer.state.log_history if "reward" in h]
+    assert logged["rewards/ToolgymEnvironment/mean"] == 0.0
+    assert [env.report["score"] for env in made if env.report] == [0.0, 0.0]
