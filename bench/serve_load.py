@@ -31,6 +31,7 @@ import psutil
 import toolgym  # noqa: F401 - registers the environments
 from toolgym.envs.domains import get_domain
 from toolgym.envs.serving.remote import RemoteEnv, RemoteError
+from toolgym.envs.serving.sessions import reap_interval
 from toolgym.envs.tasks.suites import get_suite
 
 SUITES = {"cadquery": "primitives", "blender": "blender-moves", "scene": "scene-layout"}
@@ -123,7 +124,8 @@ def run(tool: str, sessions: int, steps: int, idle_s: float) -> dict[str, Any]:
             load_started = time.perf_counter()
             results = [f.result() for f in futures]
         load_s = time.perf_counter() - load_started
-        time.sleep(max(0.0, idle_s + 2 - load_s))  # the idle session is past its limit now
+        # past its limit and the reaper's next look (reset before the others opened)
+        time.sleep(max(0.0, idle_s + reap_interval(idle_s) + 2 - load_s))
         try:
             idle.step(task.tool_calls[0])
             expired = False

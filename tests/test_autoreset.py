@@ -1,7 +1,7 @@
 """Gymnasium's three autoreset modes on toolgym's vector envs, local and Ray, against Gymnasium's
-own vector env over the same environments and seeds: the same episodes, rewards, ends and final
-observations, step for step; ``reset_mask`` where autoreset is disabled; Gymnasium's vector
-wrappers on top."""
+own vector envs (``SyncVectorEnv`` and ``AsyncVectorEnv``, which agree) over the same environments
+and seeds: the same episodes, rewards, ends and final observations, step for step; ``reset_mask``
+where autoreset is disabled; Gymnasium's vector wrappers on top."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import functools
 
 import gymnasium as gym
 import pytest
-from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
 
 from toolgym.agents.trainer.task_env import make_env
 from toolgym.agents.trainer.vector import make_vector_env
@@ -22,10 +22,11 @@ WRONG = '{"name": "no_such_tool", "arguments": {}}'  # a failed step: every epis
 MODES = list(AutoresetMode)
 
 
-def gymnasiums(mode: AutoresetMode) -> gym.vector.VectorEnv:
-    """Gymnasium's own vector env over the same two environments."""
+def gymnasiums(mode: AutoresetMode, kind: type = SyncVectorEnv) -> gym.vector.VectorEnv:
+    """Gymnasium's own vector env (``SyncVectorEnv`` or ``AsyncVectorEnv``) over the same two
+    environments."""
     factory = functools.partial(make_env, ENV, TRAIN, ENV_KWARGS)
-    return SyncVectorEnv([factory] * 2, autoreset_mode=mode)
+    return kind([factory] * 2, autoreset_mode=mode)
 
 
 def trace(vec: gym.vector.VectorEnv, steps: int = 5, before_step=None) -> list[tuple]:
@@ -56,13 +57,18 @@ def trace(vec: gym.vector.VectorEnv, steps: int = 5, before_step=None) -> list[t
 
 @pytest.fixture(scope="module")
 def reference() -> dict[AutoresetMode, list[tuple]]:
+    """Gymnasium's traces of each mode; its synchronous and asynchronous vector envs agree."""
     out = {}
     for mode in MODES:
-        vec = gymnasiums(mode)
-        try:
-            out[mode] = trace(vec)
-        finally:
-            vec.close()
+        traces = []
+        for kind in (SyncVectorEnv, AsyncVectorEnv):
+            vec = gymnasiums(mode, kind)
+            try:
+                traces.append(trace(vec))
+            finally:
+                vec.close()
+        assert traces[0] == traces[1], mode
+        out[mode] = traces[0]
     return out
 
 

@@ -191,7 +191,7 @@ class Sessions:
             self.close(session_id, "the server stopped")
 
     def _reap(self) -> None:
-        while not self._stop.wait(min(max(self.idle_s / 4, 0.05), 5.0)):
+        while not self._stop.wait(reap_interval(self.idle_s)):
             now = time.time()
             with self._lock:
                 idle = [
@@ -204,6 +204,12 @@ class Sessions:
                 ]
             for session_id in idle:
                 self.close(session_id, f"expired after {self.idle_s:g} s idle")
+
+
+def reap_interval(idle_s: float) -> float:
+    """How often, in seconds, idle sessions are looked for: a session idle for ``idle_s`` closes
+    within ``idle_s`` plus this."""
+    return min(max(idle_s / 4, 0.05), 5.0)
 
 
 def _check_env(env_id: Any, env_kwargs: dict[str, Any]) -> dict[str, Any]:
