@@ -24,6 +24,7 @@ from toolgym.envs.serving.server import EnvServer
 from toolgym.envs.tasks.suites import get_task
 
 WRONG_SCRIPT = "result = cq.Workplane().box(1, 1, 1)"
+TASKSET = Path(__file__).parents[1] / "agents" / "llm" / "verifiers_v1"  # toolgym_verifiers
 WRONG_CALL = {"name": "add_box", "arguments": {"length": 1, "width": 1, "height": 1}}
 
 
@@ -33,7 +34,8 @@ def play(config: dict, script: dict, tmp_path: Path, server: EnvServer) -> list[
     (config_file := tmp_path / "config.json").write_text(json.dumps(config))
     (script_file := tmp_path / "script.json").write_text(json.dumps(script))
     tests = Path(__file__).parent
-    env = dict(os.environ, PYTHONPATH=str(tests), HOME=str(tmp_path), NO_KEY="-")
+    path = f"{tests}:{TASKSET}"  # the driver's harness, toolgym's taskset
+    env = dict(os.environ, PYTHONPATH=path, HOME=str(tmp_path), NO_KEY="-")
     driver = [bin_dir / "python", tests / "verifiers_v1_driver.py", config_file, script_file]
     done = subprocess.run(
         driver, capture_output=True, text=True, timeout=900, env=env, cwd=tmp_path
@@ -43,9 +45,9 @@ def play(config: dict, script: dict, tmp_path: Path, server: EnvServer) -> list[
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(1800)  # the first run installs verifiers 0.4 (about 800 MB) in its venv
-def test_verifiers_nemo_gym_taskset_plays_toolgym(tmp_path):
+def nemo_gym_rollouts(taskset: str, tmp_path: Path) -> tuple[dict, dict, object, object]:
+    """Two rows played through ``taskset`` (a NeMo Gym taskset's id): the reference, and a
+    failed script then a wrong part; ``(first line, second line, right task, wrong task)``."""
     rows = nemo_gym_rows("primitives", "test", action_mode="code", max_steps=3)[:2]
     (rows_file := tmp_path / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     right, wrong = (get_task(row["toolgym_task"]) for row in rows)
@@ -54,14 +56,33 @@ def test_verifiers_nemo_gym_taskset_plays_toolgym(tmp_path):
         wrong.prompt: [{"run_code": "raise ValueError('oops')"}, {"run_code": WRONG_SCRIPT}],
     }
     with EnvServer(nemo_gym=True) as server:
-        config = {"taskset": {"id": "nemo_gym", "dataset": str(rows_file)}}
+        config = {"taskset": {"id": taskset, "dataset": str(rows_file)}}
         config["taskset"]["task"] = {"resources_url": server.url}
         first, second = play(config, script, tmp_path, server)
     assert first["task"] == right.id and first["ok"] and first["errors"] == []
-    assert first["rewards"]["nemo_gym"] == pytest.approx(1.0)
     assert first["metrics"]["toolgym_passed"] == 1.0 and first["metrics"]["toolgym_steps"] == 1
-    assert second["ok"] and 0.0 <= second["rewards"]["nemo_gym"] < 0.3
-    assert second["metrics"]["toolgym_steps"] == 2 and second["metrics"]["mask_sample"] == 0.0
+    assert second["ok"] and second["metrics"]["toolgym_steps"] == 2
+    return first, second, right, wrong
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)  # the first run installs verifiers 0.4 (about 800 MB) in its venv
+def test_verifiers_nemo_gym_taskset_plays_toolgym(tmp_path):
+    first, second, _, _ = nemo_gym_rollouts("nemo_gym", tmp_path)
+    assert first["rewards"]["nemo_gym"] == pytest.approx(1.0) and first["pictures"] == 0
+    assert 0.0 <= second["rewards"]["nemo_gym"] < 0.3 and second["metrics"]["mask_sample"] == 0.0
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+def test_toolgyms_taskset_shows_the_model_the_parts_views(tmp_path):
+    """``agents/llm/verifiers_v1/toolgym_verifiers.py``: verifiers' NeMo Gym taskset whose tool
+    answers carry the part's views as images, and whose reward is ``toolgym``."""
+    first, second, _, _ = nemo_gym_rollouts("toolgym_verifiers", tmp_path)
+    assert first["rewards"] == {"toolgym": pytest.approx(1.0)}
+    assert 0.0 <= second["rewards"]["toolgym"] < 0.3
+    # the model read one picture with each tool answer
+    assert first["pictures"] == 1 and second["pictures"] == 2
 
 
 @pytest.mark.slow

@@ -24,7 +24,8 @@ import verifiers.v1 as vf
 from aiohttp import web
 from verifiers.v1.harnesses.null import NullHarness
 
-SCRIPT: dict[str, list[str]] = {}
+SCRIPT: dict[str, list[dict[str, str]]] = {}
+PICTURES: dict[str, int] = {}  # by prompt: the image parts in the tool answers the model read
 
 
 class LocalPython:
@@ -58,6 +59,9 @@ def reply(body: dict[str, Any]) -> dict[str, Any]:
     # OpenEnv's taskset sends {"observation": ..., "action_schema": ...} as the user's turn
     prompt = json.loads(first)["observation"]["prompt"] if first.startswith("{") else first
     turn = sum(m["role"] == "assistant" for m in messages)
+    answers = [m["content"] for m in messages if m["role"] == "tool"]
+    parts = [p for a in answers if isinstance(a, list) for p in a if p.get("type") == "image_url"]
+    PICTURES[prompt] = len(parts)
     replies = SCRIPT[prompt]
     if turn >= len(replies):
         return {"role": "assistant", "content": "Done."}
@@ -120,6 +124,9 @@ async def main(config: dict[str, Any]) -> None:
             rewards = {name: r.score for name, r in trace.rewards.items() if r is not None}
             line |= {"task": task, "ok": episode.ok and trace.ok, "rewards": rewards}
             line |= {"metrics": dict(trace.metrics), "turns": trace.num_turns}
+            row = getattr(data, "row", None)  # NeMo Gym's: the prompt is the row's last input
+            prompt = row["responses_create_params"]["input"][-1]["content"] if row else None
+            line["pictures"] = PICTURES.get(prompt, 0)
             line["errors"] += [e.message for e in trace.errors]
         print(json.dumps(line, default=str), flush=True)
 

@@ -9,7 +9,9 @@ call sets and the agent sends back with the others::
                     (``responses_create_params``, ignored here) -> {} and the cookie
     /<tool name>    the model's function-call arguments -> one env step: ``feedback`` (what the
                     model reads), ``reward``, ``done`` (the tool's name must be one the session's
-                    agent is offered: ``run_code`` in code mode, the registry's in tool mode)
+                    agent is offered: ``run_code`` in code mode, the registry's in tool mode);
+                    ``?views=1`` adds ``views``, the part's views after the step as a PNG
+                    (``{"png": base64, "shape"}``: toolgym's verifiers toolset shows them)
     /verify         the row and NeMo's ``response`` -> the row, ``response`` and ``reward``: the
                     episode's exact final score (the part is scored as it stands if the episode
                     had not ended); the session closes
@@ -77,7 +79,9 @@ def add_routes(app: FastAPI, protocol: Protocol, in_thread: InThread, tools: lis
 
     async def call_tool(name: str, request: Request, session_id: str | None) -> dict[str, Any]:
         arguments = await _object(request, f"{name}: the arguments")
-        return await in_thread(session_id, _step, protocol, _known(session_id), name, arguments)
+        views = request.query_params.get("views") in ("1", "true")
+        call = (protocol, _known(session_id), name, arguments, views)
+        return await in_thread(session_id, _step, *call)
 
     for name in dict.fromkeys([RUN_CODE, *tools]):
         route = _tool_route(name, call_tool)
@@ -129,10 +133,13 @@ def _known(session_id: str | None) -> str:
     return session_id
 
 
-def _step(protocol: Protocol, session_id: str, name: str, arguments: dict[str, Any]) -> Any:
+def _step(
+    protocol: Protocol, session_id: str, name: str, arguments: dict[str, Any], views: bool
+) -> Any:
     step = protocol.call_tool(session_id, name, arguments)
     answer = {"feedback": step["observation"]["feedback"], "reward": step["reward"]}
-    return answer | {"done": step["done"], "error": step["info"].get("error")}
+    answer |= {"done": step["done"], "error": step["info"].get("error")}
+    return answer | ({"views": step["observation"]["image"]} if views else {})
 
 
 def verified(report: dict[str, Any], steps: int) -> dict[str, Any]:

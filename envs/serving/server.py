@@ -61,6 +61,11 @@ from toolgym.envs.serving.sessions import (
     validation_message,
 )
 
+# How long uvicorn keeps an idle connection open, in seconds: well past a client's own keep-alive
+# expiry (httpx's: 5 s), so a client never sends on a connection the server is closing (at 5 s,
+# uvicorn's default, both ends' timers raced: "connection reset" under load).
+KEEP_ALIVE_S = 75
+
 
 # -- the app ------------------------------------------------------------------------------------
 def create_app(
@@ -336,7 +341,11 @@ class EnvServer:
         self._socket.bind((host, port))
         self.url = f"http://{host}:{self._socket.getsockname()[1]}"
         config = uvicorn.Config(
-            self.app, log_level="warning", ws_max_size=limit + 1024, lifespan="on"
+            self.app,
+            log_level="warning",
+            ws_max_size=limit + 1024,
+            lifespan="on",
+            timeout_keep_alive=KEEP_ALIVE_S,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(

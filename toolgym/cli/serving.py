@@ -36,7 +36,7 @@ def serve(
     """Serve reset/step/state of every toolgym env over HTTP and WebSocket (OpenEnv's shape)."""
     import uvicorn
 
-    from toolgym.envs.serving.server import create_app
+    from toolgym.envs.serving.server import KEEP_ALIVE_S, create_app
 
     token = None
     if token_env:
@@ -64,6 +64,7 @@ def serve(
             port=port,
             log_level="warning",
             ws_max_size=max_request_kib * 1024 + 1024,
+            timeout_keep_alive=KEEP_ALIVE_S,
         )
     except OSError as exc:  # the port is taken, say
         fail(f"cannot serve on {host}:{port}: {exc.strerror or exc}")
