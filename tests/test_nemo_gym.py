@@ -65,8 +65,10 @@ def test_a_rollout_as_nemo_gyms_agent_plays_it(server):
         refused = agent.post("/add_box", json={"length": 1})  # a tool of tool mode only
         assert refused.status_code == 400
         assert refused.json()["error"] == "unknown tool 'add_box'; this session's: run_code"
-        passed = agent.post("/run_code", json={"code": task.reference}).json()
+        passed = agent.post("/run_code?views=1", json={"code": task.reference}).json()
         assert passed["done"] and "score 1.000 (pass)" in passed["feedback"]
+        assert passed["views"]["shape"] == [128, 128, 3] and passed["views"]["png"]
+        assert "views" not in failed.json()  # only when asked
         answer = agent.post("/verify", json=row | {"response": {"id": "resp_1"}}).json()
         assert answer["toolgym_task"] == task.id and answer["response"] == {"id": "resp_1"}
         assert answer["reward"] == pytest.approx(1.0) and answer["toolgym_passed"]
