@@ -114,8 +114,8 @@ SKIPPED = {
     "--out renders/ --record runs/random-ray": "needs a cluster; test_ray compares run_episodes "
     "on actors with local ones, renders and recordings",
     'python3.13 -m venv vf && vf/bin/pip install "verifiers[openenv]==0.4.0"': "installs "
-    "verifiers 0.4 in "
-    "a venv of its own (hundreds of MB); test_verifiers_v1 builds one and plays rows in it",
+    "verifiers 0.4 in a venv of its own (hundreds of MB); test_verifiers_v1 builds one and "
+    "plays rows in it",
     ".venv/bin/toolgym run --agent oracle --suite curated": "every curated task, minutes; "
     "test_cadquery_env's oracle sweep runs the same episodes",
 }

@@ -27,11 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from toolgym._version import __version__
 from toolgym.envs.registration import cards
-from toolgym.envs.serving.sessions import (
-    DEFAULT_ENV,
-    Protocol,
-    ServerError,
-)
+from toolgym.envs.serving.sessions import DEFAULT_ENV, Protocol, ServerError, StepData
 
 DESCRIPTION = (
     "Agents operate professional tools (CadQuery CAD, Blender, a Panda3D game-scene runtime) "
@@ -52,16 +48,6 @@ class ToolCall(BaseModel):
 
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
-
-
-class StepData(BaseModel):
-    """A step's ``data`` over ``/ws`` (``POST /step`` adds ``session_id``); a bare tool call
-    ``{"name", "arguments"}`` is taken as the action too, as OpenEnv's clients send it."""
-
-    model_config = ConfigDict(extra="forbid")
-    action: str | ToolCall = Field(description="a script (code mode) or a tool call (tool mode)")
-    request_id: str | None = None
-    timeout_s: float | None = Field(default=None, description="ignored: the server's limits hold")
 
 
 class Observation(BaseModel):
@@ -152,7 +138,7 @@ class Mcp:
             if method not in METHODS:
                 known = ", ".join(METHODS)
                 raise _Invalid(NO_METHOD, f"unknown method {method!r}; known: {known}")
-            result = self._run(method, params, params.get("session_id") or session_id)
+            result = self._run(method, params, session_of(request) or session_id)
             return {"jsonrpc": "2.0", "id": request_id, "result": result}
         except _Invalid as exc:
             error = {"code": exc.code, "message": exc.message}
@@ -200,6 +186,13 @@ class Mcp:
         ]
         failed = "error" in step["info"]
         return {"content": content, "structuredContent": data, "isError": failed, "data": data}
+
+
+def session_of(request: Any) -> str | None:
+    """The session a JSON-RPC request names (``params.session_id``), if it names one."""
+    params = request.get("params") if isinstance(request, dict) else None
+    found = params.get("session_id") if isinstance(params, dict) else None
+    return found if isinstance(found, str) else None
 
 
 def _mcp_tool(function: dict[str, Any]) -> dict[str, Any]:

@@ -49,7 +49,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from toolgym._version import __version__
 from toolgym.envs.registration import cards, domain_names
 from toolgym.envs.serving.nemo_gym import add_routes as add_nemo_gym_routes
-from toolgym.envs.serving.openenv_routes import PARSE_ERROR, Mcp, metadata, schemas
+from toolgym.envs.serving.openenv_routes import PARSE_ERROR, Mcp, metadata, schemas, session_of
 from toolgym.envs.serving.sessions import (
     OpenRequest,
     Protocol,
@@ -161,10 +161,7 @@ def create_app(
         except ValueError as exc:
             error = {"code": PARSE_ERROR, "message": f"the body is not JSON: {exc}"}
             return JSONResponse({"jsonrpc": "2.0", "id": None, "error": error})
-        params = body.get("params") if isinstance(body, dict) else None
-        session_id = params.get("session_id") if isinstance(params, dict) else None
-        session_id = session_id if isinstance(session_id, str) else None
-        return JSONResponse(await in_thread(session_id, mcp.answer, body))
+        return JSONResponse(await in_thread(session_of(body), mcp.answer, body))
 
     @app.post("/sessions")
     def open_session(body: OpenRequest) -> dict[str, Any]:

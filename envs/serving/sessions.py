@@ -60,12 +60,20 @@ class ResetRequest(_Body):
     episode_id: str | None = Field(default=None, max_length=255)
 
 
-class StepRequest(_Body):
-    session_id: str = Field(max_length=64)
-    action: str | dict[str, Any]
+class StepData(_Body):
+    """A step's ``data`` over ``/ws``; a bare tool call ``{"name", "arguments"}`` there is taken
+    as the action too, as OpenEnv's clients send it (``POST /step`` adds ``session_id``)."""
+
+    action: str | dict[str, Any] = Field(
+        description='a script (code mode) or a tool call {"name", "arguments"} (tool mode)'
+    )
     request_id: str | None = Field(default=None, max_length=255)
     # OpenEnv's clients send it; the sandbox's limits are the server's, so it changes nothing.
     timeout_s: float | None = Field(default=None, gt=0)
+
+
+class StepRequest(StepData):
+    session_id: str = Field(max_length=64)
 
 
 class SessionRequest(_Body):
