@@ -17,13 +17,15 @@ SOURCES = ("toolgym", "envs", "agents", "renderers", "verifiers", "assets")
 CHECK = """
 import json, gymnasium as gym, toolgym
 from toolgym.envs.tasks import suites
+from toolgym.agents.llm.nemo_gym import verifiers_taskset_dir
 envs = {}
 for env_id in toolgym.ENVIRONMENTS:
     env = gym.make(env_id)
     envs[env_id] = len(env.unwrapped.tasks)
     env.close()
 print(json.dumps({"toolgym": toolgym.__file__, "assets": str(suites.ASSETS),
-                  "suites": sorted(suites.suites()), "envs": envs}))
+                  "suites": sorted(suites.suites()), "envs": envs,
+                  "taskset": str(verifiers_taskset_dir() / "toolgym_verifiers.py")}))
 """
 
 
@@ -77,6 +79,9 @@ def test_the_wheel_ships_the_task_files_and_an_install_from_it_finds_them(tmp_pa
     assert {"curated", "blender-placement", "scene-curated", "primitives"} <= set(found["suites"])
     assert set(found["envs"]) >= {"toolgym/CadQuery-v0", "toolgym/Blender-v0"}
     assert all(count > 0 for count in found["envs"].values())
+    taskset = Path(found["taskset"])  # verifiers 0.4's taskset: a file for verifiers' own venv
+    ours = ROOT / "agents/llm/verifiers_v1/toolgym_verifiers.py"
+    assert taskset.is_relative_to(site) and taskset.read_bytes() == ours.read_bytes()
 
 
 def test_no_bench_script_shadows_an_installed_module():

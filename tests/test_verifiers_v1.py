@@ -19,12 +19,12 @@ import httpx
 import pytest
 from door_venvs import door_venv
 
-from toolgym.agents.llm.nemo_gym import nemo_gym_rows
+from toolgym.agents.llm.nemo_gym import nemo_gym_rows, verifiers_taskset_dir
 from toolgym.envs.serving.server import EnvServer
 from toolgym.envs.tasks.suites import get_task
 
 WRONG_SCRIPT = "result = cq.Workplane().box(1, 1, 1)"
-TASKSET = Path(__file__).parents[1] / "agents" / "llm" / "verifiers_v1"  # toolgym_verifiers
+TASKSET = verifiers_taskset_dir()  # toolgym_verifiers
 WRONG_CALL = {"name": "add_box", "arguments": {"length": 1, "width": 1, "height": 1}}
 
 

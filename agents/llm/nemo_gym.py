@@ -9,6 +9,8 @@ offered, as Responses-API function tools) plus the env server's own fields: ``to
 
 from __future__ import annotations
 
+from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -52,3 +54,10 @@ def _responses_tool(function: dict[str, Any]) -> dict[str, Any]:
         "parameters": function.get("parameters", {"type": "object"}),
         "strict": False,
     }
+
+
+def verifiers_taskset_dir() -> Path:
+    """The folder holding ``toolgym_verifiers.py``, toolgym's verifiers 0.4 taskset over these
+    rows: put it on ``PYTHONPATH`` in verifiers' own venv (it imports nothing of toolgym, so it
+    ships as a file, not a module of this package)."""
+    return Path(str(files("toolgym.agents.llm") / "verifiers_v1"))
