@@ -58,8 +58,10 @@ def test_timings_are_opt_in():
     try:
         environment.reset(seed=0)
         info = environment.step(BOX)[4]
-        assert set(info["timings"]) == {"exec", "tessellate", "verify", "render"}
+        assert set(info["timings"]) == {"exec", "tessellate", "verify", "render", "snapshot"}
         assert info["sandbox_wall_s"] > 0
+        info = environment.step("raise ValueError('no')")[4]  # a failed step rolls back
+        assert set(info["timings"]) == {"exec", "rollback"}
     finally:
         environment.close()
 

@@ -70,10 +70,13 @@ def test_run_record_writes_one_folder_per_episode(run_dir):
     for episode in episodes:
         assert len(episode.steps) == 3 and episode.problems == []
         assert episode.meta["env_kwargs"]["timings_in_info"] is True
-        stages = {"exec", "tessellate", "verify", "render"}
-        for step in episode.steps:  # a failed step stops where it failed, after the sandbox call
+        stages = {"exec", "tessellate", "verify", "render", "snapshot"}
+        for step in episode.steps:
             timed = set(step["timings"])
-            assert timed == stages if not step["error"] else "exec" in timed <= stages
+            if step["error"]:  # it stops where it failed, then rolls back
+                assert {"exec", "rollback"} <= timed <= {"exec", "tessellate", "verify", "rollback"}
+            else:
+                assert timed == stages
         assert episode.steps[0]["sandbox"]["duration_s"] > 0
         assert (episode.path / episode.steps[-1]["artifact"]).is_file()
     assert any(not step["error"] for e in episodes for step in e.steps)

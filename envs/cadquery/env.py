@@ -168,7 +168,9 @@ class CadQueryEnv(ToolEnv):
     action never reached the sandbox), ``ok``, ``error_kind``, ``error_message``, ``limit`` (the
     :class:`Limits` field breached), ``stdout``, ``stderr``, ``traceback``, bytes dropped,
     ``recovery`` (see ``toolgym.envs.episode.loop.sandbox_info``); with ``timings_in_info``,
-    ``timings`` (seconds: exec, tessellate, verify, render), ``sandbox_wall_s``, and the call's
+    ``timings`` (seconds: exec, tessellate, verify, render, and
+    snapshot, the wait for the snapshot of a good step's state taken while it was verified; or
+    rollback, for a failed step), ``sandbox_wall_s``, and the call's
     ``duration_s`` and ``wall_s`` in ``sandbox``. ``toolgym.envs.RecordEpisodes`` records it all.
 
     ## Example
@@ -198,6 +200,10 @@ class CadQueryEnv(ToolEnv):
         # Measures every step's part, and the final one, from the BREP the agent's session
         # exported, in a session that runs no agent code (started on the first measurement).
         self._measurer = Measurer()
+        # The last part measured, by the BREP bytes and tolerance it was measured from: the same
+        # bytes again (a step that did not change the part) measure the same, so they are not
+        # sent again, and the loop neither verifies nor renders the very same part twice.
+        self._measured: tuple[bytes, float, Part] | None = None
         self.renderer = MeshRenderer(self.view_size)
         self._reach: np.ndarray | None = None  # the current part's reach tile (``depth``)
         if self.depth:
@@ -268,7 +274,12 @@ class CadQueryEnv(ToolEnv):
         self._note = brep_note(result)
         if brep is None:
             return _part_or_error(None, result)
-        measured = self._measurer.measure(brep, tolerance=self._step_reference.tolerance)
+        tolerance = self._step_reference.tolerance
+        if self._measured is not None and self._measured[:2] == (brep, tolerance):
+            return self._measured[2], None
+        measured = self._measurer.measure(brep, tolerance=tolerance)
+        if measured.part is not None and measured.error is None:
+            self._measured = (brep, tolerance, measured.part)
         return measured.part, measured.error
 
     def _exact(self, candidate: Part) -> tuple[Part | None, str | None]:

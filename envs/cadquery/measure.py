@@ -67,44 +67,78 @@ def tessellation(shape: Any, tolerance: float, angular_tolerance: float = 0.1) -
     # earlier call, or carried in by BREP data.
     BRepTools.Clean_s(shape.wrapped)
     BRepMesh_IncrementalMesh(shape.wrapped, tolerance, False, angular_tolerance, False)
-    vertices, faces, offset = [], [], 0
-    face_volumes = []
+    vertices, faces, counts, offset = [], [], [], 0
     for face in shape.Faces():
         location = TopLoc_Location()
         poly = BRep_Tool.Triangulation_s(face.wrapped, location)
         if poly is None:
-            face_volumes.append(0.0)
+            counts.append(0)
             continue
+        # Element by element: ``poly.Triangles()`` copies the face's whole array on each call
+        # (30-50x slower), and OCP has no bulk view of either array.
         nodes = np.array(
-            [
-                poly.Node(i).Transformed(location.Transformation()).Coord()
-                for i in range(1, poly.NbNodes() + 1)
-            ],
-            dtype=np.float64,
+            [poly.Node(i).Coord() for i in range(1, poly.NbNodes() + 1)], dtype=np.float64
         ).reshape(-1, 3)
+        if not location.IsIdentity():
+            nodes = _transformed(nodes, location.Transformation())
         triangles = np.array(
-            [(t.Value(1), t.Value(2), t.Value(3)) for t in poly.Triangles()], dtype=np.int64
+            [poly.Triangle(i).Get() for i in range(1, poly.NbTriangles() + 1)], dtype=np.int64
         ).reshape(-1, 3)
         if face.wrapped.Orientation() == TopAbs_REVERSED:
             triangles = triangles[:, [0, 2, 1]]
-        corners = nodes[triangles - 1]
-        face_volumes.append(float(_signed_volume(corners)))
         vertices.append(nodes)
         faces.append(triangles - 1 + offset)
+        counts.append(len(triangles))
         offset += len(nodes)
+    all_vertices = np.concatenate(vertices) if vertices else np.zeros((0, 3))
+    all_faces = (np.concatenate(faces) if faces else np.zeros((0, 3))).astype(np.int32)
     return {
-        "vertices": np.concatenate(vertices) if vertices else np.zeros((0, 3)),
-        "faces": (np.concatenate(faces) if faces else np.zeros((0, 3))).astype(np.int32),
-        "face_volumes": np.array(face_volumes, dtype=np.float64),
+        "vertices": all_vertices,
+        "faces": all_faces,
+        "face_volumes": _face_volumes(all_vertices[all_faces], counts),
     }
 
 
-def _signed_volume(corners: np.ndarray) -> float:
-    """Signed volume (units³) that triangles ``corners`` (m, 3, 3) enclose with the origin."""
+def _transformed(points: np.ndarray, transform: Any) -> np.ndarray:
+    """``points`` (n, 3) moved by a ``gp_Trsf``, with the arithmetic of ``gp_Pnt.Transform``
+    term for term, so the same bits: per the transform's form, the matrix, then the scale, then
+    the translation."""
+    from OCP.gp import gp_TrsfForm
+
+    form = transform.Form()
+    shift = np.array(transform.TranslationPart().Coord(), dtype=np.float64)
+    if form == gp_TrsfForm.gp_Identity:
+        return points
+    if form == gp_TrsfForm.gp_Translation:
+        return points + shift
+    if form == gp_TrsfForm.gp_Scale:
+        return points * transform.ScaleFactor() + shift
+    if form == gp_TrsfForm.gp_PntMirror:
+        return -points + shift
+    matrix = transform.HVectorialPart()  # without the scale factor, as gp_Trsf keeps it
+    x, y, z = points.T
+    moved = np.stack(
+        [
+            matrix.Value(row, 1) * x + matrix.Value(row, 2) * y + matrix.Value(row, 3) * z
+            for row in (1, 2, 3)
+        ],
+        axis=1,
+    )
+    if transform.ScaleFactor() != 1.0:
+        moved *= transform.ScaleFactor()
+    return moved + shift
+
+
+def _face_volumes(corners: np.ndarray, counts: list[int]) -> np.ndarray:
+    """Per face, the signed volume (mm³) its ``counts[i]`` consecutive triangles of ``corners``
+    (m, 3, 3) enclose with the origin (one cross product for all faces, a sum per face)."""
     if not len(corners):
-        return 0.0
-    return float(
-        np.einsum("ij,ij->i", corners[:, 0], np.cross(corners[:, 1], corners[:, 2])).sum() / 6
+        return np.zeros(len(counts), dtype=np.float64)
+    triple = np.einsum("ij,ij->i", corners[:, 0], np.cross(corners[:, 1], corners[:, 2]))
+    spans = zip(counts, np.cumsum(counts), strict=True)
+    return np.array(
+        [float(triple[end - n : end].sum() / 6) if n else 0.0 for n, end in spans],
+        dtype=np.float64,
     )
 
 

@@ -8,6 +8,9 @@ show the agent renders of its part beside the target with the tool's own feedbac
 back to the state after the last good step. When the episode ends, the exact verifier scores the
 final part, and the last reward settles the difference, so an episode's return is its exact final
 score minus penalties.
+A step whose artifact is the last good step's, unchanged (the domain hands back that very object),
+is neither verified nor rendered again, and the snapshot of a good step's state is taken while its
+artifact is verified and rendered.
 In tool mode the call ``{"name": "stop"}`` (:data:`STOP_CALL`) ends the episode where it is: no
 sandbox call, no penalty, the exact verifier scores the part as it stands (``terminated``).
 
@@ -17,9 +20,11 @@ registry, the reference part, the candidate part and how both are verified and r
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -90,6 +95,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         self.action_space = UnicodeText(options.max_action_chars)
         self.session: Session | None = None
         self.task: Task | None = None
+        self._snapshotter: ThreadPoolExecutor | None = None  # see _snapshot_ahead
 
     # -- domain hooks ---------------------------------------------------------------------------
     def _image_shape(self, view_size: int) -> tuple[int, int, int]:
@@ -182,7 +188,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         self._good_snapshot: int | None = min(self.session.info["snapshots"], default=None)
         self._notes: list[str] = []  # what the sandbox had to recover from, for the feedback
         self._steps, self._score, self._done = 0, 0.0, False
-        self._confirmed: tuple[int, VerifierReport, str | None] | None = None  # see _confirm
+        self._confirmed: tuple[int, Any, VerifierReport, str | None] | None = None  # _confirm
         self._image = self._render(None)
         self._part: Any = None  # the artifact after the last good step
         self._report: VerifierReport | None = None
@@ -219,24 +225,36 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             timings["tessellate"] = time.perf_counter() - started
         info: dict[str, Any] = {"task": self.task.id, "isolation": self.session.layers}
         info["sandbox"] = sandbox_info(outcome, self.timings_in_info)
+        snapshot, unchanged = None, False
         if error is None:
+            snapshot = self._snapshot_ahead()
+            # A domain that finds the last good step's artifact unchanged returns that very
+            # object: its report and views stand (both are functions of the artifact alone).
+            last = self._report if candidate is not None and candidate is self._part else None
+            unchanged = last is not None
             started = time.perf_counter()
-            report = self._verify(candidate, self.task.verification.step_tier)
+            report = last if last is not None else self._verify(candidate, self._step_tier())
             timings["verify"] = time.perf_counter() - started
             if report.validity.get("valid") is False:  # a broken solid is a failed step
                 error = f"invalid solid: {describe_invalid(report.validity)}"
             elif report.errors:  # nor is a part the verifier cannot score (over its budget)
                 error = f"verifier: {report.errors[0]}"
         if error is not None:
+            started = time.perf_counter()
+            self._drop_ahead(snapshot)
             reward = -self.error_penalty + self._undo(outcome)
+            timings["rollback"] = time.perf_counter() - started
             info["error"] = error
             feedback = self._feedback(outcome, f"error: {error}")
         else:
             started = time.perf_counter()
-            self._image = self._render(candidate)
+            if not unchanged:
+                self._image = self._render(candidate)
             timings["render"] = time.perf_counter() - started
             reward, self._score, self._report = report.score - self._score, report.score, report
-            self._checkpoint(candidate)
+            started = time.perf_counter()
+            self._checkpoint(candidate, snapshot)
+            timings["snapshot"] = time.perf_counter() - started  # what is left of it to wait for
             info["report"] = report.to_dict()
             feedback = self._feedback(outcome, f"verifier: {report.summary()}")
         terminated = self._report is not None and self._succeeded(self._report)
@@ -286,6 +304,9 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         return np.concatenate([self._image, self._target_image], axis=1)
 
     def close(self) -> None:
+        if self._snapshotter is not None:
+            self._snapshotter.shutdown()
+            self._snapshotter = None
         if self.session is not None:
             self.session.close()
             self.session = None
@@ -379,7 +400,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             candidate = None  # nothing (valid) was built in the state that survived
         report = None
         if candidate is not None:
-            report = self._verify(candidate, self.task.verification.step_tier)
+            report = self._verify(candidate, self._step_tier())
         score = report.score if report is not None and report.score is not None else 0.0
         self._image = self._render(candidate)
         change, self._score, self._report = score - self._score, score, report
@@ -388,12 +409,33 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         self._notes.insert(0, f"note: the sandbox lost the last good state ({why}); {shown}")
         return change
 
-    def _checkpoint(self, candidate: Any) -> None:
-        """Remember the session's state as the last good one: its part and a snapshot of it."""
+    def _snapshot_ahead(self) -> Future[int]:
+        """Snapshot the session's state in the background, while this process verifies and
+        renders the step's artifact (neither touches the agent's session): the worker's fork
+        overlaps them. :meth:`_checkpoint` keeps the snapshot; a step that fails after all drops
+        it (:meth:`_drop_ahead`)."""
+        assert self.session is not None
+        if self._snapshotter is None:
+            self._snapshotter = ThreadPoolExecutor(1, thread_name_prefix="toolgym-snapshot")
+        return self._snapshotter.submit(self.session.snapshot)
+
+    def _drop_ahead(self, snapshot: Future[int] | None) -> None:
+        """Wait for a snapshot taken ahead of a step that failed, and drop it."""
+        if snapshot is None:
+            return
+        assert self.session is not None
+        with contextlib.suppress(SandboxError):  # none was taken: nothing to drop
+            self.session.drop_snapshot(snapshot.result())
+
+    def _checkpoint(self, candidate: Any, snapshot: Future[int] | None = None) -> None:
+        """Remember the session's state as the last good one: its part and a snapshot of it
+        (``snapshot``: one already under way, of this very state)."""
         assert self.session is not None
         self._part = candidate
         try:
-            self._good_snapshot = self.session.snapshot()
+            self._good_snapshot = (
+                snapshot.result() if snapshot is not None else self.session.snapshot()
+            )
         except SandboxError as exc:
             self._good_snapshot = None
             self._notes.append(
@@ -401,22 +443,29 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
                 "back to an earlier one"
             )
 
+    def _step_tier(self) -> str:
+        assert self.task is not None
+        return self.task.verification.step_tier
+
     def _final_tier(self) -> str:
         assert self.task is not None
         return self.final_tier or self.task.verification.final_tier
 
     def _confirm(self) -> tuple[VerifierReport, str | None]:
         """The final tier's report on the last good step's artifact, and why it could not be
-        completed, if not; computed once per step (the episode's end reuses it)."""
-        if self._confirmed is not None and self._confirmed[0] == self._steps:
-            return self._confirmed[1], self._confirmed[2]
+        completed, if not; computed once per step (the episode's end reuses it), and once per
+        artifact that was completed (a step that left it unchanged reuses it)."""
+        if self._confirmed is not None:
+            steps, part, report, error = self._confirmed
+            if steps == self._steps or (part is not None and part is self._part and not error):
+                return report, error
         tier = self._final_tier()
         # The last good step's artifact, completed for the exact tier (not fetched again).
         candidate, error = self._part, None
         if candidate is not None and tier == "exact":
             candidate, error = self._exact(candidate)
         report = self._verify(candidate, tier)
-        self._confirmed = (self._steps, report, error)
+        self._confirmed = (self._steps, self._part, report, error)
         return report, error
 
     def _finish(self, info: dict[str, Any]) -> float:

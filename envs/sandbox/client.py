@@ -18,6 +18,7 @@ import tempfile
 import time
 import warnings
 import weakref
+from collections import Counter
 from typing import Any
 
 from toolgym.envs.sandbox import protocol
@@ -157,6 +158,9 @@ class Session:
         self.backend = backend
         self.limits = limits or Limits()
         self.restarts = 0
+        # What the session was asked, by kind: "exec", each request's name, "snapshot",
+        # "rollback", "clear", "restart"; what tests and benchmarks count per step.
+        self.calls: Counter[str] = Counter()
         self.layers: list[str] = []
         self.warnings: list[str] = []
         self.allowed_paths: list[str] = []
@@ -255,6 +259,7 @@ class Session:
 
         Raises :class:`SandboxError` if no session can be started (the cause is named)."""
         self._check_open()
+        self.calls["clear"] += 1
         if self._broken is not None or self._found_dead() is not None:
             self._restart()  # nothing of this session is worth keeping
             return
@@ -284,6 +289,7 @@ class Session:
 
         Raises :class:`SandboxError` if no session can be started (the cause is named)."""
         self._check_open()
+        self.calls["restart"] += 1
         self._restart()
 
     def __enter__(self) -> Session:
@@ -332,6 +338,7 @@ class Session:
         Raises :class:`SandboxError` naming the cause if no snapshot could be taken (the session
         is then still usable, holding the same state)."""
         self._check_open()
+        self.calls["snapshot"] += 1
         self._ensure_running()
         try:
             reply, fds = self._call({"op": "snapshot"}, self.limits.wall_s)
@@ -395,6 +402,7 @@ class Session:
         session goes back to the latest older one that lives, or starts afresh, and raises
         :class:`SnapshotLost` saying which; the session is usable either way."""
         self._check_open()
+        self.calls["rollback"] += 1
         if not 0 <= snapshot_id < self._next_snapshot:
             raise KeyError(f"no snapshot {snapshot_id}; have {sorted(self._snapshots)}")
         self._ensure_running()
@@ -446,6 +454,7 @@ class Session:
 
     def _result(self, message: dict[str, Any], timeout: float | None) -> CallResult:
         self._check_open()
+        self.calls[message["name"] if message["op"] == "request" else message["op"]] += 1
         reap_zygotes()  # one killed from outside is no zombie for longer than a call
         started = time.perf_counter()
         try:

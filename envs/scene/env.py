@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import Future
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
@@ -233,10 +234,10 @@ class GameSceneEnv(ToolEnv):
         self._ignored = str(report.checks.get("ignored", {}).get("message", ""))
         return report
 
-    def _checkpoint(self, candidate: Any) -> None:
+    def _checkpoint(self, candidate: Any, snapshot: Future[int] | None = None) -> None:
         if isinstance(candidate, Candidate):
             self._actions = list(candidate.actions)
-        super()._checkpoint(candidate)
+        super()._checkpoint(candidate, snapshot)
 
     def _feedback(self, outcome: Any, summary: str) -> str:
         note = outcome.value if outcome is not None and isinstance(outcome.value, str) else ""
