@@ -134,7 +134,10 @@ class BlenderEnv(ToolEnv):
     ``timings_in_info``, ``timings`` (seconds: exec; tessellate, the whole trusted read; verify;
     render; and its parts: ``read_save`` in the agent's session, ``read_load``,
     ``read_extract`` and ``read_cycles`` in the trusted one, ``read_trusted_read`` their round
-    trip, ``read_rollback`` back to its clean snapshot) and ``sandbox_wall_s``.
+    trip, ``read_rollback`` what was left to wait for of the trusted session's return to its
+    clean snapshot after the last read, which runs in the background; ``snapshot``, the wait for
+    the snapshot of a good step's state, taken while it was verified; ``rollback``, a failed
+    step's) and ``sandbox_wall_s``.
 
     ## Example
 

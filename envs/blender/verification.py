@@ -26,7 +26,8 @@ import trimesh
 from toolgym.envs.blender import scene as scene_data
 from toolgym.envs.blender.verifier import Goal, shown_objects, verify_scene
 from toolgym.envs.episode import cache
-from toolgym.envs.sandbox import Limits, SandboxError, Session, protocol
+from toolgym.envs.sandbox import Limits, Session, protocol
+from toolgym.envs.sandbox.rewind import Rewind
 from toolgym.envs.tasks.model import Task
 from toolgym.envs.verification.batch import Outcome, ReferenceBuildError
 from toolgym.renderers.mesh_views import DEFAULT_VIEWS, Framing, MeshRenderer, tile
@@ -87,11 +88,23 @@ class SceneReader:
 
     def __init__(self, view_size: int = 64, samples: int = DEFAULT_SAMPLES) -> None:
         self.view_size, self.samples = view_size, samples
-        self.session: Session | None = None
+        self._session: Session | None = None
+        # After each read the session goes back to its clean snapshot in the background, while
+        # the caller verifies and draws; the next read waits for it.
+        self._rewind = Rewind()
         self.renderer: MeshRenderer | None = None
         # Seconds the last read took, by part: save (in the agent's session), load, extract and
-        # cycles (in the trusted one), rollback (back to its clean snapshot), and round trips.
+        # cycles (in the trusted one), rollback (what was left to wait for of the last read's
+        # return to the clean snapshot), and round trips.
         self.timings: dict[str, float] = {}
+
+    @property
+    def session(self) -> Session | None:
+        """The trusted session once started, back in its clean state."""
+        if self._rewind.wait() is not None and self._session is not None:
+            self._session.close()  # it could not go back: start afresh next time
+            self._session = None
+        return self._session
 
     def read(
         self, blend: bytes, framing: Framing | None = None, seed: int = 0
@@ -111,18 +124,15 @@ class SceneReader:
             }
             vertices, faces = ground_grid(framing, self.view_size)
             args["grid"] = {"vertices": vertices, "faces": faces}
-        if self.session is None:
-            self.session = Session("blender", TRUSTED_LIMITS)
         started = time.perf_counter()
-        result = self.session.request("extract", args)
-        extracted = time.perf_counter()
-        try:
-            self.session.rollback(0)
-        except SandboxError:  # start afresh next time
-            self.session.close()
-            self.session = None
-        self.timings["trusted_read"] = extracted - started
-        self.timings["rollback"] = time.perf_counter() - extracted
+        session = self.session  # waits for the last read's rollback
+        if session is None:
+            session = self._session = Session("blender", TRUSTED_LIMITS)
+        waited = time.perf_counter()
+        result = session.request("extract", args)
+        self.timings["trusted_read"] = time.perf_counter() - waited
+        self.timings["rollback"] = waited - started
+        self._rewind.start(session)
         inner = (
             result.value.get("timings") if result.ok and isinstance(result.value, dict) else None
         )
@@ -196,9 +206,10 @@ class SceneReader:
         return target
 
     def close(self) -> None:
-        if self.session is not None:
-            self.session.close()
-            self.session = None
+        self._rewind.wait()
+        if self._session is not None:
+            self._session.close()
+            self._session = None
         if self.renderer is not None:
             self.renderer.close()
             self.renderer = None

@@ -12,13 +12,13 @@ code did to its own session (its copy of the measuring code included).
 from __future__ import annotations
 
 import dataclasses
-import threading
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from toolgym.envs.sandbox import CallResult, Limits, SandboxError, Session, SnapshotLost
+from toolgym.envs.sandbox import CallResult, Limits, SandboxError, Session
+from toolgym.envs.sandbox.rewind import Rewind
 from toolgym.verifiers.features import deviation_tolerance
 from toolgym.verifiers.parts import (
     ANGULAR_TOLERANCE,
@@ -109,8 +109,7 @@ class Measurer:
         self.limits, self.reusable = limits, reusable  # limits: MEASURE_LIMITS by default
         self._session: Session | None = None
         self._used = False  # a single-use session has measured
-        self._rollback: threading.Thread | None = None  # the pending return to the fresh state
-        self._failure: str | None = None  # why that return failed, if it did
+        self._rewind = Rewind()  # the pending return to the fresh state
 
     def measure(
         self,
@@ -171,49 +170,28 @@ class Measurer:
 
     def _fresh(self) -> Session:
         """The session in its fresh state: started, or back from the last measurement."""
-        self._wait()
+        failed = self._rewind.wait()
         if self._session is None:
             limits = self.limits or MEASURE_LIMITS
             self._session = Session("cadquery", limits, snapshot_on_start=self.reusable)
-        elif self._failure is not None or self._used:
-            self._failure = None
+        elif failed is not None or self._used:
             self._session.restart()  # raises SandboxError naming the cause if it cannot
         self._used = not self.reusable
         return self._session
 
     def _release(self, session: Session) -> None:
         """Start the return to the fresh state (reusable measurers only)."""
-        if not self.reusable:
-            return
-
-        def rollback() -> None:
-            try:
-                fresh = min(session.info["snapshots"], default=None)
-                if fresh is None:
-                    session.restart()
-                else:
-                    session.rollback(fresh)
-            except SnapshotLost:
-                pass  # the fresh snapshot died: the session started afresh, which is as good
-            except Exception as exc:  # the next measurement restarts the session instead
-                self._failure = f"{type(exc).__name__}: {exc}"
-
-        self._rollback = threading.Thread(target=rollback, name="measurer-rollback", daemon=True)
-        self._rollback.start()
-
-    def _wait(self) -> None:
-        if self._rollback is not None:
-            self._rollback.join()
-            self._rollback = None
+        if self.reusable:
+            self._rewind.start(session)
 
     @property
     def session(self) -> Session | None:
         """The measuring session once started (its ``layers`` and ``allowed_paths``)."""
-        self._wait()
+        self._rewind.wait()
         return self._session
 
     def close(self) -> None:
-        self._wait()
+        self._rewind.wait()
         if self._session is not None:
             self._session.close()
             self._session = None

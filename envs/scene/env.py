@@ -145,7 +145,9 @@ class GameSceneEnv(ToolEnv):
 
     ``task``; ``report`` (per-step verifier report, ``checks`` one per constraint with
     ``ok``/``message``); ``final_report`` at the end; ``error`` when a step failed;
-    ``isolation``; with ``timings_in_info``, ``timings``.
+    ``isolation``; with ``timings_in_info``, ``timings`` (seconds: exec, tessellate (the scene's
+    description read from the session), verify, render, and snapshot, the wait for the snapshot
+    of a good step's state taken while it was verified; or rollback, for a failed step).
 
     ## Example
 
