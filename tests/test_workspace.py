@@ -169,11 +169,14 @@ def test_fd_exhaustion_in_a_step_is_an_error_naming_the_cause(tmp_path):
             env.step("result = cq.Workplane().box(10, 10, 10)")
         hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
         resource.setrlimit(resource.RLIMIT_NOFILE, (len(os.listdir("/proc/self/fd")) - 1, hard))
-        # A step needs no new descriptor (its sessions are open), but its rollback does.
+        # A step's script needs no new descriptor (its sessions are open), but its snapshot,
+        # taken while the measurer rewinds (each briefly needs one), or the next rollback does:
+        # whichever runs out names the cause, in that step's feedback or the next one's.
         obs, reward, _, _, info = env.step("result = cq.Workplane().box(20, 20, 20)")
         assert "error" not in info, info["error"]
+        feedback = obs["feedback"]
         obs, reward, _, _, info = env.step("raise ValueError")  # a rollback, still without fds
-        print(repr(obs["feedback"]))
+        print(repr(feedback + obs["feedback"]))
         resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))
         obs, reward, _, _, info = env.step("raise ValueError")
         obs, reward, _, _, info = env.step("result = cq.Workplane().box(30, 30, 30)")
