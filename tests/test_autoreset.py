@@ -26,7 +26,10 @@ def gymnasiums(mode: AutoresetMode, kind: type = SyncVectorEnv) -> gym.vector.Ve
     """Gymnasium's own vector env (``SyncVectorEnv`` or ``AsyncVectorEnv``) over the same two
     environments."""
     factory = functools.partial(make_env, ENV, TRAIN, ENV_KWARGS)
-    return kind([factory] * 2, autoreset_mode=mode)
+    # Not forked from this process, which holds threads (Ray's, an env's snapshotter): forked,
+    # a child can inherit a lock held by one of them and die before it answers.
+    context = {"context": "forkserver"} if kind is AsyncVectorEnv else {}
+    return kind([factory] * 2, autoreset_mode=mode, **context)
 
 
 def trace(vec: gym.vector.VectorEnv, steps: int = 5, before_step=None) -> list[tuple]:
