@@ -79,8 +79,7 @@ def tessellation(shape: Any, tolerance: float, angular_tolerance: float = 0.1) -
         nodes = np.array(
             [poly.Node(i).Coord() for i in range(1, poly.NbNodes() + 1)], dtype=np.float64
         ).reshape(-1, 3)
-        if not location.IsIdentity():
-            nodes = _transformed(nodes, location.Transformation())
+        nodes = _transformed(nodes, location.Transformation())
         triangles = np.array(
             [poly.Triangle(i).Get() for i in range(1, poly.NbTriangles() + 1)], dtype=np.int64
         ).reshape(-1, 3)
@@ -106,9 +105,9 @@ def _transformed(points: np.ndarray, transform: Any) -> np.ndarray:
     from OCP.gp import gp_TrsfForm
 
     form = transform.Form()
-    shift = np.array(transform.TranslationPart().Coord(), dtype=np.float64)
-    if form == gp_TrsfForm.gp_Identity:
+    if form == gp_TrsfForm.gp_Identity:  # most faces: no location
         return points
+    shift = np.array(transform.TranslationPart().Coord(), dtype=np.float64)
     if form == gp_TrsfForm.gp_Translation:
         return points + shift
     if form == gp_TrsfForm.gp_Scale:

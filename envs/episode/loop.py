@@ -225,13 +225,12 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             timings["tessellate"] = time.perf_counter() - started
         info: dict[str, Any] = {"task": self.task.id, "isolation": self.session.layers}
         info["sandbox"] = sandbox_info(outcome, self.timings_in_info)
-        snapshot, unchanged = None, False
+        snapshot, last = None, None
         if error is None:
             snapshot = self._snapshot_ahead()
             # A domain that finds the last good step's artifact unchanged returns that very
             # object: its report and views stand (both are functions of the artifact alone).
             last = self._report if candidate is not None and candidate is self._part else None
-            unchanged = last is not None
             started = time.perf_counter()
             report = last if last is not None else self._verify(candidate, self._step_tier())
             timings["verify"] = time.perf_counter() - started
@@ -248,7 +247,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             feedback = self._feedback(outcome, f"error: {error}")
         else:
             started = time.perf_counter()
-            if not unchanged:
+            if last is None:  # a new artifact
                 self._image = self._render(candidate)
             timings["render"] = time.perf_counter() - started
             reward, self._score, self._report = report.score - self._score, report.score, report

@@ -23,7 +23,8 @@ class Rewind:
     def start(self, session: Session) -> None:
         """Begin taking ``session`` back to its first snapshot; nothing else may use the
         session until :meth:`wait` returns."""
-        self.wait()
+        if self._thread is not None:  # an earlier return still running: its failure is kept
+            self._thread.join()
         self._thread = threading.Thread(
             target=self._rewind, args=(session,), name="toolgym-rewind", daemon=True
         )
