@@ -26,7 +26,9 @@ def sessions(env: gym.Env) -> dict[str, Any]:
     if (reader := getattr(env, "reader", None)) is not None:
         found["reader"] = reader.session
     if (simulator := getattr(env, "simulator", None)) is not None:
-        found["simulator"] = simulator.session
+        found["simulator"] = simulator.session  # waits for its rollback, as the measurer's
+    if (replay := getattr(env, "replay", None)) is not None:
+        found["replay"] = replay.session
     return {role: session for role, session in found.items() if session is not None}
 
 
@@ -117,6 +119,26 @@ def test_a_passing_cadquery_step_measures_finely_once_for_the_exact_tier(plate_e
             {
                 "agent": {"exec": 1, "describe": 1, "snapshot": 1},
                 "simulator": {"simulate": 5, "rollback": 5},
+            },
+        ),
+        # A logic step that passes plays 2 held-out paths (cheap tier) and then all 10 (exact)
+        # on the simulator, each from its fresh state, the agent's script replayed in a logic
+        # session that is rolled back to its loaded level (started and loaded once per level,
+        # in the first episode: no "load" here) and to the replayed state between paths.
+        (
+            "toolgym/GameScene-v0",
+            "scene-logic",
+            {
+                "agent": {"exec": 1, "describe": 1, "snapshot": 1},
+                "simulator": {"host": 12, "resume": 7, "rollback": 12},
+                "replay": {
+                    "rollback": 12,
+                    "exec": 2,
+                    "describe": 2,
+                    "listen": 2,
+                    "snapshot": 2,
+                    "react": 7,
+                },
             },
         ),
     ],

@@ -13,6 +13,7 @@ from toolgym.envs.episode.loop import ToolEnv
 from toolgym.envs.episode.options import EnvOptions
 from toolgym.envs.scene.families import task_spec
 from toolgym.envs.scene.families.phrases import get_style
+from toolgym.envs.scene.replay import LogicReplay
 from toolgym.envs.scene.tools import registry
 from toolgym.envs.scene.verification import (
     Action,
@@ -173,6 +174,7 @@ class GameSceneEnv(ToolEnv):
 
         self.renderer = SceneRenderer(self.view_size)
         self.simulator = TrustedSimulator()
+        self.replay = LogicReplay(self.limits)  # where a logic task's steps are replayed
         self._scene: dict[str, Any] | None = None
 
     def _image_shape(self, view_size: int) -> tuple[int, int, int]:
@@ -185,6 +187,8 @@ class GameSceneEnv(ToolEnv):
 
     def _prepare(self, task: Task) -> np.ndarray:
         self._spec = task_spec(task)  # refuses a prompt that states a relation nothing checks
+        if self._spec.kind != "logic":
+            self.replay.close()
         self._actions, self._pending, self._scene = [], None, None
         if task.id not in self._targets:
             self._targets[task.id] = self.renderer.render(reference_scene(task), self._spec.bounds)
@@ -231,7 +235,7 @@ class GameSceneEnv(ToolEnv):
     def _verify(self, candidate: Candidate | None, tier: str) -> VerifierReport:
         assert self.task is not None
         report, self._scene = verify_candidate(
-            self.task, candidate, tier, self.simulator, self.limits
+            self.task, candidate, tier, self.simulator, self.limits, self.replay
         )
         self._ignored = str(report.checks.get("ignored", {}).get("message", ""))
         return report
@@ -276,4 +280,5 @@ class GameSceneEnv(ToolEnv):
     def close(self) -> None:
         super().close()
         self.simulator.close()
+        self.replay.close()
         self.renderer.close()

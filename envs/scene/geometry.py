@@ -21,6 +21,7 @@ Units: m, degrees. Z is up; the floor is the plane z = 0.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -90,7 +91,12 @@ class Placed:
         )
 
     def parts(self) -> list[tuple[str, Box]]:
-        """Its collision parts: ``(kind, box)``, kind ``box``, ``sphere`` or ``wedge``."""
+        """Its collision parts: ``(kind, box)``, kind ``box``, ``sphere`` or ``wedge`` (one list
+        per object, made once: not to be changed)."""
+        return self._parts
+
+    @functools.cached_property
+    def _parts(self) -> list[tuple[str, Box]]:
         return [
             (
                 part.kind,
@@ -102,6 +108,12 @@ class Placed:
             )
             for part in ASSETS[self.asset].parts
         ]
+
+    @functools.cached_property
+    def tops(self) -> list[Surface]:
+        """Its flat tops (see :func:`surfaces`), found once: a support check asks for every
+        other object's tops, for each object."""
+        return _tops(self)
 
     def boxes(self) -> list[Box]:
         return [box for _, box in self.parts()]
@@ -121,6 +133,17 @@ def penetration(a: Box, b: Box) -> float:
     if (gap >= 0).any():  # their axis-aligned bounds are apart already
         return 0.0
     return max(0.0, -_gap(a, b))
+
+
+def bounds_overlap(boxes: Sequence[Box]) -> np.ndarray:
+    """(n, n) bool: whether each two boxes' axis-aligned bounds overlap, :func:`penetration`'s
+    first test for every pair at once (where it is False, their penetration is 0)."""
+    if not boxes:
+        return np.zeros((0, 0), bool)
+    centres = np.array([c for c, _, _ in boxes])
+    extents = np.array([np.abs(r) @ h for _, r, h in boxes])
+    gap = np.abs(centres[:, None] - centres[None]) - (extents[:, None] + extents[None])
+    return ~(gap >= 0).any(axis=2)
 
 
 def separation(a: Box, b: Box) -> float:
@@ -232,32 +255,44 @@ def clip(subject: np.ndarray, window: np.ndarray) -> np.ndarray:
     return hull(out) if out else np.empty((0, 2))
 
 
+def _dot(x: float, y: float, u: float, v: float) -> float:
+    """(x, y) · (u, v), the second product fused into the sum: numpy's dot of 2-vectors as its
+    BLAS computes it on an FMA machine, written out so that every machine gets the same bits."""
+    return math.fma(y, v, x * u)
+
+
+def _segment_distance(px: float, py: float, a: Sequence[float], b: Sequence[float]) -> float:
+    """The distance (m) from the point (px, py) to the segment from ``a`` to ``b``."""
+    ax, ay = a
+    dx, dy = b[0] - ax, b[1] - ay
+    share = 0.0
+    if dx != 0 or dy != 0:
+        share = min(max(_dot(px - ax, py - ay, dx, dy) / _dot(dx, dy, dx, dy), 0.0), 1.0)
+    x, y = px - (ax + share * dx), py - (ay + share * dy)
+    return math.sqrt(_dot(x, y, x, y))
+
+
 def depth_inside(point: Sequence[float], polygon: np.ndarray) -> float:
     """How far ``point`` lies inside a convex polygon (m): positive inside (its distance to the
     nearest edge), negative outside; a point or a segment has no inside (minus the distance)."""
-    p = np.asarray(point, float)[:2]
     if len(polygon) == 0:
         return -math.inf
-    if len(polygon) < 3:
-        a, b = polygon[0], polygon[-1]
-        d = b - a
-        share = 0.0 if not d.any() else float(np.clip((p - a) @ d / (d @ d), 0.0, 1.0))
-        return -float(np.linalg.norm(p - (a + share * d)))
+    px, py = float(point[0]), float(point[1])
+    rows = polygon.tolist()  # plain floats: a verifier asks this thousands of times a step
+    if len(rows) < 3:
+        return -_segment_distance(px, py, rows[0], rows[-1])
+    edges = list(zip(rows, rows[1:] + rows[:1], strict=True))
     depths = []
-    for a, b in zip(polygon, np.roll(polygon, -1, axis=0), strict=True):
-        edge = b - a
-        length = float(np.linalg.norm(edge))
+    for (ax, ay), (bx, by) in edges:
+        ex, ey = bx - ax, by - ay
+        length = math.sqrt(_dot(ex, ey, ex, ey))
         if length < 1e-12:
             continue
-        depths.append((edge[0] * (p[1] - a[1]) - edge[1] * (p[0] - a[0])) / length)
+        depths.append((ex * (py - ay) - ey * (px - ax)) / length)
     inside = min(depths)
     if inside >= 0:
         return inside
-    outside = min(
-        -depth_inside(p, np.stack([a, b]))
-        for a, b in zip(polygon, np.roll(polygon, -1, axis=0), strict=True)
-    )
-    return -outside
+    return -min(_segment_distance(px, py, a, b) for a, b in edges)
 
 
 # -- support --------------------------------------------------------------------------------------
@@ -276,23 +311,25 @@ class Surface:
 def surfaces(objects: Iterable[Placed]) -> list[Surface]:
     """The floor and every solid object's flat tops: the upward face of each box part whose
     normal is within ``FLAT_DEG`` of up, and the top point of each sphere."""
-    found = [Surface(FLOOR, 0.0, None)]
+    return [Surface(FLOOR, 0.0, None), *(top for o in objects if o.solid for top in o.tops)]
+
+
+def _tops(o: Placed) -> list[Surface]:
+    """One object's flat tops (see :func:`surfaces`)."""
+    found = []
     flat = math.cos(math.radians(FLAT_DEG))
-    for o in objects:
-        if not o.solid:
-            continue
-        for kind, (center, rot, half) in o.parts():
-            if kind == "sphere":
-                found.append(Surface(o.name, float(center[2] + half[0]), center[None, :2].copy()))
-            elif kind == "box":
-                k = int(np.argmax(np.abs(rot[2])))
-                if abs(rot[2, k]) < flat:
-                    continue
-                normal = rot[:, k] * np.sign(rot[2, k])
-                face = center + normal * half[k]
-                u, v = [rot[:, j] * half[j] for j in range(3) if j != k]
-                quad = [face + su * u + sv * v for su in (-1, 1) for sv in (-1, 1)]
-                found.append(Surface(o.name, float(face[2]), hull([q[:2] for q in quad])))
+    for kind, (center, rot, half) in o.parts():
+        if kind == "sphere":
+            found.append(Surface(o.name, float(center[2] + half[0]), center[None, :2].copy()))
+        elif kind == "box":
+            k = int(np.argmax(np.abs(rot[2])))
+            if abs(rot[2, k]) < flat:
+                continue
+            normal = rot[:, k] * np.sign(rot[2, k])
+            face = center + normal * half[k]
+            u, v = [rot[:, j] * half[j] for j in range(3) if j != k]
+            quad = [face + su * u + sv * v for su in (-1, 1) for sv in (-1, 1)]
+            found.append(Surface(o.name, float(face[2]), hull([q[:2] for q in quad])))
     return found
 
 

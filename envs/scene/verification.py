@@ -35,9 +35,11 @@ import numpy as np
 
 from toolgym.envs.episode import cache
 from toolgym.envs.sandbox import Limits, SandboxError, Session, protocol
+from toolgym.envs.sandbox.rewind import Rewind
 from toolgym.envs.scene.catalogue import ASSETS, BODIES
 from toolgym.envs.scene.families import Spec, spec_for, task_spec
 from toolgym.envs.scene.logic import PLAYER
+from toolgym.envs.scene.replay import LogicReplay
 from toolgym.envs.scene.runtime import MAX_COORD_M, MAX_OBJECTS, MAX_SPEED, MAX_TRIGGERS, NAME
 from toolgym.envs.scene.verifier import Scene, check_initial, verify_scene
 from toolgym.envs.tasks.model import Task
@@ -190,6 +192,19 @@ def _far(a: Sequence[float], b: Sequence[float], tol: float = 1e-4) -> bool:
     return any(abs(x - y) > tol for x, y in zip(a, b, strict=True))
 
 
+def _sample(row: Any, name: str) -> list[float]:
+    """One trace row (x, y, z, qw, qx, qy, qz), checked: seven finite floats within bounds."""
+    bound = 10 * MAX_COORD_M
+    # The common case in one pass (a step's trace has thousands of rows); NaN fails `<=`.
+    if (
+        type(row) is list
+        and len(row) == 7
+        and all(type(v) is float and abs(v) <= bound for v in row)
+    ):
+        return row
+    return _numbers(row, f"{name} sample", 7, bound)
+
+
 def sanitize_trace(value: Any) -> dict[str, Any]:
     """A trace (``simulate``/``play`` output) checked for shape and finiteness."""
     try:
@@ -198,10 +213,7 @@ def sanitize_trace(value: Any) -> dict[str, Any]:
         for name, rows in value["samples"].items():
             if not isinstance(name, str) or len(rows) != len(times):
                 raise DescriptionError("a trace's samples do not match its times")
-            samples[name] = [
-                None if r is None else _numbers(r, f"{name} sample", 7, 10 * MAX_COORD_M)
-                for r in rows
-            ]
+            samples[name] = [None if r is None else _sample(r, name) for r in rows]
         assets = {str(k): str(v) for k, v in value["assets"].items()}
         counters = {str(k): int(v) for k, v in value["counters"].items()}
         refused = sorted(
@@ -224,33 +236,64 @@ def sanitize_trace(value: Any) -> dict[str, Any]:
 
 class TrustedSimulator:
     """A sandbox session that never runs agent code: it only builds worlds from descriptions
-    (plain data) and simulates them. One per environment, started when first needed."""
+    (plain data) and simulates them. One per environment, started when first needed.
 
-    def __init__(self, limits: Limits = VERIFY_LIMITS) -> None:
-        self.limits, self.session = limits, None
+    Each play starts from the session's clean snapshot (taken at its start), as Blender's
+    reader does: what one world left behind never reaches the next, and the worker's memory stays
+    flat over many episodes. The return to it starts as soon as a play is done and runs in the
+    background (:class:`~toolgym.envs.sandbox.rewind.Rewind`) while the caller checks the trace;
+    the next play waits for what is left of it. ``fresh_each_play=False`` keeps one world after
+    another in the same worker (a bench's comparison, never a verifier's)."""
+
+    def __init__(self, limits: Limits = VERIFY_LIMITS, fresh_each_play: bool = True) -> None:
+        self.limits, self.fresh_each_play = limits, fresh_each_play
+        self._session: Session | None = None
         self.lock = threading.Lock()
         self.used = False  # the session ran a play since its clean snapshot
+        self._rewind, self._rewinding = Rewind(), False
+
+    @property
+    def session(self) -> Session | None:
+        """The session once started, back in its clean state if a return to it was pending."""
+        self._settle()
+        return self._session
+
+    def _settle(self) -> None:
+        if self._rewinding:
+            self._rewinding = False
+            if self._rewind.wait() is None:
+                self.used = False
+            else:  # it could not go back: the next play starts afresh
+                self._close()
 
     def _request(self, name: str, args: dict[str, Any]) -> Any:
-        if self.session is not None and self.used and name in ("simulate", "host"):
-            # Each play starts from the session's clean snapshot (taken at its start), as
-            # Blender's loader does: what one world left behind never reaches the next, and the
-            # worker's memory stays flat over many episodes.
+        self._settle()
+        second_play = name in ("simulate", "host") and self.used  # in one held run
+        if self._session is not None and second_play and self.fresh_each_play:
             try:
-                self.session.rollback(0)
+                self._session.rollback(0)
             except SandboxError:  # the snapshot was lost: start afresh
-                self.close()
-        if self.session is None:
-            self.session = Session("scene", self.limits)
+                self._close()
+        if self._session is None:
+            self._session = Session("scene", self.limits)
         self.used = True
-        return self.session.request(name, args)
+        return self._session.request(name, args)
+
+    def _played(self) -> None:
+        """A play is done: start the return to the clean snapshot."""
+        if self._session is not None and self.used and self.fresh_each_play:
+            self._rewind.start(self._session)
+            self._rewinding = True
 
     @contextlib.contextmanager
     def held(self) -> Iterator[Callable[[str, dict[str, Any]], Any]]:
         """The session to oneself, for a run of requests (a logic task's plays): yields
         ``request(name, args)``, which returns the sandbox's ``CallResult``."""
         with self.lock:
-            yield self._request
+            try:
+                yield self._request
+            finally:
+                self._played()
 
     def simulate(
         self, description: dict[str, Any], seconds: float, perturb: dict | None = None
@@ -258,15 +301,21 @@ class TrustedSimulator:
         with self.lock:
             args = {"description": description, "seconds": seconds, "perturb": perturb}
             result = self._request("simulate", args)
+            self._played()
         if not result.ok:
             message = result.error.message if result.error else "failed"
             raise DescriptionError(f"the scene could not be simulated: {message}")
         return sanitize_trace(result.value)
 
     def close(self) -> None:
-        if self.session is not None:
-            self.session.close()
-            self.session = None
+        self._rewind.wait()
+        self._rewinding = False
+        self._close()
+
+    def _close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+            self._session = None
         self.used = False
 
 
@@ -456,39 +505,55 @@ def played(
     tier: str,
     simulator: TrustedSimulator,
     limits: Limits | None = None,
+    replay: LogicReplay | None = None,
 ) -> tuple[list[tuple[dict, dict]], str | None]:
-    """Replay ``actions`` on a fresh copy of the level in a fresh logic session, then play the
+    """Replay ``actions`` on a fresh copy of the level in a fresh logic session (``replay``'s,
+    rolled back to the level, when given: an env keeps one between steps), then play the
     held-out paths (two at the cheap tier, all at the exact one) on the trusted ``simulator``,
     the logic session answering its stops from a snapshot of its replayed state each time.
     Returns ``(plays, why the game could not be played or None)``."""
-    trajectories = spec.trajectories if tier == "exact" else spec.trajectories[:CHEAP_PATHS]
     limits = limits or VERIFY_LIMITS
+    kept = replay or LogicReplay(limits)
+    session, why = kept.fresh(spec.level)
+    try:
+        return _played(spec, actions, tier, simulator, limits, session) if session else ([], why)
+    finally:
+        if replay is None:
+            kept.close()
+
+
+def _played(
+    spec: Spec,
+    actions: Sequence[Action],
+    tier: str,
+    simulator: TrustedSimulator,
+    limits: Limits,
+    session: Session,
+) -> tuple[list[tuple[dict, dict]], str | None]:
+    trajectories = spec.trajectories if tier == "exact" else spec.trajectories[:CHEAP_PATHS]
     plays: list[tuple[dict, dict]] = []
-    with Session("scene", limits) as session:
-        loaded = session.request("load", {"description": spec.level, "frozen": True})
-        if not loaded.ok:
-            return [], f"the level did not load: {loaded.feedback()}"
-        for k, (kind, action) in enumerate(actions):
-            if kind == "code":
-                ran = session.run(action, filename=f"<step {k + 1}>")
-            else:
-                ran = session.request("tool", {"call": action})
-            if not ran.ok:
-                return [], f"replaying step {k + 1} failed: {_failure(ran)}"
-        described, heard = session.request("describe"), session.request("listen")
-        if not described.ok or not heard.ok:
-            return (
-                [],
-                f"the game logic cannot be read: {_failure(heard if described.ok else described)}",
-            )
-        try:
-            scene, listen = logic_scene(spec, described.value), _listening(heard.value)
-        except DescriptionError as exc:
-            return [], f"the game logic cannot be used: {exc}"
-        try:
-            snapshot = session.snapshot()  # each path starts here: callbacks may keep state
-        except SandboxError as exc:
-            return [], f"the game logic could not be kept for the paths: {exc}"
+    for k, (kind, action) in enumerate(actions):
+        if kind == "code":
+            ran = session.run(action, filename=f"<step {k + 1}>")
+        else:
+            ran = session.request("tool", {"call": action})
+        if not ran.ok:
+            return [], f"replaying step {k + 1} failed: {_failure(ran)}"
+    described, heard = session.request("describe"), session.request("listen")
+    if not described.ok or not heard.ok:
+        return (
+            [],
+            f"the game logic cannot be read: {_failure(heard if described.ok else described)}",
+        )
+    try:
+        scene, listen = logic_scene(spec, described.value), _listening(heard.value)
+    except DescriptionError as exc:
+        return [], f"the game logic cannot be used: {exc}"
+    try:
+        snapshot = session.snapshot()  # each path starts here: callbacks may keep state
+    except SandboxError as exc:
+        return [], f"the game logic could not be kept for the paths: {exc}"
+    try:
         with simulator.held() as host:
             for k, trajectory in enumerate(trajectories):
                 try:
@@ -502,6 +567,8 @@ def played(
                 if why:
                     return [], f"the game did not run to the end on path {k + 1}: {why}"
                 plays.append((trajectory, trace))
+    finally:
+        session.drop_snapshot(snapshot)  # a kept session holds only its level's snapshot
     return plays, None
 
 
@@ -531,8 +598,10 @@ def verify_candidate(
     tier: str,
     simulator: TrustedSimulator,
     limits: Limits | None = None,
+    replay: LogicReplay | None = None,
 ) -> tuple[VerifierReport, dict[str, Any]]:
-    """Score a candidate at ``tier``; returns the report and the scene that was checked."""
+    """Score a candidate at ``tier``; returns the report and the scene that was checked.
+    ``replay``: the logic session a logic task's steps are replayed in (see :func:`played`)."""
     spec = spec_for(task.parameters)
     if candidate is None:
         scene = copy.deepcopy(spec.level)
@@ -545,7 +614,7 @@ def verify_candidate(
     notes = {"refused": refused, "ignored": ignored}
     try:
         if spec.kind == "logic":
-            plays, why = played(spec, candidate.actions, tier, simulator, limits)
+            plays, why = played(spec, candidate.actions, tier, simulator, limits, replay)
             if why:
                 return failed_report(tier, why), scene
             notes["refused"] += sorted(

@@ -35,6 +35,7 @@ from toolgym.envs.scene.geometry import (
     FLOOR,
     Box,
     Placed,
+    bounds_overlap,
     corners,
     depth_inside,
     footprint_distance,
@@ -180,31 +181,42 @@ def angle_deg(u: np.ndarray, v: np.ndarray) -> float:
 
 
 class Scene:
-    """A description's objects, split into the level's and the agent's."""
+    """A description's objects, split into the level's and the agent's, and their collision
+    geometry (made once per scene: a step's checks ask for it many times)."""
 
     def __init__(self, description: Mapping[str, Any]) -> None:
         self.description = description
         self.room = description.get("room")
         self.objects = {o["name"]: o for o in description["objects"]}
         self.placed = [o for o in description["objects"] if not o.get("level")]
+        self._start: dict[int, tuple[Mapping[str, Any], Placed]] = {}
+        self._solid: dict[int, tuple[Any, list[Placed]]] = {}
 
     def of(self, asset_name: str, placed: bool = True) -> list[dict[str, Any]]:
         pool = self.placed if placed else list(self.objects.values())
         return [o for o in pool if o["asset"] == asset_name]
 
+    def at_start(self, obj: Mapping[str, Any]) -> Placed:
+        """One of the description's objects, at its description's pose."""
+        if id(obj) not in self._start:  # keyed by identity: the object is kept with it
+            self._start[id(obj)] = (obj, Placed.of(obj))
+        return self._start[id(obj)][1]
 
-def _solid(scene: Scene, at: Mapping[str, Any] | None = None) -> list[Placed]:
-    """The scene's solid objects, at their description's poses or at ``at`` ({name: row}: a
-    trace's samples; an object absent there is left out)."""
-    out = []
-    for o in scene.objects.values():
-        if o["body"] == "ghost":
-            continue
-        if at is None:
-            out.append(Placed.of(o))
-        elif at.get(o["name"]) is not None:
-            out.append(Placed.at(o, at[o["name"]]))
-    return out
+    def solid(self, trace: Mapping[str, Any] | None = None) -> list[Placed]:
+        """The solid objects, at their description's poses or at ``trace``'s last samples (an
+        object gone from it is left out)."""
+        if id(trace) not in self._solid:
+            at = None if trace is None else _last(trace)
+            out = []
+            for o in self.objects.values():
+                if o["body"] == "ghost":
+                    continue
+                if at is None:
+                    out.append(self.at_start(o))
+                elif at.get(o["name"]) is not None:
+                    out.append(Placed.at(o, at[o["name"]]))
+            self._solid[id(trace)] = (trace, out)
+        return list(self._solid[id(trace)][1])
 
 
 def _surfaces_named(scene: Scene, names: Sequence[str]) -> Callable[[str], bool]:
@@ -437,10 +449,15 @@ def check_no_overlap(scene: Scene, c: Mapping[str, Any]) -> Check:
     named = list(boxes.items()) + [(name, [box]) for name, box in room_walls(scene.room)]
     worst: list[tuple[float, str, str]] = []
     placed = {o["name"] for o in scene.placed}
+    # Every part's index, so that the bounds of all pairs are compared at once.
+    first = np.cumsum([0] + [len(parts) for _, parts in named])
+    apart = ~bounds_overlap([box for _, parts in named for box in parts])
     for i, (a, parts_a) in enumerate(named):
-        for b, parts_b in named[i + 1 :]:
+        for j, (b, parts_b) in enumerate(named[i + 1 :], i + 1):
             if a not in placed and b not in placed:
                 continue
+            if apart[first[i] : first[i + 1], first[j] : first[j + 1]].all():
+                continue  # a penetration of 0
             depth = max(penetration(p, q) for p in parts_a for q in parts_b)
             if depth > OVERLAP_M:
                 worst.append((depth, a, b))
@@ -506,14 +523,14 @@ def check_initial(scene: Scene, c: Mapping[str, Any]) -> Check:
     names = tuple(c.get("on", ("floor", "placed")))
     allowed = _surfaces_named(scene, names)
     placed = [o for o in scene.placed if o["body"] != "ghost"]
-    solid = _solid(scene)
+    solid = scene.solid()
     bad = []
     for o in placed:
         tilt = tilt_deg(o)
         if tilt > UPRIGHT_DEG:
             bad.append(f"{o['name']} starts tipped {tilt:.0f}° (it must start upright)")
             continue
-        here = Placed.of(o)
+        here = scene.at_start(o)
         depth, other = max(
             (
                 (max(penetration(p, q) for p in here.boxes() for q in b.boxes()), b.name)
@@ -585,11 +602,11 @@ def check_resting(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) 
     flat top and its centre inside what they touch."""
     if not scene.placed:
         return False, 0.0, "nothing placed"
-    solid = _solid(scene)
+    solid = scene.solid()
     bad = []
     for o in scene.placed:
         if o["body"] != "dynamic":
-            held = support(Placed.of(o), solid, lambda _: True, SUPPORT_M, OVERLAP_M)
+            held = support(scene.at_start(o), solid, lambda _: True, SUPPORT_M, OVERLAP_M)
             if not held.held:
                 if held.contacts:
                     bad.append(_unsupported(f"{o['name']} ({o['body']})", held, (), "is"))
@@ -632,10 +649,10 @@ def check_on(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) -> Ch
         return False, 0.0, f"no {c['asset']} placed"
     if not floor and not scene.of(c["other"], placed=False):
         return False, 0.0, f"no {c['other']} to relate the {c['asset']}s to"
-    start, settled = _solid(scene), _solid(scene, _last(trace))
+    start, settled = scene.solid(), scene.solid(trace)
     bad = []
     for o in found:
-        here = Placed.of(o)
+        here = scene.at_start(o)
         tops = [
             f
             for f in surfaces(b for b in start if b.name != o["name"] and allowed(b.name))
