@@ -115,6 +115,19 @@ class Placed:
         other object's tops, for each object."""
         return _tops(self)
 
+    @functools.cached_property
+    def low_points(self) -> np.ndarray:
+        """Where it can touch what is under it (k, 3): each part's box corners, or a sphere's
+        lowest point, part after part."""
+        return np.concatenate(
+            [
+                (box[0] - np.array([0.0, 0.0, box[2][0]]))[None, :]
+                if kind == "sphere"
+                else corners(box)
+                for kind, box in self.parts()
+            ]
+        )
+
     def boxes(self) -> list[Box]:
         return [box for _, box in self.parts()]
 
@@ -199,7 +212,8 @@ def footprint_distance(point: np.ndarray, box: Box) -> float:
 def hull(points: Iterable[Sequence[float]]) -> np.ndarray:
     """The convex hull (k, 2), counter-clockwise (Andrew's monotone chain); fewer than 3 rows
     when the points are one point or on one line."""
-    pts = sorted({(round(float(p[0]), 9), round(float(p[1]), 9)) for p in points})
+    rows = np.asarray(points, float).reshape(-1, 2).tolist()  # plain floats: rounded fast
+    pts = sorted({(round(x, 9), round(y, 9)) for x, y in rows})
     if len(pts) <= 2:
         return np.asarray(pts, float).reshape(-1, 2)
 
@@ -282,6 +296,25 @@ def depth_inside(point: Sequence[float], polygon: np.ndarray) -> float:
     if len(rows) < 3:
         return -_segment_distance(px, py, rows[0], rows[-1])
     edges = list(zip(rows, rows[1:] + rows[:1], strict=True))
+    inside = _edge_depth(px, py, edges)
+    if inside >= 0:
+        return inside
+    return -min(_segment_distance(px, py, a, b) for a, b in edges)
+
+
+def covers(polygon: np.ndarray, point: Sequence[float]) -> bool:
+    """Whether a convex polygon (3 or more vertices) holds ``point``, its edges included:
+    ``depth_inside(point, polygon) >= 0``, without measuring how far outside a point lies."""
+    rows = polygon.tolist()
+    edges = list(zip(rows, rows[1:] + rows[:1], strict=True))
+    if _edge_depth(float(point[0]), float(point[1]), edges) < -1e-6:
+        return False  # beyond an edge's line: its distance to the polygon is not 0
+    return depth_inside(point, polygon) >= 0
+
+
+def _edge_depth(px: float, py: float, edges: list) -> float:
+    """The least signed distance (m) from (px, py) to the lines of a counter-clockwise polygon's
+    edges (positive on their inner side), zero-length edges skipped."""
     depths = []
     for (ax, ay), (bx, by) in edges:
         ex, ey = bx - ax, by - ay
@@ -289,10 +322,7 @@ def depth_inside(point: Sequence[float], polygon: np.ndarray) -> float:
         if length < 1e-12:
             continue
         depths.append((ex * (py - ay) - ey * (px - ax)) / length)
-    inside = min(depths)
-    if inside >= 0:
-        return inside
-    return -min(_segment_distance(px, py, a, b) for a, b in edges)
+    return min(depths)
 
 
 # -- support --------------------------------------------------------------------------------------
@@ -335,25 +365,14 @@ def _tops(o: Placed) -> list[Surface]:
 
 def lowest(o: Placed) -> float:
     """The lowest point of an object's collision parts (m)."""
-    low = math.inf
-    for kind, box in o.parts():
-        part_low = box[0][2] - box[2][0] if kind == "sphere" else corners(box)[:, 2].min()
-        low = min(low, float(part_low))
-    return float(low)
+    return float(o.low_points[:, 2].min())
 
 
-def _feet(o: Placed, z: float, gap_m: float, sink_m: float) -> list[np.ndarray]:
+def _feet(o: Placed, z: float, gap_m: float, sink_m: float) -> np.ndarray:
     """The object's lowest points that lie on the plane at height ``z`` (from ``sink_m`` below
     it to ``gap_m`` above): its parts' box corners and its spheres' lowest points, as (x, y)."""
-    feet = []
-    for kind, box in o.parts():
-        if kind == "sphere":
-            points = (box[0] - np.array([0.0, 0.0, box[2][0]]))[None, :]
-        else:
-            points = corners(box)
-        near = points[(points[:, 2] >= z - sink_m) & (points[:, 2] <= z + gap_m)]
-        feet += [p[:2] for p in near]
-    return feet
+    points = o.low_points
+    return points[(points[:, 2] >= z - sink_m) & (points[:, 2] <= z + gap_m), :2]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -384,18 +403,18 @@ def support(
     gap, under = low, FLOOR
     for surface in surfaces(x for x in others if x.name != o.name):
         outline = surface.outline
-        over = outline is None or (len(outline) >= 3 and depth_inside(centre, outline) >= 0)
-        if over and surface.z <= low + sink_m and low - surface.z < gap:
+        nearer = surface.z <= low + sink_m and low - surface.z < gap  # tested first: cheaper
+        if nearer and (outline is None or (len(outline) >= 3 and covers(outline, centre))):
             gap, under = low - surface.z, surface.name
         if not surface.z - sink_m <= low <= surface.z + gap_m:
             continue
         feet = _feet(o, surface.z, gap_m, sink_m)
-        if not feet:
+        if not len(feet):
             continue
         touch = hull(feet)
         if outline is not None:
             if len(outline) == 1:  # a sphere's top: a point, where the object's feet reach it
-                inside = len(touch) >= 3 and depth_inside(outline[0], touch) >= 0
+                inside = len(touch) >= 3 and covers(touch, outline[0])
                 touch = outline if inside or _on(outline[0], touch) else np.empty((0, 2))
             else:
                 touch = clip(touch, outline)

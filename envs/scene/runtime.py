@@ -117,22 +117,36 @@ def path_point(
     """Where a walker is ``t`` seconds after starting at ``points[0]``: it walks the legs at
     ``speed`` m/s, stands ``waits[k]`` seconds on reaching point ``k`` (``waits`` may be shorter
     than ``points``), and stays at the last point."""
+    return path_points(points, speed, waits, [t])[0]
+
+
+def path_points(
+    points: Sequence[Sequence[float]], speed: float, waits: Sequence[float], times: Iterable[float]
+) -> list[tuple[float, float, float]]:
+    """:func:`path_point` at each of ``times``, the legs measured once."""
+    legs = []  # (from, to, seconds walking, seconds standing at its end or None)
     here = tuple(float(v) for v in points[0])
-    left = max(0.0, float(t))
     for k, point in enumerate(points):
         target = tuple(float(v) for v in point)
         length = math.dist(here, target)
         walk = length / speed if speed > 0 else math.inf
+        legs.append((here, target, walk, float(waits[k]) if k < len(waits) else None))
+        here = target
+    return [_walked(legs, here, t) for t in times]
+
+
+def _walked(legs: list, last: tuple, t: float) -> tuple[float, ...]:
+    left = max(0.0, float(t))
+    for here, target, walk, wait in legs:
         if left < walk:
             share = left / walk
             return tuple(a + (b - a) * share for a, b in zip(here, target, strict=True))
         left -= walk
-        here = target
-        if k < len(waits):
-            if left <= float(waits[k]):
-                return here
-            left -= float(waits[k])
-    return here
+        if wait is not None:
+            if left <= wait:
+                return target
+            left -= wait
+    return last
 
 
 class SceneObject:

@@ -37,7 +37,7 @@ from toolgym.envs.scene.geometry import (
     Placed,
     bounds_overlap,
     corners,
-    depth_inside,
+    covers,
     footprint_distance,
     lowest,
     penetration,
@@ -50,7 +50,7 @@ from toolgym.envs.scene.geometry import (
 from toolgym.envs.scene.geometry import (
     object_gap as part_gap,
 )
-from toolgym.envs.scene.runtime import path_point
+from toolgym.envs.scene.runtime import path_points
 from toolgym.verifiers.report import VerifierReport
 
 # Tolerances, each a designer's judgement (tests hold both sides of each):
@@ -93,6 +93,8 @@ LIFT_TOL_M = 0.05  # ``lift``: how far the platform may be from where its rise p
 LIFT_DELAY_S = 0.1  # ``lift``: how late after the player's first overlap with the call zone the
 # rise may start (it may start EARLY_FRAMES early)
 PLAYER_HALF = tuple(s / 2 for s in ASSETS["player"].size)  # the verifier's player (m)
+WALK_TO_M = 0.6  # ``walkway``: the path must end this close to the target (m)
+WALK_REACH_M = max(PLAYER_HALF[0], WALK_TO_M)  # beyond this from a box, the walkway ignores it
 GRID_M = 0.1
 Check = tuple[bool, float, str]  # met, shaping in [0, 1], reason in words
 
@@ -480,27 +482,30 @@ def check_walkway(scene: Scene, c: Mapping[str, Any]) -> Check:
     xs = np.arange(-w / 2 + GRID_M / 2, w / 2, GRID_M)
     ys = np.arange(-d / 2 + GRID_M / 2, d / 2, GRID_M)
     gx, gy = np.meshgrid(xs, ys, indexing="ij")
-    points = np.stack([gx.ravel(), gy.ravel()], axis=1)
+    points = np.stack([gx, gy], axis=2)
     clearance = np.minimum(
-        np.minimum(points[:, 0] + w / 2, w / 2 - points[:, 0]),
-        np.minimum(points[:, 1] + d / 2, d / 2 - points[:, 1]),
+        np.minimum(points[..., 0] + w / 2, w / 2 - points[..., 0]),
+        np.minimum(points[..., 1] + d / 2, d / 2 - points[..., 1]),
     )
-    target_distance = np.full(len(points), np.inf)
+    target_distance = np.full(gx.shape, np.inf)
     for o in scene.objects.values():
         if o["body"] == "ghost":
             continue
-        for center, rot, half in object_boxes(o):
+        for center, rot, half in scene.at_start(o).boxes():
             low = (center - np.abs(rot) @ half)[2]
             if low > 1.8:
                 continue
-            local = (points - center[:2]) @ rot[:2, :2]  # heading only: tilt is ignored here
+            # Only the grid points this box can bring within WALK_REACH_M of it: farther ones
+            # keep both answers (clear for the player, not near the target) whatever it is.
+            near = _within_reach(center, rot, half, xs, ys)
+            local = (points[near].reshape(-1, 2) - center[:2]) @ rot[:2, :2]  # heading only
             excess = np.maximum(np.abs(local) - half[:2], 0)
-            dist = np.linalg.norm(excess, axis=1)
-            clearance = np.minimum(clearance, dist)
+            dist = np.linalg.norm(excess, axis=1).reshape(clearance[near].shape)
+            clearance[near] = np.minimum(clearance[near], dist)
             if o["asset"] == c["to"] and not o.get("level"):
-                target_distance = np.minimum(target_distance, dist)
-    free = (clearance > PLAYER_HALF[0]).reshape(gx.shape)
-    goal = ((target_distance <= 0.6) & (clearance > PLAYER_HALF[0])).reshape(gx.shape)
+                target_distance[near] = np.minimum(target_distance[near], dist)
+    free = clearance > PLAYER_HALF[0]
+    goal = (target_distance <= WALK_TO_M) & (clearance > PLAYER_HALF[0])
     door_x = scene.room.get("door_x", 0.0)
     start = (int(np.argmin(np.abs(xs - door_x))), int(np.argmin(np.abs(ys - (-d / 2 + 0.45)))))
     if not free[start]:
@@ -509,6 +514,24 @@ def check_walkway(scene: Scene, c: Mapping[str, Any]) -> Check:
     if goal[regions == regions[start]].any():
         return True, 1.0, f"a walkway leads from the doorway to the {c['to']}"
     return False, 0.0, f"no 0.5 m wide walkway leads from the doorway to the {c['to']}"
+
+
+def _within_reach(
+    center: np.ndarray, rot: np.ndarray, half: np.ndarray, xs: np.ndarray, ys: np.ndarray
+) -> tuple[slice, slice]:
+    """The block of the grid (``xs`` by ``ys``) outside which every point is more than
+    ``WALK_REACH_M`` (plus a micrometre) from the box's footprint, measured as the walkway does
+    (in the box's heading frame); the whole grid when that frame is near degenerate."""
+    frame = rot[:2, :2]
+    if abs(np.linalg.det(frame)) < 1e-3:  # a box turned on its side: measure everywhere
+        return slice(None), slice(None)
+    # A point at p is at local = frameᵀ (p - c); within reach, |local| <= half + reach, so p - c
+    # lies in that rectangle's image under frameᵀ's inverse.
+    extent = np.abs(np.linalg.inv(frame.T)) @ (half[:2] + WALK_REACH_M) + 1e-6
+    lo, hi = center[:2] - extent, center[:2] + extent  # the block holds lo <= point <= hi
+    rows = slice(int(np.searchsorted(xs, lo[0], "left")), int(np.searchsorted(xs, hi[0], "right")))
+    cols = slice(int(np.searchsorted(ys, lo[1], "left")), int(np.searchsorted(ys, hi[1], "right")))
+    return rows, cols
 
 
 def check_initial(scene: Scene, c: Mapping[str, Any]) -> Check:
@@ -656,9 +679,7 @@ def check_on(scene: Scene, trace: Mapping[str, Any], c: Mapping[str, Any]) -> Ch
         tops = [
             f
             for f in surfaces(b for b in start if b.name != o["name"] and allowed(b.name))
-            if f.outline is not None
-            and len(f.outline) >= 3
-            and depth_inside(here.pos, f.outline) >= 0
+            if f.outline is not None and len(f.outline) >= 3 and covers(f.outline, here.pos)
         ]
         low = lowest(here)
         sunk = max(((f.z - low, f.name) for f in tops), default=(0.0, ""))
@@ -1025,9 +1046,9 @@ SIMULATED_CHECKS = {
 
 def player_positions(trajectory: Mapping[str, Any], times: Sequence[float]) -> np.ndarray:
     """Where the verifier's player is at ``times``: along its path at its speed, standing at
-    waypoints as long as ``waits`` says, then still (``runtime.path_point``, as the host)."""
+    waypoints as long as ``waits`` says, then still (``runtime.path_points``, as the host)."""
     points, waits = trajectory["path"], trajectory.get("waits", ())
-    return np.asarray([path_point(points, float(trajectory["speed"]), waits, t) for t in times])
+    return np.asarray(path_points(points, float(trajectory["speed"]), waits, times))
 
 
 def _overlap_times(
