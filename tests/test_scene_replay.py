@@ -59,8 +59,8 @@ def test_a_kept_logic_session_replays_each_step_from_its_clean_level():
         first = replay.session
         assert results == [door] * 3  # the same door on every path, every time
         assert replay.session is first  # one session, rolled back: not started again
-        # Loaded once; rolled back to the level twice and to the replayed state once a run.
-        assert first.calls["load"] == 1 and first.calls["rollback"] == 2 + 3
+        # Loaded once; rolled back to the replayed state once a run, and to the level after it.
+        assert first.calls["load"] == 1 and first.calls["rollback"] == 3 + 3
         # Without a kept session the answer is the same.
         plays, why = played(spec, [("code", FIRST_RUN_ONLY)], "cheap", simulator)
         assert why is None and door_opened(plays) == door

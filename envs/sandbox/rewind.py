@@ -14,19 +14,20 @@ from toolgym.envs.sandbox.client import Session, SnapshotLost
 
 
 class Rewind:
-    """One pending return of a session to its first snapshot (or a restart, without one)."""
+    """One pending return of a session to its first snapshot (or a restart, without one), or to
+    a given snapshot."""
 
     def __init__(self) -> None:
         self._thread: threading.Thread | None = None
         self._failure: str | None = None
 
-    def start(self, session: Session) -> None:
-        """Begin taking ``session`` back to its first snapshot; nothing else may use the
-        session until :meth:`wait` returns."""
+    def start(self, session: Session, snapshot_id: int | None = None) -> None:
+        """Begin taking ``session`` back to its first snapshot (``snapshot_id``: to that one);
+        nothing else may use the session until :meth:`wait` returns."""
         if self._thread is not None:  # an earlier return still running: its failure is kept
             self._thread.join()
         self._thread = threading.Thread(
-            target=self._rewind, args=(session,), name="toolgym-rewind", daemon=True
+            target=self._rewind, args=(session, snapshot_id), name="toolgym-rewind", daemon=True
         )
         self._thread.start()
 
@@ -39,14 +40,18 @@ class Rewind:
         failure, self._failure = self._failure, None
         return failure
 
-    def _rewind(self, session: Session) -> None:
+    def _rewind(self, session: Session, snapshot_id: int | None) -> None:
         try:
-            fresh = min(session.info["snapshots"], default=None)
-            if fresh is None:
+            target = snapshot_id
+            if target is None:
+                target = min(session.info["snapshots"], default=None)
+            if target is None:
                 session.restart()
             else:
-                session.rollback(fresh)
-        except SnapshotLost:
-            pass  # the fresh snapshot died: the session started afresh, which is as good
+                session.rollback(target)
+        except SnapshotLost as exc:
+            if snapshot_id is not None:  # the state it was to return to is gone
+                self._failure = str(exc)
+            # else the fresh snapshot died: the session started afresh, which is as good
         except Exception as exc:  # the caller's next job restarts or replaces the session
             self._failure = f"{type(exc).__name__}: {exc}"

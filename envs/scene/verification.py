@@ -268,8 +268,8 @@ class TrustedSimulator:
 
     def _request(self, name: str, args: dict[str, Any]) -> Any:
         self._settle()
-        second_play = name in ("simulate", "host") and self.used  # in one held run
-        if self._session is not None and second_play and self.fresh_each_play:
+        unfinished = name in ("simulate", "host") and self.used  # the last play stopped midway
+        if self._session is not None and unfinished and self.fresh_each_play:
             try:
                 self._session.rollback(0)
             except SandboxError:  # the snapshot was lost: start afresh
@@ -277,23 +277,21 @@ class TrustedSimulator:
         if self._session is None:
             self._session = Session("scene", self.limits)
         self.used = True
-        return self._session.request(name, args)
-
-    def _played(self) -> None:
-        """A play is done: start the return to the clean snapshot."""
-        if self._session is not None and self.used and self.fresh_each_play:
+        result = self._session.request(name, args)
+        ended = isinstance(result.value, dict) and result.value.get("done") is True
+        if self.fresh_each_play and (name == "simulate" or (result.ok and ended)):
+            # The play is over: the return to the clean state starts now, while the caller
+            # reads the trace (and, between a logic task's paths, resets its logic session).
             self._rewind.start(self._session)
             self._rewinding = True
+        return result
 
     @contextlib.contextmanager
     def held(self) -> Iterator[Callable[[str, dict[str, Any]], Any]]:
         """The session to oneself, for a run of requests (a logic task's plays): yields
         ``request(name, args)``, which returns the sandbox's ``CallResult``."""
         with self.lock:
-            try:
-                yield self._request
-            finally:
-                self._played()
+            yield self._request
 
     def simulate(
         self, description: dict[str, Any], seconds: float, perturb: dict | None = None
@@ -301,7 +299,6 @@ class TrustedSimulator:
         with self.lock:
             args = {"description": description, "seconds": seconds, "perturb": perturb}
             result = self._request("simulate", args)
-            self._played()
         if not result.ok:
             message = result.error.message if result.error else "failed"
             raise DescriptionError(f"the scene could not be simulated: {message}")
@@ -520,6 +517,8 @@ def played(
     finally:
         if replay is None:
             kept.close()
+        else:  # back to the level while the caller scores the plays
+            kept.release()
 
 
 def _played(
@@ -553,21 +552,22 @@ def _played(
         snapshot = session.snapshot()  # each path starts here: callbacks may keep state
     except SandboxError as exc:
         return [], f"the game logic could not be kept for the paths: {exc}"
+    rewind = Rewind()  # the logic session's return to the replayed state, between paths
     try:
         with simulator.held() as host:
             for k, trajectory in enumerate(trajectories):
-                try:
-                    if k:
-                        session.rollback(snapshot)
-                except SandboxError as exc:
-                    return [], f"the game logic could not be reset for path {k + 1}: {exc}"
+                if k and (failure := rewind.wait()):
+                    return [], f"the game logic could not be reset for path {k + 1}: {failure}"
                 trace, why = play_path(
                     session, host, scene, listen, trajectory, spec.seconds, limits.wall_s
                 )
                 if why:
                     return [], f"the game did not run to the end on path {k + 1}: {why}"
                 plays.append((trajectory, trace))
+                if k + 1 < len(trajectories):  # while the simulator, too, goes back
+                    rewind.start(session, snapshot)
     finally:
+        rewind.wait()
         session.drop_snapshot(snapshot)  # a kept session holds only its level's snapshot
     return plays, None
 
