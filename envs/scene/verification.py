@@ -504,20 +504,20 @@ def played(
     limits: Limits | None = None,
     replay: LogicReplay | None = None,
 ) -> tuple[list[tuple[dict, dict]], str | None]:
-    """Replay ``actions`` on a fresh copy of the level in a fresh logic session (``replay``'s,
-    rolled back to the level, when given: an env keeps one between steps), then play the
-    held-out paths (two at the cheap tier, all at the exact one) on the trusted ``simulator``,
-    the logic session answering its stops from a snapshot of its replayed state each time.
-    Returns ``(plays, why the game could not be played or None)``."""
+    """Replay ``actions`` on a fresh copy of the level in a fresh logic session (``replay``,
+    when given, an env's kept one: it starts from the longest run of these actions it has
+    replayed before any play, and replays the rest), then play the held-out paths (two at the
+    cheap tier, all at the exact one) on the trusted ``simulator``, the logic session answering
+    its stops from a snapshot of its replayed state each time. Returns ``(plays, why the game
+    could not be played or None)``."""
     limits = limits or VERIFY_LIMITS
-    kept = replay or LogicReplay(limits)
-    session, why = kept.fresh(spec.level)
+    kept = replay or LogicReplay(limits, reuse=False)
     try:
-        return _played(spec, actions, tier, simulator, limits, session) if session else ([], why)
+        return _played(spec, actions, tier, simulator, limits, kept)
     finally:
         if replay is None:
             kept.close()
-        else:  # back to the level while the caller scores the plays
+        else:  # back to the replayed state while the caller scores the plays
             kept.release()
 
 
@@ -527,11 +527,14 @@ def _played(
     tier: str,
     simulator: TrustedSimulator,
     limits: Limits,
-    session: Session,
+    replay: LogicReplay,
 ) -> tuple[list[tuple[dict, dict]], str | None]:
     trajectories = spec.trajectories if tier == "exact" else spec.trajectories[:CHEAP_PATHS]
     plays: list[tuple[dict, dict]] = []
-    for k, (kind, action) in enumerate(actions):
+    session, done, snapshot, why = replay.start(spec.level, actions)
+    if session is None:
+        return [], why
+    for k, (kind, action) in enumerate(actions[done:], done):
         if kind == "code":
             ran = session.run(action, filename=f"<step {k + 1}>")
         else:
@@ -548,10 +551,12 @@ def _played(
         scene, listen = logic_scene(spec, described.value), _listening(heard.value)
     except DescriptionError as exc:
         return [], f"the game logic cannot be used: {exc}"
-    try:
-        snapshot = session.snapshot()  # each path starts here: callbacks may keep state
-    except SandboxError as exc:
-        return [], f"the game logic could not be kept for the paths: {exc}"
+    if done < len(actions) or snapshot is None:
+        try:
+            snapshot = session.snapshot()  # each path starts here: callbacks may keep state
+        except SandboxError as exc:
+            return [], f"the game logic could not be kept for the paths: {exc}"
+        replay.keep(actions, snapshot)  # taken before any play: the next step may start here
     rewind = Rewind()  # the logic session's return to the replayed state, between paths
     try:
         with simulator.held() as host:
@@ -568,7 +573,6 @@ def _played(
                     rewind.start(session, snapshot)
     finally:
         rewind.wait()
-        session.drop_snapshot(snapshot)  # a kept session holds only its level's snapshot
     return plays, None
 
 
