@@ -41,7 +41,7 @@ from toolgym.envs.scene.families import Spec, spec_for, task_spec
 from toolgym.envs.scene.logic import PLAYER
 from toolgym.envs.scene.replay import LogicReplay
 from toolgym.envs.scene.runtime import MAX_COORD_M, MAX_OBJECTS, MAX_SPEED, MAX_TRIGGERS, NAME
-from toolgym.envs.scene.verifier import Scene, check_initial, verify_scene
+from toolgym.envs.scene.verifier import Scene, verify_scene
 from toolgym.envs.tasks.model import Task
 from toolgym.envs.verification.batch import Outcome, ReferenceBuildError
 from toolgym.verifiers.report import VerifierReport
@@ -633,13 +633,12 @@ def verify_candidate(
                 scene, spec.constraints, tier, plays=plays, seconds=spec.seconds, notes=notes
             ), scene
         # A set-up that starts wrong earns nothing from its outcome: it is not simulated.
-        started = all(
-            check_initial(Scene(scene), c)[0] for c in spec.constraints if c["kind"] == "initial"
-        )
+        checked = Scene(scene)
+        started = all(checked.initial(c)[0] for c in spec.constraints if c["kind"] == "initial")
         traces = simulated_traces(spec, scene, tier, simulator) if started else []
     except DescriptionError as exc:
         return failed_report(tier, str(exc)), scene
-    return verify_scene(scene, spec.constraints, tier, traces=traces, notes=notes), scene
+    return verify_scene(checked, spec.constraints, tier, traces=traces, notes=notes), scene
 
 
 def candidate_of(session: Session, actions: list[Action]) -> tuple[Candidate | None, str | None]:

@@ -193,6 +193,7 @@ class Scene:
         self.placed = [o for o in description["objects"] if not o.get("level")]
         self._start: dict[int, tuple[Mapping[str, Any], Placed]] = {}
         self._solid: dict[int, tuple[Any, list[Placed]]] = {}
+        self._initial: dict[int, tuple[Mapping[str, Any], Check]] = {}
 
     def of(self, asset_name: str, placed: bool = True) -> list[dict[str, Any]]:
         pool = self.placed if placed else list(self.objects.values())
@@ -203,6 +204,13 @@ class Scene:
         if id(obj) not in self._start:  # keyed by identity: the object is kept with it
             self._start[id(obj)] = (obj, Placed.of(obj))
         return self._start[id(obj)][1]
+
+    def initial(self, c: Mapping[str, Any]) -> Check:
+        """:func:`check_initial` of constraint ``c``, checked once (the verifier asks before it
+        simulates, and again for the report)."""
+        if id(c) not in self._initial:
+            self._initial[id(c)] = (c, check_initial(self, c))
+        return self._initial[id(c)][1]
 
     def solid(self, trace: Mapping[str, Any] | None = None) -> list[Placed]:
         """The solid objects, at their description's poses or at ``trace``'s last samples (an
@@ -422,7 +430,7 @@ def check_inside_room(scene: Scene, c: Mapping[str, Any]) -> Check:
         return False, 0.0, "nothing placed"
     bad = []
     for o in scene.placed:
-        for center, rot, half in object_boxes(o):
+        for center, rot, half in scene.at_start(o).boxes():
             corners = np.array([center + rot @ (half * s) for s in _SIGNS])
             if (np.abs(corners[:, 0]) > w).any() or (np.abs(corners[:, 1]) > d).any():
                 bad.append(f"{o['name']} reaches outside the room")
@@ -447,7 +455,7 @@ def check_no_overlap(scene: Scene, c: Mapping[str, Any]) -> Check:
     if not scene.placed:
         return False, 0.0, "nothing placed"
     solid = [o for o in scene.objects.values() if o["body"] != "ghost"]
-    boxes = {o["name"]: object_boxes(o) for o in solid}
+    boxes = {o["name"]: scene.at_start(o).boxes() for o in solid}
     named = list(boxes.items()) + [(name, [box]) for name, box in room_walls(scene.room)]
     worst: list[tuple[float, str, str]] = []
     placed = {o["name"] for o in scene.placed}
@@ -1799,7 +1807,7 @@ LOGIC_CHECKS = {
 
 
 def verify_scene(
-    description: Mapping[str, Any],
+    description: Mapping[str, Any] | Scene,
     constraints: Sequence[Mapping[str, Any]],
     tier: str,
     traces: Sequence[Mapping[str, Any]] = (),
@@ -1814,14 +1822,13 @@ def verify_scene(
     caller did not take over from the agent, in words: ``refused`` (properties the task fixes,
     actions logic may not take: a failed ``refused`` check weighing as much as all the
     constraints together) and ``ignored`` (changes to the level: an ``ignored`` entry with
-    ``ok`` None and weight 0, outside the score)."""
-    scene = Scene(description)
-    dt = float(description.get("dt", 1 / 60))
+    ``ok`` None and weight 0, outside the score). ``description`` may come as the
+    :class:`Scene` the caller already checked it as."""
+    scene = description if isinstance(description, Scene) else Scene(description)
+    dt = float(scene.description.get("dt", 1 / 60))
     checks: dict[str, dict[str, Any]] = {}
     notes = notes or {}
-    started = all(
-        STATIC_CHECKS["initial"](scene, c)[0] for c in constraints if c["kind"] == "initial"
-    )
+    started = all(scene.initial(c)[0] for c in constraints if c["kind"] == "initial")
 
     def add(name: str, weight: float, check: Check) -> None:
         ok, shaping, message = check
@@ -1839,7 +1846,11 @@ def verify_scene(
         kind, weight = c["kind"], float(c.get("weight", 1.0))
         label = f"{kind}" + (f":{c['asset']}" if "asset" in c else "")
         if kind in STATIC_CHECKS:
-            add(label, weight, STATIC_CHECKS[kind](scene, c))
+            add(
+                label,
+                weight,
+                scene.initial(c) if kind == "initial" else STATIC_CHECKS[kind](scene, c),
+            )
         elif kind in SIMULATED_CHECKS:
             if not started:
                 add(
