@@ -120,7 +120,8 @@ class GameSceneEnv(ToolEnv):
     over (teleporting the ball gains nothing). Placed objects keep their catalogue body, mass,
     friction and restitution and start at rest; a physics set-up must start upright, supported
     and apart before its outcome counts. Logic is replayed from the agent's successful steps
-    in a fresh session on a fresh copy of the level, but only decides: a trusted session owns the
+    on a fresh copy of the level (in a logic session kept per level, from the state its steps
+    left before any play: ``replay.py``), but only decides: a trusted session owns the
     world, walks the verifier's own held-out player paths (some enter the zone, some pass beside
     it) and asks the agent's session for actions when a callback is due; the checks read only
     the trusted session's state.

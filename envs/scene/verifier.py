@@ -193,7 +193,7 @@ class Scene:
         self.placed = [o for o in description["objects"] if not o.get("level")]
         self._start: dict[int, tuple[Mapping[str, Any], Placed]] = {}
         self._solid: dict[int, tuple[Any, list[Placed]]] = {}
-        self._initial: dict[int, tuple[Mapping[str, Any], Check]] = {}
+        self._static: dict[int, tuple[Mapping[str, Any], Check]] = {}
 
     def of(self, asset_name: str, placed: bool = True) -> list[dict[str, Any]]:
         pool = self.placed if placed else list(self.objects.values())
@@ -205,12 +205,13 @@ class Scene:
             self._start[id(obj)] = (obj, Placed.of(obj))
         return self._start[id(obj)][1]
 
-    def initial(self, c: Mapping[str, Any]) -> Check:
-        """:func:`check_initial` of constraint ``c``, checked once (the verifier asks before it
-        simulates, and again for the report)."""
-        if id(c) not in self._initial:
-            self._initial[id(c)] = (c, check_initial(self, c))
-        return self._initial[id(c)][1]
+    def static(self, c: Mapping[str, Any]) -> Check:
+        """The check of constraint ``c`` (of a kind in ``STATIC_CHECKS``: read off the scene,
+        nothing simulated), made once: a verifier may ask while the scene is simulated, and
+        asks for an ``initial`` one before it simulates and again for the report."""
+        if id(c) not in self._static:
+            self._static[id(c)] = (c, STATIC_CHECKS[c["kind"]](self, c))
+        return self._static[id(c)][1]
 
     def solid(self, trace: Mapping[str, Any] | None = None) -> list[Placed]:
         """The solid objects, at their description's poses or at ``trace``'s last samples (an
@@ -1828,7 +1829,7 @@ def verify_scene(
     dt = float(scene.description.get("dt", 1 / 60))
     checks: dict[str, dict[str, Any]] = {}
     notes = notes or {}
-    started = all(scene.initial(c)[0] for c in constraints if c["kind"] == "initial")
+    started = all(scene.static(c)[0] for c in constraints if c["kind"] == "initial")
 
     def add(name: str, weight: float, check: Check) -> None:
         ok, shaping, message = check
@@ -1846,11 +1847,7 @@ def verify_scene(
         kind, weight = c["kind"], float(c.get("weight", 1.0))
         label = f"{kind}" + (f":{c['asset']}" if "asset" in c else "")
         if kind in STATIC_CHECKS:
-            add(
-                label,
-                weight,
-                scene.initial(c) if kind == "initial" else STATIC_CHECKS[kind](scene, c),
-            )
+            add(label, weight, scene.static(c))
         elif kind in SIMULATED_CHECKS:
             if not started:
                 add(
