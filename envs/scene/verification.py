@@ -29,7 +29,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
@@ -252,14 +252,21 @@ class TrustedSimulator:
         self.lock = threading.Lock()
         self.used = False  # the session ran a play since its clean snapshot
         self._rewind, self._rewinding = Rewind(), False
-        self._pool: ThreadPoolExecutor | None = None
 
     def background(self, job: Callable[..., Any], *args: Any) -> Future[Any]:
-        """``job(*args)`` (one that asks this simulator) in this simulator's own thread, so that
-        the caller can check what needs no simulation meanwhile."""
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(1, thread_name_prefix="toolgym-simulate")
-        return self._pool.submit(job, *args)
+        """``job(*args)`` (one that asks this simulator) in a thread of its own, so that the
+        caller can check what needs no simulation meanwhile (no thread is kept: a server holds
+        hundreds of envs)."""
+        future: Future[Any] = Future()
+
+        def run() -> None:
+            try:
+                future.set_result(job(*args))
+            except BaseException as exc:  # handed to the caller, who reads the result
+                future.set_exception(exc)
+
+        threading.Thread(target=run, name="toolgym-simulate", daemon=True).start()
+        return future
 
     @property
     def session(self) -> Session | None:
@@ -314,9 +321,6 @@ class TrustedSimulator:
         return sanitize_trace(result.value)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
         self._rewind.wait()
         self._rewinding = False
         self._close()
