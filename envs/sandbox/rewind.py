@@ -31,6 +31,11 @@ class Rewind:
         )
         self._thread.start()
 
+    @property
+    def pending(self) -> bool:
+        """Whether a return was started and not yet waited for."""
+        return self._thread is not None
+
     def wait(self) -> str | None:
         """Wait for the pending return; why it failed (the caller then restarts or replaces
         the session), or ``None``."""

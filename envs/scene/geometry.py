@@ -296,20 +296,26 @@ def depth_inside(point: Sequence[float], polygon: np.ndarray) -> float:
     if len(rows) < 3:
         return -_segment_distance(px, py, rows[0], rows[-1])
     edges = list(zip(rows, rows[1:] + rows[:1], strict=True))
-    inside = _edge_depth(px, py, edges)
-    if inside >= 0:
-        return inside
-    return -min(_segment_distance(px, py, a, b) for a, b in edges)
+    return _depth(px, py, edges, _edge_depth(px, py, edges))
 
 
 def covers(polygon: np.ndarray, point: Sequence[float]) -> bool:
     """Whether a convex polygon (3 or more vertices) holds ``point``, its edges included:
     ``depth_inside(point, polygon) >= 0``, without measuring how far outside a point lies."""
+    px, py = float(point[0]), float(point[1])
     rows = polygon.tolist()
     edges = list(zip(rows, rows[1:] + rows[:1], strict=True))
-    if _edge_depth(float(point[0]), float(point[1]), edges) < -1e-6:
+    inside = _edge_depth(px, py, edges)
+    if inside < -1e-6:
         return False  # beyond an edge's line: its distance to the polygon is not 0
-    return depth_inside(point, polygon) >= 0
+    return _depth(px, py, edges, inside) >= 0
+
+
+def _depth(px: float, py: float, edges: list, inside: float) -> float:
+    """:func:`depth_inside` of a polygon with 3 or more vertices, given its least edge depth."""
+    if inside >= 0:
+        return inside
+    return -min(_segment_distance(px, py, a, b) for a, b in edges)
 
 
 def _edge_depth(px: float, py: float, edges: list) -> float:

@@ -36,7 +36,7 @@ class LogicReplay:
         self._level: dict[str, Any] | None = None
         self._clean: int | None = None  # the snapshot taken just after the level loaded
         self._replayed: list[tuple[list[Any], int]] = []  # (steps replayed, snapshot), oldest first
-        self._rewind, self._rewinding, self._target = Rewind(), False, None
+        self._rewind, self._target = Rewind(), None  # the return in progress, and where to
         self._at: int | None = None  # the snapshot the session is back at, untouched since
 
     @property
@@ -99,15 +99,13 @@ class LogicReplay:
     def release(self) -> None:
         """A replay is done with the session: start its return to the state the next one most
         likely starts from (the last kept)."""
-        if self._session is None or self._clean is None or self._rewinding:
+        if self._session is None or self._clean is None or self._rewind.pending:
             return
         self._target = self._replayed[-1][1] if self._replayed else self._clean
         self._rewind.start(self._session, self._target)
-        self._rewinding = True
 
     def _settle(self) -> None:
-        if self._rewinding:
-            self._rewinding = False
+        if self._rewind.pending:
             self._at = self._target if self._rewind.wait() is None else None
 
     def close(self) -> None:

@@ -251,7 +251,7 @@ class TrustedSimulator:
         self._session: Session | None = None
         self.lock = threading.Lock()
         self.used = False  # the session ran a play since its clean snapshot
-        self._rewind, self._rewinding = Rewind(), False
+        self._rewind = Rewind()  # the return to the clean state after a play
 
     def background(self, job: Callable[..., Any], *args: Any) -> Future[Any]:
         """``job(*args)`` (one that asks this simulator) in a thread of its own, so that the
@@ -275,8 +275,7 @@ class TrustedSimulator:
         return self._session
 
     def _settle(self) -> None:
-        if self._rewinding:
-            self._rewinding = False
+        if self._rewind.pending:
             if self._rewind.wait() is None:
                 self.used = False
             else:  # it could not go back: the next play starts afresh
@@ -299,7 +298,6 @@ class TrustedSimulator:
             # The play is over: the return to the clean state starts now, while the caller
             # reads the trace (and, between a logic task's paths, resets its logic session).
             self._rewind.start(self._session)
-            self._rewinding = True
         return result
 
     @contextlib.contextmanager
@@ -322,7 +320,6 @@ class TrustedSimulator:
 
     def close(self) -> None:
         self._rewind.wait()
-        self._rewinding = False
         self._close()
 
     def _close(self) -> None:
