@@ -4,9 +4,13 @@ Run::
 
     python bench/blender_env.py              # 15 timed steps per task
     python bench/blender_env.py --steps 5
+    python bench/blender_env.py --kinds modelling,procedural
 
 Each step sends the task's reference script (real scene work) to ``toolgym/Blender-v0`` in code
-mode; modelling scripts first delete what the last one built, so every step does the same work.
+mode; modelling scripts first delete what the last one built, so every step does the same work,
+and modelling and procedural steps then move one object by an amount no other step uses, so each
+step changes the scene (the verifier keeps the shells of objects a step left unchanged, as an
+agent's step mostly leaves them).
 Success is switched off and ``max_steps`` is above the steps run, so no episode ends.
 
 1. Step time (median) per task kind, with the trusted extraction, verification and observation:
@@ -57,9 +61,25 @@ PARTS = ("exec", "read_save", "read_load", "read_extract", "read_rollback", "rea
 RENDER_KINDS = ("material", "lighting")
 
 
-def step_script(kind: str, task_id: str) -> str:
+# Geometry kinds: each step also moves one object by an amount no other step uses, so every step
+# changes the scene as an agent's step does, and the verifier turns that object into shells anew
+# (it keeps the shells of objects a step left unchanged).
+MOVE = """
+_meshes = sorted((o for o in bpy.data.objects if o.type == "MESH"), key=lambda o: o.name)
+if _meshes:
+    _meshes[0].location.x += {offset}
+"""
+GEOMETRY_KINDS = ("modelling", "procedural")
+
+
+def step_script(kind: str, task_id: str, index: int = 0) -> str:
+    """Step ``index``'s script: the task's reference (modelling: after deleting what the last
+    step built), and for geometry kinds one object moved by an amount of its own."""
     reference = get_task(task_id).reference
-    return CLEAR + reference if kind == "modelling" else reference
+    script = CLEAR + reference if kind == "modelling" else reference
+    if kind in GEOMETRY_KINDS:
+        script += MOVE.format(offset=0.001 * (index + 1))
+    return script
 
 
 def bench_env(kind: str, task_id: str, steps: int) -> dict[str, float]:
@@ -73,9 +93,9 @@ def bench_env(kind: str, task_id: str, steps: int) -> dict[str, float]:
             env.reset(seed=0)
             resets.append(time.perf_counter() - started)
         env.reset(seed=0)
-        script = step_script(kind, task_id)
         walls, parts = [], {p: [] for p in PARTS}
-        for _ in range(steps):
+        for index in range(steps):
+            script = step_script(kind, task_id, index)
             started = time.perf_counter()
             _, _, _, _, info = env.step(script)
             walls.append(time.perf_counter() - started)
@@ -110,10 +130,10 @@ def bench_in_process(kind: str, task_id: str, steps: int, view_size: int = 64) -
         directions = [list(v.direction) for v in DEFAULT_VIEWS]
         cameras = scene_data.fixed_cameras(list(framing.center), framing.half_width, directions)
     assert framed_bounds is not None
-    script = step_script(kind, task_id)
     times = []
     with tempfile.TemporaryDirectory() as workspace:
-        for _ in range(steps):
+        for index in range(steps):
+            script = step_script(kind, task_id, index)
             started = time.perf_counter()
             exec(compile(script, "<step>", "exec"), namespace)
             scene_data.scene_state(bpy)
@@ -165,10 +185,11 @@ def bench_fresh_process(kind: str, task_id: str, steps: int) -> float:
             scene_data.fixed_cameras(list(framing.center), framing.half_width, directions)
         )
     times = []
-    for _ in range(steps):
+    for index in range(steps):
         started = time.perf_counter()
+        script = step_script(kind, task_id, index)
         subprocess.run(
-            [sys.executable, "-c", FRESH_PROCESS, task.start, step_script(kind, task_id), cameras],
+            [sys.executable, "-c", FRESH_PROCESS, task.start, script, cameras],
             check=True,
             capture_output=True,
         )
@@ -179,13 +200,21 @@ def bench_fresh_process(kind: str, task_id: str, steps: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=15)
+    parser.add_argument(
+        "--kinds", default=",".join(TASKS), help="comma-separated task kinds to run (default: all)"
+    )
     args = parser.parse_args()
+    kinds = [k for k in args.kinds.split(",") if k]
+    unknown = sorted(set(kinds) - set(TASKS))
+    if unknown:
+        parser.error(f"unknown kinds {', '.join(unknown)}; known: {', '.join(TASKS)}")
     print(
         f"# toolgym/Blender-v0, {platform.machine()}, {os.cpu_count()} cores, "
         f"{args.steps} steps per figure (medians, seconds)\n"
     )
     rows = []
-    for kind, task_id in TASKS.items():
+    for kind in kinds:
+        task_id = TASKS[kind]
         env = bench_env(kind, task_id, args.steps)
         inproc = bench_in_process(kind, task_id, args.steps)
         fresh = bench_fresh_process(kind, task_id, max(3, args.steps // 3))

@@ -147,3 +147,29 @@ def test_a_blender_or_scene_step_reads_the_agents_state_in_a_trusted_session(env
         assert counts == cost
     finally:
         env.close()
+
+
+def test_a_blender_modelling_step_turns_only_the_objects_it_changed_into_shells():
+    from toolgym.envs.blender.verifier import verify_scene
+
+    env = gym.make("toolgym/Blender-v0", task="blender-modelling/table", action_mode="code")
+    try:
+        env.reset(seed=0)
+        target = env.unwrapped._target
+        shells = target.goal.shells
+        leg = "\nbpy.data.objects['Leg1'].location.x += {}\n"
+        _, _, _, _, info = env.step(env.unwrapped.task.reference + leg.format(0.2))
+        assert not info["report"]["passed"]  # a leg 20 cm out: the episode goes on
+        made = shells.made
+        assert made == 5  # a top and four legs
+        # The leg moves back halfway: only its mesh is turned into shells again.
+        _, _, _, _, info = env.step("import bpy" + leg.format(-0.1))
+        assert shells.made == made + 1
+        # The report is the one a verification that keeps nothing gives, bit for bit.
+        captured = env.unwrapped.reader.read(env.unwrapped.session.request("save").value)[0]
+        goal = target.goal
+        cold = type(goal)(goal.kind, goal.state, dict(goal.thresholds))
+        assert info["report"] == verify_scene(captured.state, cold).to_dict()
+        assert not info["report"]["passed"]
+    finally:
+        env.close()

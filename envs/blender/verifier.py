@@ -60,7 +60,8 @@ from typing import Any
 import numpy as np
 import trimesh
 
-from toolgym.verifiers.geometry import ReferenceSurface, as_manifold
+from toolgym.envs.blender.solids import ShellCache, Solid, scene_solid, shown_objects
+from toolgym.verifiers.geometry import ReferenceSurface
 from toolgym.verifiers.images import photometric_loss
 from toolgym.verifiers.report import VerifierReport
 
@@ -153,16 +154,6 @@ def _lab(rgb: Any) -> np.ndarray:
     return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
 
 
-def shown_objects(state: dict[str, Any], kind: str = "MESH") -> dict[str, dict[str, Any]]:
-    """The objects of ``kind`` a final render draws (``shown``); ``"MESH"`` is every object
-    with geometry (meshes, curves, text, surfaces, metaballs), as the render meshes them."""
-
-    def of_kind(o: dict[str, Any]) -> bool:
-        return o["type"] == kind or (kind == "MESH" and bool(o.get("geometry")))
-
-    return {n: o for n, o in state["objects"].items() if of_kind(o) and o.get("shown", True)}
-
-
 def scene_mesh(state: dict[str, Any]) -> trimesh.Trimesh:
     """Every mesh object's evaluated triangles, in world coordinates, as one mesh."""
     parts = [o for o in shown_objects(state).values() if len(o["faces"])]
@@ -174,61 +165,6 @@ def scene_mesh(state: dict[str, Any]) -> trimesh.Trimesh:
         [np.asarray(o["faces"]) + k for o, k in zip(parts, offsets, strict=True)]
     )
     return trimesh.Trimesh(vertices, faces, process=False)
-
-
-@dataclasses.dataclass
-class Solid:
-    """The union of a scene's closed shells (manifold3d), each turned outward first, as a
-    render shows it (both sides of a face render alike, so an inside-out or mirrored shell
-    shows the solid it bounds, never a hole); what it was made of, for the checks that its
-    volume agrees with its parts'."""
-
-    union: Any
-    shells: list[float]  # each closed shell's volume, m³ (positive)
-    bounds: np.ndarray | None  # the closed shells' bounds (2×3, m); None without one
-    open_objects: list[str]
-
-
-def _solid(state: dict[str, Any]) -> Solid:
-    """The union of the shown objects' closed shells (each connected part of a mesh that is
-    closed, wound consistently and outward), and the objects with open parts (surfaces that
-    bound no volume: left out of the union, and of the IoU)."""
-    import manifold3d
-
-    union, shells, boxes, open_objects = manifold3d.Manifold(), [], [], []
-    for name, o in sorted(shown_objects(state).items()):
-        if not len(o["faces"]):
-            continue
-        merged = trimesh.Trimesh(o["vertices"], o["faces"], process=True)
-        opened = False
-        with np.errstate(invalid="ignore", divide="ignore"):  # a flat part has no centre
-            parts = merged.split(only_watertight=False)
-        for part in parts:
-            if not part.is_watertight:
-                opened = True
-                continue
-            if not part.is_winding_consistent:
-                trimesh.repair.fix_winding(part)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                inside_out = part.volume < 0
-            if inside_out:
-                part.invert()
-            try:
-                shell = as_manifold(part)
-            except ValueError:
-                opened = True
-                continue
-            union = union + shell
-            shells.append(float(shell.volume()))
-            boxes.append(part.bounds)
-        if opened:
-            open_objects.append(name)
-    bounds = None
-    if boxes:
-        bounds = np.array(
-            [np.min([b[0] for b in boxes], axis=0), np.max([b[1] for b in boxes], axis=0)]
-        )
-    return Solid(union, shells, bounds, open_objects)
 
 
 # Relative disagreement allowed between two of the verifier's own measures of one thing (the
@@ -280,6 +216,9 @@ class Goal:
         self.size = float(np.linalg.norm(self.mesh.extents)) if len(self.mesh.faces) else 1.0
         self._surfaces: dict[str, ReferenceSurface] = {}
         self._solid: Any = None
+        # The shells of candidate objects compared with this goal lately: an object a step left
+        # unchanged is not turned into shells again.
+        self.shells = ShellCache()
         self._noise: float | None = None
 
     def surface(self, tier: str) -> ReferenceSurface:
@@ -298,7 +237,7 @@ class Goal:
 
     def solid(self) -> Solid:
         if self._solid is None:
-            self._solid = _solid(self.state)
+            self._solid = scene_solid(self.state)
         return self._solid
 
 
@@ -445,7 +384,7 @@ def _geometry(candidate: dict[str, Any], goal: Goal, tier: str, render: Render =
     measured = surface.metrics(mesh, SAMPLES[tier], 0, exact_count=256)
     metrics = {k: measured[k] for k in ("chamfer", "fscore", "soft_fscore", "deviation")}
     metrics["deviation_ratio"] = measured["deviation"] / goal.size
-    solid = _solid(candidate)
+    solid = scene_solid(candidate, goal.shells)
     iou = None
     if solid.open_objects:
         listed = ", ".join(repr(n) for n in solid.open_objects[:4])
