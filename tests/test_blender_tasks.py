@@ -205,3 +205,33 @@ def test_a_malformed_state_is_a_verifier_error_not_a_zero():
     assert report.score is None and report.errors
     nothing = verify_scene(None, goal)
     assert nothing.score == 0.0 and "no scene could be read" in nothing.summary()
+
+
+PRIMITIVE_MESHES = """
+import hashlib, bpy
+from toolgym.envs.blender.base_tools import PRIMITIVES, add_primitive
+for kind in PRIMITIVES:
+    add_primitive(bpy, kind, kind)
+    mesh = bpy.data.objects[kind].data
+    faces = [tuple(f.vertices) for f in mesh.polygons]
+    edges = [tuple(e.vertices) for e in mesh.edges]
+    points = [tuple(v.co) for v in mesh.vertices]
+    print(kind, hashlib.sha256(repr((faces, edges, points)).encode()).hexdigest())
+"""
+
+
+def test_a_primitive_is_the_same_mesh_in_every_process():
+    # create_uvsphere's face and edge order followed memory addresses: a Solidify on a sphere
+    # then evaluated ~1e-8 m apart from one process to the next, and so did its rewards.
+    import subprocess
+    import sys
+
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", PRIMITIVE_MESHES], capture_output=True, text=True, check=True
+        ).stdout.split("\n")
+        for _ in range(3)
+    ]
+    meshes = [sorted(line for line in run if line.count(" ") == 1) for run in runs]
+    assert len(meshes[0]) == 7
+    assert meshes[0] == meshes[1] == meshes[2]

@@ -116,6 +116,7 @@ def add_primitive(
         elif kind == "uv_sphere":
             rings = max(segments // 2, 2)
             bmesh.ops.create_uvsphere(built, u_segments=segments, v_segments=rings, radius=radius)
+            _canonical_order(built)
         elif kind == "ico_sphere":
             bmesh.ops.create_icosphere(built, subdivisions=2, radius=radius)
         elif kind in ("cylinder", "cone"):
@@ -132,6 +133,21 @@ def add_primitive(
     new = bpy.data.objects.new(name, mesh)
     _link(bpy, new, x, y, z)
     return f"added {kind} {name!r}"
+
+
+def _canonical_order(built: Any) -> None:
+    """Rebuild a bmesh with its faces in the order of their vertices, and its edges as those
+    faces make them. ``create_uvsphere`` welds its rings in an order that follows memory
+    addresses: the same call gave the same vertices but another face and edge order in each
+    process, and a modifier on it (a Solidify's normals) then moved the evaluated surface by
+    ~1e-8 m, so rewards differed between processes."""
+    built.verts.index_update()
+    corners = sorted(tuple(v.index for v in f.verts) for f in built.faces)
+    points = [v.co.copy() for v in built.verts]
+    built.clear()
+    verts = [built.verts.new(p) for p in points]
+    for face in corners:
+        built.faces.new([verts[i] for i in face])
 
 
 def _torus(built: Any, major: float, minor: float, segments: int) -> None:
