@@ -17,6 +17,11 @@ step result as Ray ships it (pickle protocol 5 with the arrays out of band), for
 episode and (the same result without its final observation) one inside an episode. Memory per
 env: the proportional set size of an actor's process tree (the actor, its zygote, the live
 session and its snapshots). Figures go to bench/RESULTS.md by hand.
+
+CPU: the machine's busy CPU seconds (``/proc/stat``) during each configuration's blocks, as cores
+kept busy and CPU milliseconds per step. One env that keeps ``c`` cores busy leaves two envs at
+most ``cores / c`` times its throughput (``ceiling_*_2_over_1``): what the 2-over-1 ratio is
+read against. Machine-wide, so run it on a quiet machine.
 """
 
 from __future__ import annotations
@@ -69,6 +74,14 @@ def tree_pss(pid: int) -> int:
     return total
 
 
+def busy_cpu_seconds() -> float:
+    """CPU seconds this machine has spent busy since boot, all cores together (/proc/stat: every
+    state but idle and iowait). Run on a quiet machine: whatever else runs counts too."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    ticks = [int(f) for f in fields[:8]]  # user nice system idle iowait irq softirq steal
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def calls(current: list[str]) -> list[str]:
     return [get_task(task).tool_calls[0] for task in current]
 
@@ -78,20 +91,27 @@ class Timed:
 
     def __init__(self, vec) -> None:
         self.vec, self.seconds, self.steps, self.scores = vec, 0.0, 0, []
+        self.busy = 0.0  # the machine's busy CPU seconds during this configuration's blocks
         _, info = vec.reset(seed=0)
         _, _, _, _, self.info = vec.step(calls(list(info["task"])))  # warm-up
 
     def block(self, steps: int) -> None:
-        started = time.perf_counter()
+        started, busy = time.perf_counter(), busy_cpu_seconds()
         for _ in range(steps):
             _, _, _, _, self.info = self.vec.step(calls(list(self.info["task"])))
             self.scores += [score for _, _, score, _ in finished_episodes(self.info)]
         self.seconds += time.perf_counter() - started
+        self.busy += busy_cpu_seconds() - busy
         self.steps += steps * self.vec.num_envs
 
     @property
     def sps(self) -> float:
         return self.steps / self.seconds
+
+    @property
+    def cores_busy(self) -> float:
+        """Cores kept busy on average while this configuration stepped."""
+        return self.busy / self.seconds
 
 
 def main() -> None:
@@ -129,7 +149,14 @@ def main() -> None:
     for name, timed in configurations.items():
         figures[f"sps_{name}"] = round(timed.sps, 3)
         figures[f"score_{name}"] = float(np.mean(timed.scores))
+        figures[f"cores_busy_{name}"] = round(timed.cores_busy, 2)
+        figures[f"cpu_ms_per_step_{name}"] = round(1000 * timed.busy / timed.steps, 1)
     sps = {name: timed.sps for name, timed in configurations.items()}
+    # One env that keeps c cores busy leaves two envs at most (cores / c)× its throughput: the
+    # ceiling the 2-over-1 ratio is read against.
+    for kind in ("ray", "local"):
+        ceiling = min(2.0, (os.cpu_count() or 1) / configurations[f"{kind}_1"].cores_busy)
+        figures[f"ceiling_{kind}_2_over_1"] = round(ceiling, 2)
     figures["ratio_ray_2_over_1"] = round(sps["ray_2"] / sps["ray_1"], 2)
     figures["ratio_local_2_over_1"] = round(sps["local_2"] / sps["local_1"], 2)
     figures["ratio_ray_over_local_1"] = round(sps["ray_1"] / sps["local_1"], 2)
