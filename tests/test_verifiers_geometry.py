@@ -13,7 +13,13 @@ from toolgym.envs.cadquery import measure
 from toolgym.envs.cadquery.artifacts import part_from_shape
 from toolgym.verifiers import geometry
 from toolgym.verifiers.cad import composite_score, verify_part
-from toolgym.verifiers.occupancy import column_iou, column_volume
+from toolgym.verifiers.occupancy import (
+    Columns,
+    column_iou,
+    column_volume,
+    crossings,
+    inside_lengths,
+)
 from toolgym.verifiers.parts import Part
 from toolgym.verifiers.published import published_sample, published_summary
 
@@ -209,6 +215,47 @@ def _surface_voxel_iou(a: trimesh.Trimesh, b: trimesh.Trimesh, pitch: float) -> 
 
 
 # -- score and published convention --------------------------------------------------------------
+
+
+def test_inside_lengths_count_each_column_as_a_ray_walked_crossing_by_crossing():
+    # The vectorised parity and winding numbers against a plain walk up every ray, on meshes in
+    # general position (no two crossings at one height): overlapping shells (winding 2), an
+    # inside-out one (-1) and an open box (an odd count on some rays: each ray starts from 0),
+    # at a coarse grid so the walk stays quick.
+    rng = np.random.default_rng(3)
+    box, ball = trimesh.creation.box((4, 3, 2)), trimesh.creation.icosphere(2, 1.5)
+    lidless = trimesh.Trimesh(box.vertices, box.faces[:-2], process=False)
+    for _ in range(6):
+        a = trimesh.util.concatenate([box.copy(), ball.copy(), lidless.copy()])
+        b = ball.copy()
+        b.invert()  # inside-out
+        for mesh in (a, b):
+            mesh.apply_transform(trimesh.transformations.random_rotation_matrix(rng.random(3)))
+            mesh.apply_translation(rng.normal(0, 1, 3))
+        columns = Columns.covering([a, b], 24)
+        lengths, inside, winding = inside_lengths([a, b], columns)
+        walked = []
+        found = [crossings(mesh, columns) for mesh in (a, b)]
+        cells = sorted(set(np.concatenate([f[0] for f in found]).tolist()))
+        for cell in cells:
+            ray = sorted(
+                (z, owner, turn)
+                for owner, (where, heights, turns) in enumerate(found)
+                for w, z, turn in zip(where, heights, turns, strict=True)
+                if w == cell
+            )
+            counts, turned = [0, 0], [0, 0]
+            for k, (z, owner, turn) in enumerate(ray):
+                counts[owner] += 1
+                turned[owner] += turn
+                gap = ray[k + 1][0] - z if k + 1 < len(ray) else 0.0
+                walked.append((gap, counts[0] % 2, counts[1] % 2, turned[0], turned[1]))
+        walked = np.array(walked[:-1])  # the last crossing of the last ray starts no segment
+        assert lengths.shape == (len(walked),) and inside.shape == winding.shape == (len(walked), 2)
+        assert np.array_equal(lengths, walked[:, 0])
+        assert np.array_equal(inside, walked[:, 1:3].astype(bool))
+        assert np.array_equal(winding, walked[:, 3:5].astype(np.int64))
+        assert {2, -1} <= set(np.unique(winding).tolist())
 
 
 def test_composite_score_is_bounded_and_monotone_in_iou():
