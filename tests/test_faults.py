@@ -6,6 +6,7 @@ session holds agree; and when state was lost the feedback says so.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -179,7 +180,10 @@ class FaultyEnvs:
     def kill_all(self) -> None:
         pids = self.sandbox()
         for pid in pids:
-            os.kill(pid, signal.SIGKILL)
+            # A process can end between the listing and its kill (a snapshot dropped, a
+            # rollback's old worker reaped, both in the background): it is dead already.
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         wait_until(lambda: all(_zombie(pid) for pid in pids), what="the sandbox to die")
 
 
