@@ -16,6 +16,7 @@ This module imports no torch: the workers never load it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -23,7 +24,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
-from gymnasium.vector.async_vector_env import AsyncState
+from gymnasium.vector.async_vector_env import AsyncState, _async_worker
 
 from toolgym.agents.trainer.task_env import make_env
 
@@ -62,7 +63,9 @@ def make_vector_env(
         factory = recorded(factory, record)
     mode = AutoresetMode(autoreset_mode)
     if asynchronous:
-        return Workers([factory] * num_envs, context="forkserver", autoreset_mode=mode)
+        return Workers(
+            [factory] * num_envs, context="forkserver", autoreset_mode=mode, worker=quiet_worker
+        )
     return SyncVectorEnv([factory] * num_envs, autoreset_mode=mode)
 
 
@@ -80,6 +83,26 @@ def finished_episodes(info: dict[str, Any]) -> list[tuple[int, str, float, bool]
         )
         for i in np.flatnonzero(final["_episode_score"])
     ]
+
+
+def quiet_worker(
+    index: int,
+    env_fn: Callable[[], gym.Env],
+    pipe: Any,
+    parent_pipe: Any,
+    shared_memory: Any,
+    error_queue: Any,
+    autoreset_mode: AutoresetMode,
+    semaphore: Any,
+) -> None:
+    """Gymnasium's worker, silent when the learner has closed its end of the pipe before the
+    worker could answer: the learner is shutting down (a Ctrl-C), the worker's env is closed
+    either way (the worker's own ``finally``), and a traceback from each worker would bury the
+    learner's one-line message."""
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        _async_worker(
+            index, env_fn, pipe, parent_pipe, shared_memory, error_queue, autoreset_mode, semaphore
+        )
 
 
 class Workers(AsyncVectorEnv):
