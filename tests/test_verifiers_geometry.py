@@ -234,16 +234,13 @@ def test_inside_lengths_count_each_column_as_a_ray_walked_crossing_by_crossing()
             mesh.apply_translation(rng.normal(0, 1, 3))
         columns = Columns.covering([a, b], 24)
         lengths, inside, winding = inside_lengths([a, b], columns)
+        rays: dict[int, list[tuple[float, int, int]]] = {}
+        for owner, mesh in enumerate((a, b)):
+            for cell, z, turn in zip(*crossings(mesh, columns), strict=True):
+                rays.setdefault(int(cell), []).append((float(z), owner, int(turn)))
         walked = []
-        found = [crossings(mesh, columns) for mesh in (a, b)]
-        cells = sorted(set(np.concatenate([f[0] for f in found]).tolist()))
-        for cell in cells:
-            ray = sorted(
-                (z, owner, turn)
-                for owner, (where, heights, turns) in enumerate(found)
-                for w, z, turn in zip(where, heights, turns, strict=True)
-                if w == cell
-            )
+        for cell in sorted(rays):
+            ray = sorted(rays[cell])
             counts, turned = [0, 0], [0, 0]
             for k, (z, owner, turn) in enumerate(ray):
                 counts[owner] += 1
