@@ -67,12 +67,21 @@ AXIS_COLOR = (0.55, 0.55, 0.55)  # the grid lines through x = 0 and y = 0
 @dataclasses.dataclass(frozen=True)
 class Framing:
     """What the cameras look at: a centre and the half-width of the square field of view; and
-    optionally a ground grid, lines every ``grid`` units (0: none) on the plane ``z = ground``."""
+    optionally a ground grid, lines every ``grid`` units (0: none) on the plane ``z = ground``.
+    ``standoff``: how far the scene may reach from the centre along a view's axis (0: the
+    half-width); a narrower field (a look) keeps its frame's, so the cameras stay outside the
+    part and clip nothing."""
 
     center: tuple[float, float, float]
     half_width: float
     grid: float = 0.0
     ground: float = 0.0
+    standoff: float = 0.0
+
+    @property
+    def depth_range(self) -> float:
+        """The length the cameras' depth covers on each side: twice the standoff."""
+        return 2 * (self.standoff or self.half_width)
 
     @classmethod
     def around(cls, bounds: np.ndarray | None, margin: float = 1.15) -> Framing:
@@ -231,12 +240,12 @@ class MeshRenderer:
                 node.remove_node()
 
     def _rgb(self, view: View, framing: Framing) -> np.ndarray:
-        width = 2 * framing.half_width
+        width, deep = 2 * framing.half_width, framing.depth_range
         self.lens.set_film_size(width, width)
-        self.lens.set_near_far(0.01 * width, 4 * width)
+        self.lens.set_near_far(0.01 * deep, 4 * deep)
         basis = camera_basis(view)
         center = Vec3(*framing.center)
-        self.camera.set_pos(center + Vec3(*basis[2]) * 2 * width)
+        self.camera.set_pos(center + Vec3(*basis[2]) * 2 * deep)
         self.camera.look_at(center, Vec3(*basis[1]))
         self.engine.render_frame()
         return read_rgb(self.texture, self.size, self.size)
@@ -244,7 +253,7 @@ class MeshRenderer:
     def _depth(self, mesh: trimesh.Trimesh, view: View, framing: Framing) -> np.ndarray:
         """Exact orthographic depth: one ray per pixel centre, nearest crossing wins."""
         nearest, _ = self._crossing_span(mesh, view, framing)
-        camera_plane = 2 * 2 * framing.half_width  # the camera sits this far back from the centre
+        camera_plane = 2 * framing.depth_range  # the camera sits this far back from the centre
         return (camera_plane - nearest).astype(np.float32)
 
     def _crossing_span(

@@ -17,7 +17,7 @@ from toolgym.agents.baselines import CopyInOrderAgent, KeywordAgent
 from toolgym.envs.cadquery.families import family
 from toolgym.envs.cadquery.families.phrases import STYLES
 from toolgym.envs.cadquery.framing import family_framing
-from toolgym.envs.cadquery.image_rules import MeasureRule, SilhouetteRule
+from toolgym.envs.cadquery.image_rules import LookingRule, MeasureRule, SilhouetteRule
 from toolgym.envs.domains import get_domain
 
 PRIMITIVE_TOOLS = ["add_box", "add_cylinder", "add_sphere"]
@@ -128,6 +128,23 @@ def test_the_silhouette_rule_reads_the_tool_and_each_size_to_a_pixel(image_env):
         errors += [abs(got["arguments"][k] - v) for k, v in want["arguments"].items()]
     assert max(errors) <= 1.5 * pitch and np.mean(errors) <= 0.5 * pitch
     assert max(errors) > 0.25  # the pixels' limit: some number is off the 0.5 mm grid's value
+
+
+def test_the_looking_rule_reads_the_same_64_px_views_exactly_with_the_look_call(image_env):
+    """The silhouette rule with ``look``: an overview, then a zoom-16 look on each face of the
+    part's box (a look's cameras stand outside the part: a clipped view would show nothing at
+    a big part's edge), then the exact call, within the env's eight steps."""
+    rule = LookingRule(family_framing("primitive"))
+    for seed in range(8):
+        obs, _ = image_env.reset(seed=0, options={"task": f"bench-primitive-0/test-{seed}"})
+        call, actions = family("primitive").task(seed, "test").tool_calls[0], []
+        while not actions or json.loads(actions[-1])["name"] == "look":
+            actions.append(rule.act(obs))
+            obs, reward, *_, info = image_env.step(actions[-1])
+            looked = json.loads(actions[-1])["name"] == "look"
+            assert "error" not in info and (reward == 0.0) == looked  # a look earns nothing
+        assert _exact(actions[-1], call), (actions, call)
+        assert info["report"]["passed"] and len(actions) <= 8
 
 
 def test_the_bench_judges_a_learned_figure_against_the_best_fixed_rule_beside_it():

@@ -75,6 +75,11 @@ def test_the_env_plays_in_code_and_tool_mode_and_passes_check_env(abacus):
     assert not terminated and "error" not in info
     _, reward, _, _, info = env.step('{"name": "slide", "arguments": {"rod": 9, "beads": 1}}')
     assert reward == pytest.approx(-0.1) and "rod" in info["error"]  # out of range: named
+    # a tool that does not say how its views reframe neither offers nor takes a look
+    assert "look" not in {t["function"]["name"] for t in env.unwrapped.agent_tools()}
+    _, reward, _, _, info = env.step('{"name": "look", "arguments": {"zoom": 2}}')
+    assert info["error"] == "look: this environment's views have one fixed frame"
+    assert reward == pytest.approx(-0.1)
     env.close()
 
     check_env(gym.make("toyspace/Abacus-v0").unwrapped)

@@ -139,7 +139,7 @@ def test_the_cli_plays_a_model_and_prints_a_table(monkeypatch, tmp_path):
     assert "primitives/primitive/train-" in done.output and "mean score 1.000" in done.output
     assert endpoint.headers[0]["authorization"] == "Bearer sk-test"
     request = endpoint.requests[0]
-    assert [t["function"]["name"] for t in request["tools"]] == [RUN_CODE]
+    assert [t["function"]["name"] for t in request["tools"]] == [RUN_CODE, "look"]
     assert all(isinstance(m["content"][0]["text"], str) for m in request["messages"][1:])
     assert "image_url" not in json.dumps(request)  # --image-size 0: no pictures
     (episode,) = read_run(tmp_path)
@@ -204,7 +204,7 @@ def test_code_mode_rejects_what_is_not_a_script_and_stops_at_the_turn_limit(tmp_
     assert (episode.stop, episode.turns, episode.steps, episode.errors) == ("turn limit", 3, 1, 3)
     feedback = [m["content"] for m in endpoint.requests[-1]["messages"] if m["role"] == "tool"]
     assert "run_code: arguments are not valid JSON" in feedback[0]
-    assert "unknown tool 'add_box'; the only tool is run_code" in feedback[1]
+    assert "unknown tool 'add_box'; the tools are run_code and look" in feedback[1]
     (episode,), _ = play(script[3:], mode="code", image_size=0)
     assert (episode.stop, episode.turns, episode.steps) == ("no tool call", 1, 0)
 

@@ -45,8 +45,8 @@ def test_rows_carry_the_prompt_the_tools_and_the_task_id_but_no_answer():
     task = get_task(row["toolgym_task"])
     system, user = row["responses_create_params"]["input"]
     assert system["role"] == "system" and user == {"role": "user", "content": task.prompt}
-    (tool,) = row["responses_create_params"]["tools"]
-    assert tool["type"] == "function" and tool["name"] == "run_code"
+    tool, look = row["responses_create_params"]["tools"]
+    assert tool["type"] == "function" and tool["name"] == "run_code" and look["name"] == "look"
     assert tool["parameters"]["required"] == ["code"]
     assert task.reference not in json.dumps(row) and task.tool_calls[0] not in json.dumps(row)
     (tool_mode,) = nemo_gym_rows("primitives", "test", action_mode="tool")[:1]
@@ -64,7 +64,9 @@ def test_a_rollout_as_nemo_gyms_agent_plays_it(server):
         assert failed.json()["reward"] == pytest.approx(-0.1) and not failed.json()["done"]
         refused = agent.post("/add_box", json={"length": 1})  # a tool of tool mode only
         assert refused.status_code == 400
-        assert refused.json()["error"] == "unknown tool 'add_box'; this session's: run_code"
+        assert refused.json()["error"] == "unknown tool 'add_box'; this session's: look, run_code"
+        looked = agent.post("/look", json={"zoom": 2}).json()  # the views closer, nothing built
+        assert looked["reward"] == 0.0 and "zoom 2" in looked["feedback"]
         passed = agent.post("/run_code?views=1", json={"code": task.reference}).json()
         assert passed["done"] and "score 1.000 (pass)" in passed["feedback"]
         assert passed["views"]["shape"] == [128, 128, 3] and passed["views"]["png"]
@@ -72,7 +74,7 @@ def test_a_rollout_as_nemo_gyms_agent_plays_it(server):
         answer = agent.post("/verify", json=row | {"response": {"id": "resp_1"}}).json()
         assert answer["toolgym_task"] == task.id and answer["response"] == {"id": "resp_1"}
         assert answer["reward"] == pytest.approx(1.0) and answer["toolgym_passed"]
-        assert answer["toolgym_steps"] == 2 and not answer["mask_sample"]
+        assert answer["toolgym_steps"] == 3 and not answer["mask_sample"]
         assert sessions(server) == 0  # verify ends the rollout
         late = agent.post("/run_code", json={"code": "x = 1"})
         assert late.status_code == 404 and "(verified)" in late.json()["error"]

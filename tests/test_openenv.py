@@ -142,15 +142,18 @@ def test_generic_env_client_plays_an_episode_over_the_websocket(url):
 def test_mcp_tool_client_lists_and_calls_the_sessions_tools(url):
     with MCPToolClient(base_url=url).sync() as env:
         env.reset(seed=0, options={"task": TASK.id})  # code mode, CadQuery: the defaults
-        (tool,) = env.list_tools()
+        tool, look = env.list_tools()
         assert tool.name == "run_code" and tool.input_schema["required"] == ["code"]
+        assert look.name == "look" and look.input_schema["properties"]["center"]["minItems"] == 3
+        looked = env.call_tool("look", zoom=2)  # no sandbox call, no reward: the views closer
+        assert looked["reward"] == 0.0 and "error" not in looked["info"]
         failed = env.call_tool("run_code", code="raise ValueError('no part yet')")
         assert failed["info"]["error"] == "ValueError: no part yet" and failed["reward"] == -0.1
         passed = env.call_tool("run_code", code=TASK.reference)
         assert passed["done"] and passed["info"]["final_report"]["score"] == pytest.approx(1.0)
         assert sum((failed["reward"], passed["reward"])) == pytest.approx(0.9)
-        assert env.state().step_count == 2
-        with pytest.raises(RuntimeError, match="unknown tool 'add_box'; this session's: run_code"):
+        assert env.state().step_count == 3
+        with pytest.raises(RuntimeError, match="unknown tool 'add_box'; this session's: look, run"):
             env.call_tool("add_box", length=1)
     wait_until(lambda: sessions(url) == 0, 30, "openenv/session/close")
 

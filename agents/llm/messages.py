@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from toolgym.envs.episode.look import LOOK_CALL, look_arguments
 from toolgym.envs.episode.loop import RUN_CODE
 
 VIEWS = "four views of it, tiled: iso, front, right, top"
@@ -134,11 +135,11 @@ def action_of(call: ToolCall, action_mode: str) -> tuple[Any, str | None]:
 
     In tool mode every call is an action (the env itself reports bad JSON, unknown tools and bad
     parameters, with its usual penalty). In code mode a call must be ``run_code`` with a
-    ``code`` string."""
-    if action_mode == "tool":
+    ``code`` string, or ``look`` (which the env checks as in tool mode)."""
+    if action_mode == "tool" or call.name == LOOK_CALL:
         return {"name": call.name, "arguments": call.arguments}, None
     if call.name != RUN_CODE:
-        return None, f"unknown tool {call.name!r}; the only tool is {RUN_CODE}"
+        return None, f"unknown tool {call.name!r}; the tools are {RUN_CODE} and {LOOK_CALL}"
     try:
         arguments = json.loads(call.arguments or "{}")
     except ValueError as exc:
@@ -151,7 +152,7 @@ def action_of(call: ToolCall, action_mode: str) -> tuple[Any, str | None]:
 
 def call_of(action: Any, action_mode: str, call_id: str) -> ToolCall:
     """The tool call that stands for an env action (to write episodes as chats)."""
-    if action_mode == "code":
+    if action_mode == "code" and not look_arguments(action)[0]:
         return ToolCall(call_id, RUN_CODE, json.dumps({"code": str(action)}))
     if isinstance(action, str):
         try:

@@ -21,11 +21,12 @@ from toolgym.envs.blender.verification import (
     scene_glb,
 )
 from toolgym.envs.blender.verifier import verify_scene
+from toolgym.envs.episode.look import LookError, View, ViewBox
 from toolgym.envs.episode.loop import ToolEnv
 from toolgym.envs.episode.options import EnvOptions, check_int
 from toolgym.envs.tasks.families import restyled
 from toolgym.envs.tasks.model import Task
-from toolgym.renderers.mesh_views import DEFAULT_VIEWS
+from toolgym.renderers.mesh_views import DEFAULT_VIEWS, Framing
 from toolgym.verifiers.report import VerifierReport
 
 EXPORT_FORMATS = ("blend", "glb", "png")
@@ -79,6 +80,13 @@ class BlenderEnv(ToolEnv):
     :meth:`tool_schemas` and :meth:`tool_grammar` (29 tools, on objects, modifiers, materials
     and node graphs, shape keys and lights: the README lists them). The space is
     :class:`~toolgym.envs.episode.spaces.UnicodeText`.
+
+    In either mode, ``{"name": "look", "arguments": {"center": [x, y, z], "zoom": 4}}`` (m;
+    zoom 1 to 16) frames the four views, the scene's and the target's, on that point at 4× the
+    task's magnification until the next look; ``{"name": "look"}`` goes back to the task's
+    frame. A look changes nothing and earns no reward, but costs a step
+    (``toolgym.envs.episode.look``). On the mesh kinds only: a material or lighting task's
+    views are Cycles renders from fixed cameras, and a look there is refused.
 
     ## Observation space
 
@@ -150,6 +158,7 @@ class BlenderEnv(ToolEnv):
 
     backend = "blender"
     registry = registry
+    look_center = (3, "m")  # on the mesh kinds (see _no_look)
 
     Options = BlenderOptions
     options: BlenderOptions
@@ -158,7 +167,7 @@ class BlenderEnv(ToolEnv):
         super().__init__(*args, **kwargs)  # checks the arguments
         self.render_samples = self.options.render_samples
         self._targets: dict[str, Target] = {}
-        self._starts: dict[str, np.ndarray] = {}
+        self._starts: dict[str, tuple[Scene | None, np.ndarray]] = {}  # the start, read, shown
         for t in self.tasks:
             if t.domain != "blender":
                 raise ValueError(f"task {t.id!r} is a {t.domain} task, not a Blender one")
@@ -183,6 +192,7 @@ class BlenderEnv(ToolEnv):
         if task.id not in self._targets:
             self._targets[task.id] = self.reader.target(task, self.limits)
         self._target = self._targets[task.id]
+        self._framing = self._target.framing  # a look reframes the views (``_reframe``)
         return self._target.image
 
     def reset(
@@ -194,8 +204,8 @@ class BlenderEnv(ToolEnv):
             self._good_snapshot = self.session.snapshot()
         if self.task.id not in self._starts:  # the start scene is the task's: render it once
             candidate, _ = self._candidate()
-            self._starts[self.task.id] = self._render(candidate)
-        self._image = self._starts[self.task.id]
+            self._starts[self.task.id] = (candidate, self._render(candidate))
+        self._image = self._starts[self.task.id][1]
         info["kind"] = self.kind
         return self._observation(""), info
 
@@ -217,10 +227,40 @@ class BlenderEnv(ToolEnv):
         shape = self._image_shape(self.view_size)
         if candidate is None:
             return np.full(shape, 255, dtype=np.uint8)
-        return self.reader.views(candidate, self._target.framing)
+        return self.reader.views(candidate, self._framing)
 
     def _succeeded(self, report: VerifierReport) -> bool:
         return report.passed
+
+    def _view_box(self) -> ViewBox | None:
+        if self.kind in RENDER_KINDS:
+            return None  # Cycles renders from fixed cameras: see _no_look
+        center, half = np.asarray(self._target.framing.center), self._target.framing.half_width
+        return ViewBox(tuple(map(float, center - half)), tuple(map(float, center + half)), "m")
+
+    def _no_look(self) -> str:
+        if self.task is not None and self.kind in RENDER_KINDS:
+            return (
+                f"a {self.kind} task's views are Cycles renders from fixed cameras; look works "
+                "on modelling, placement, shape-key and procedural tasks"
+            )
+        return super()._no_look()
+
+    def _reframe(self, view: View | None) -> tuple[np.ndarray, np.ndarray]:
+        """A look: the mesh renderer's cameras on ``view.center``, the field ``zoom`` times
+        narrower (the grid finer: ``grid_step``); the scene shown is the last good step's, or
+        the task's start."""
+        assert self.task is not None
+        if self.kind in RENDER_KINDS:
+            raise LookError(f"look: {self._no_look()}")
+        task = self._target.framing
+        if view is None:
+            self._framing = task
+        else:  # the cameras stand where the task's do, so nothing is clipped
+            half = task.half_width / view.zoom
+            self._framing = Framing(view.center, half, standoff=task.half_width)
+        shown = self._part if self._part is not None else self._starts[self.task.id][0]
+        return self._render(shown), self.reader.mesh_views(self._target.goal.state, self._framing)
 
     def _image_prompt(self) -> str:
         return self._target.prompt

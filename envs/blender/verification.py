@@ -162,10 +162,15 @@ class SceneReader:
         by the mesh renderer, one colour per object."""
         if scene.images is not None:
             return tile(scene.images)
+        return self.mesh_views(scene.state, framing)
+
+    def mesh_views(self, state: dict[str, Any], framing: Framing) -> np.ndarray:
+        """A read scene's meshes (``Scene.state``, or a goal's) drawn by the mesh renderer in
+        ``framing``'s four views, one colour per object, over the ground grid: one tile."""
         if self.renderer is None:
             self.renderer = MeshRenderer(self.view_size)
         grid = (*ground_grid(framing, self.view_size), GRID_COLOR)
-        return tile(self.renderer.render_parts([grid, *mesh_parts(scene.state)], framing))
+        return tile(self.renderer.render_parts([grid, *mesh_parts(state)], framing))
 
     def target(self, task: Task, limits: Limits | None = None) -> Target:
         """Build ``task``'s goal: run its start and reference programs, save, read; frame the
@@ -366,8 +371,10 @@ def task_framing(*bounds: np.ndarray | None) -> Framing:
 
 
 def grid_step(framing: Framing) -> float:
-    """The ground grid's spacing (m) in ``framing``'s views."""
-    return 0.25 if framing.half_width < 1.0 else 1.0
+    """The ground grid's spacing (m) in ``framing``'s views: 1 m, 0.25 m in frames under 2 m
+    wide (the narrowest a task has is 1.5 m), finer in the narrower frames of a look."""
+    half = framing.half_width
+    return 1.0 if half >= 1.0 else 0.25 if half >= 0.5 else 0.05 if half >= 0.1 else 0.01
 
 
 def ground_grid(framing: Framing, view_size: int) -> tuple[np.ndarray, np.ndarray]:

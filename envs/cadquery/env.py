@@ -13,7 +13,7 @@ from gymnasium import spaces
 from toolgym.envs.cadquery.artifacts import Measurer, brep_note, export_brep, session_part
 from toolgym.envs.cadquery.families import family
 from toolgym.envs.cadquery.families.phrases import get_style
-from toolgym.envs.cadquery.framing import task_framing
+from toolgym.envs.cadquery.framing import grid_spacing, task_framing
 from toolgym.envs.cadquery.tools import registry
 from toolgym.envs.cadquery.verification import (
     exact_tolerance,
@@ -21,6 +21,7 @@ from toolgym.envs.cadquery.verification import (
     step_reference,
     verify_for_task,
 )
+from toolgym.envs.episode.look import View, ViewBox
 from toolgym.envs.episode.loop import ToolEnv
 from toolgym.envs.episode.options import EnvOptions, check_number
 from toolgym.envs.sandbox import CallResult
@@ -83,6 +84,13 @@ class CadQueryEnv(ToolEnv):
     :meth:`tool_schemas` (function-calling JSON schemas) and :meth:`tool_grammar`. The call
     ``{"name": "stop"}`` ends the episode with the part as it stands (``terminated``, no penalty).
 
+    In either mode, ``{"name": "look", "arguments": {"center": [x, y, z], "zoom": 4}}`` (mm;
+    zoom 1 to 16) frames every view, the part's and the target's (and the depth tiles), on that
+    point at 4× the task's magnification, until the next look; ``{"name": "look"}`` goes back
+    to the task's frame. A look changes nothing and earns no reward, but costs a step; the
+    feedback says the view while it lasts (``toolgym.envs.episode.look``). At zoom 4 a 64-px
+    view of the primitives' frame is 0.86 mm a pixel instead of 3.45.
+
     The space is :class:`~toolgym.envs.episode.spaces.UnicodeText` of ``max_action_chars``
     characters.
 
@@ -106,7 +114,7 @@ class CadQueryEnv(ToolEnv):
     in the primitives' frame at 64 px; the exact tier pays for 0.5 mm. For image-only prompts
     read from RGB alone, size the views for the tier: a calibrated pixel-exact reader of the
     silhouettes scores at most 0.44-0.47 at 64 px a view, 0.60-0.63 at 128, 0.76-0.81 at 256
-    and 0.96-0.98 at 512; ``bench/rgb_ceiling.py``.)
+    and 0.96-0.98 at 512; ``bench/rgb_ceiling.py``. Or look closer: see ``look`` above.)
 
     Framing: both images of a task share one fixed frame that does not depend on the part's
     size (``toolgym.envs.cadquery.framing``): a procedural family's envelope (the box that holds
@@ -184,6 +192,7 @@ class CadQueryEnv(ToolEnv):
 
     backend = "cadquery"
     registry = registry
+    look_center = (3, "mm")
     export_formats = EXPORT_FORMATS  # what :meth:`export` writes; the first is its default
 
     Options = CadQueryOptions
@@ -250,6 +259,7 @@ class CadQueryEnv(ToolEnv):
             self._targets[task.id] = (reference, coarse, framing, image, reach)
         targets = self._targets[task.id]
         self._reference, self._step_reference, self._framing, image, reach = targets
+        self._task_framing = self._framing  # what a look without arguments goes back to
         if reach is not None:
             self._target_reach = reach if self.show_target else np.full_like(reach, -np.inf)
         return image
@@ -317,6 +327,28 @@ class CadQueryEnv(ToolEnv):
 
     def _succeeded(self, report: VerifierReport) -> bool:
         return report.passed
+
+    def _view_box(self) -> ViewBox:
+        center, half = np.asarray(self._task_framing.center), self._task_framing.half_width
+        return ViewBox(tuple(map(float, center - half)), tuple(map(float, center + half)), "mm")
+
+    def _reframe(self, view: View | None) -> tuple[np.ndarray, np.ndarray]:
+        """A look: the same cameras on ``view.center``, the field ``zoom`` times narrower, the
+        grid as fine as it then needs (``grid_spacing``), on the same floor."""
+        task = self._task_framing
+        if view is None:
+            self._framing = task
+        else:
+            half = task.half_width / view.zoom
+            standoff = task.half_width  # the cameras stand where the task's do: no clipping
+            self._framing = Framing(view.center, half, grid_spacing(half), task.ground, standoff)
+        image = self._render(self._part)
+        target = self._step_reference.mesh
+        target_image = tile(self.renderer.render(target, self._framing, depth=False).rgb)
+        if self.depth:
+            reach = tile(self.renderer.reach(target, self._framing))
+            self._target_reach = reach if self.show_target else np.full_like(reach, -np.inf)
+        return image, target_image
 
     def export(self, fmt: str = "step") -> bytes:
         """The current part as STEP, STL or GLB bytes."""

@@ -11,6 +11,9 @@ inputs the policy gets:
   the background is white, the grid grey), each view's spanned columns and rows times the
   frame's pixel pitch. A pixel is ``2 * half_width / view_size`` mm (3.6 mm for the primitives
   at 64 px), so its sizes are that coarse.
+- :class:`LookingRule` reads the same RGB tile, then asks for closer views with the env's
+  ``look`` call (``toolgym.envs.episode.look``), a pixel 16 times finer at each face of the
+  part's box, and only then calls the tool: eight steps instead of one.
 
 Both tell the tools apart by how full each silhouette's box is: a box seen square on fills it,
 a disc (a cylinder from above, a sphere from anywhere) fills pi / 4 of it; both snap sizes and
@@ -162,3 +165,118 @@ class SilhouetteRule:
         }
         kind = _kind(_fill(top), _fill(front))
         return _primitive_call(kind, size, (x_mid, y_mid, z_mid))
+
+
+class LookingRule:
+    """The RGB silhouette rule with the env's ``look`` call: first the part's box read off the
+    task's frame, as :class:`SilhouetteRule` reads it; then a look centred on it at the largest
+    zoom (up to 16) that still holds it in every view, where the tools are told apart and the
+    box read again, finer; then, if that zoom was under 16, one look at zoom 16 on each face of
+    the box (the front view's columns for x, the right view's for y, its rows for z), each
+    reading one edge at ``2 * half_width / (16 * view_size)`` mm a pixel; then the call. At most
+    eight steps, the env's default ``max_steps``. ``framing``: the family's fixed frame."""
+
+    ZOOM = 16.0  # the env's largest (``toolgym.envs.episode.look.MAX_ZOOM``)
+    MARGIN = 2.0  # pixels of the frame's pitch left free around the part in the overview
+
+    def __init__(self, framing: Framing) -> None:
+        self.framing = framing
+        self._plan: list[tuple[str, tuple[float, float, float], float]] = []
+        self._box: dict[str, list[float]] = {}
+        self._kind = "box"
+        self._looked: tuple[str, tuple[float, float, float], float] | None = None
+        self._built = False
+
+    def act(self, observation: dict[str, Any], task: Any = None) -> str:
+        rgb = np.asarray(observation["target"], dtype=np.int32)
+        masks = [v[..., 2] - v[..., 0] > TINT for v in _views(rgb)]
+        if int(observation["step"]) == 0:
+            self._plan, self._looked, self._built = [], None, False
+            if not all(m.any() for m in masks[1:]):
+                return json.dumps({"name": "add_box", "arguments": {}})  # no target to read
+            self._read_box(masks, self.framing.center, 1.0)
+            return self._look("overview", self._middle(), self._overview_zoom(masks[1]))
+        if self._built:
+            return json.dumps({"name": "stop"})
+        what, center, zoom = self._looked or ("", self.framing.center, 1.0)
+        if what == "overview":
+            self._read_box(masks, center, zoom)
+            self._kind = _kind(_fill(masks[3]), _fill(masks[1]))
+            if zoom < self.ZOOM:
+                middle = self._middle()
+                for axis, name in enumerate("xyz"):
+                    for side in (0, 1):
+                        at = list(middle)
+                        at[axis] = self._box[name][side]
+                        self._plan.append((f"{name}{side}", tuple(at), self.ZOOM))
+        elif what:
+            self._read_edge(what, masks, center, zoom)
+        if self._plan:
+            return self._look(*self._plan.pop(0))
+        size = {
+            "length": self._box["x"][1] - self._box["x"][0],
+            "width": self._box["y"][1] - self._box["y"][0],
+            "height": self._box["z"][1] - self._box["z"][0],
+        }
+        self._looked, self._built = None, True
+        return _primitive_call(self._kind, size, self._middle())
+
+    def _look(self, what: str, center: tuple[float, float, float], zoom: float) -> str:
+        self._looked = (what, center, zoom)
+        low = [c - self.framing.half_width for c in self.framing.center]
+        high = [c + self.framing.half_width for c in self.framing.center]
+        inside = [min(max(c, lo), hi) for c, lo, hi in zip(center, low, high, strict=True)]
+        return json.dumps({"name": "look", "arguments": {"center": inside, "zoom": zoom}})
+
+    def _middle(self) -> tuple[float, float, float]:
+        x, y, z = ((self._box[a][0] + self._box[a][1]) / 2 for a in "xyz")
+        return (x, y, z)
+
+    def _overview_zoom(self, view: np.ndarray) -> float:
+        """The largest zoom whose views hold the part's box, centred on it, with a margin."""
+        reach = max(self._box[a][1] - self._box[a][0] for a in "xyz") / 2
+        pitch = self._pitch(view, 1.0)
+        return float(
+            min(self.ZOOM, max(1.0, self.framing.half_width / (reach + self.MARGIN * pitch)))
+        )
+
+    def _pitch(self, mask: np.ndarray, zoom: float) -> float:
+        return 2 * self.framing.half_width / zoom / mask.shape[0]
+
+    def _edges(
+        self, mask: np.ndarray, axis: int, centre: float, zoom: float, flip: bool
+    ) -> list[float]:
+        """A silhouette's low and high edges (mm, world) along image columns (``axis`` 0
+        collapsed) or rows, in a view centred on ``centre`` at ``zoom``; ``flip``: the world
+        axis runs up the image. The rasteriser colours one more column than the pixel centres
+        the part covers (see :class:`SilhouetteRule`): each edge is half a pixel in."""
+        hit = np.flatnonzero(mask.any(axis=axis))
+        pitch, half = self._pitch(mask, zoom), mask.shape[1 - axis] / 2
+        low, high = ((p - half) * pitch for p in (hit[0] + 0.5, hit[-1] + 0.5))
+        if flip:
+            return [centre - high, centre - low]
+        return [centre + low, centre + high]
+
+    def _read_box(self, masks: list[np.ndarray], center: Any, zoom: float) -> None:
+        _, front, right, _ = masks
+        if not (front.any() and right.any()):
+            return  # nothing in view: the box stands as read before
+        cx, cy, cz = center
+        self._box = {
+            "x": self._edges(front, 0, cx, zoom, False),
+            "y": self._edges(right, 0, cy, zoom, False),
+            "z": self._edges(front, 1, cz, zoom, True),
+        }
+
+    def _read_edge(self, what: str, masks: list[np.ndarray], center: Any, zoom: float) -> None:
+        _, front, right, _ = masks
+        axis, side = what[0], int(what[1])
+        view, collapse, flip = {
+            "x": (front, 0, False),
+            "y": (right, 0, False),
+            "z": (front, 1, True),
+        }[axis]
+        if view.any():
+            self._box[axis][side] = self._edges(
+                view, collapse, center["xyz".index(axis)], zoom, flip
+            )[side]

@@ -13,6 +13,8 @@ is neither verified nor rendered again, and the snapshot of a good step's state 
 artifact is verified and rendered.
 In tool mode the call ``{"name": "stop"}`` (:data:`STOP_CALL`) ends the episode where it is: no
 sandbox call, no penalty, the exact verifier scores the part as it stands (``terminated``).
+In either mode the call ``{"name": "look", ...}`` reframes the views on a region
+(``toolgym.envs.episode.look``): no sandbox call, a step, no reward.
 
 Domains subclass :class:`ToolEnv` and fill in what is specific to their tool: the backend, the tool
 registry, the reference part, the candidate part and how both are verified and rendered.
@@ -31,6 +33,14 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from toolgym.envs.episode.look import (
+    LookError,
+    View,
+    ViewBox,
+    look_arguments,
+    look_schema,
+    read_view,
+)
 from toolgym.envs.episode.options import RENDER_MODES, EnvOptions
 from toolgym.envs.episode.spaces import UnicodeText
 from toolgym.envs.sandbox import CallResult, Limits, SandboxError, Session, SnapshotLost
@@ -41,6 +51,7 @@ from toolgym.verifiers.report import VerifierReport, describe_invalid
 
 PROMPT_CHARS = 4096
 FEEDBACK_CHARS = 8192
+StepResult = tuple[dict[str, Any], float, bool, bool, dict[str, Any]]  # what ``step`` returns
 STOP_CALL = "stop"  # tool mode: the call that ends the episode (the agent says it is done)
 RUN_CODE = "run_code"  # code mode: the one tool an agent calling tools is offered
 
@@ -60,6 +71,8 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
     registry: ToolRegistry
     Options: ClassVar[type[EnvOptions]] = EnvOptions
     options: EnvOptions
+    # A look's centre: how many numbers, in which unit (``None``: the views cannot be reframed).
+    look_center: ClassVar[tuple[int, str] | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -130,6 +143,21 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
     def _succeeded(self, report: VerifierReport) -> bool:
         raise NotImplementedError
 
+    def _view_box(self) -> ViewBox | None:
+        """Where a look may centre (the task's frame, in the tool's unit); ``None``: this
+        task's views cannot be reframed, and a look is refused (:meth:`_no_look` says why)."""
+        return None
+
+    def _no_look(self) -> str:
+        """Why a look is refused where :meth:`_view_box` is ``None``: one line."""
+        return "this environment's views have one fixed frame"
+
+    def _reframe(self, view: View | None) -> tuple[np.ndarray, np.ndarray]:
+        """Frame every view on ``view`` from now on (``None``: the task's own frame); return
+        the current artifact's views and the target's, so framed. :class:`LookError` says why
+        not."""
+        raise LookError(f"look: {self._no_look()}")
+
     # -- gymnasium API --------------------------------------------------------------------------
     def tool_schemas(self) -> list[dict[str, Any]]:
         """OpenAI-style function-calling schemas of this environment's tools."""
@@ -137,9 +165,11 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
 
     def agent_tools(self) -> list[dict[str, Any]]:
         """The tools an agent calling functions is offered, OpenAI-style: the registry's schemas
-        in tool mode; in code mode one, ``run_code(code)``, a script per step."""
+        in tool mode; in code mode ``run_code(code)``, a script per step; in both, ``look``
+        where the views can be reframed (``look_center``; ``toolgym.envs.episode.look``)."""
+        look = [look_schema(*self.look_center)] if self.look_center else []
         if self.action_mode == "tool":
-            return self.tool_schemas()
+            return [*self.tool_schemas(), *look]
         from toolgym.envs.domains import get_domain  # domains import the envs: at call time
         from toolgym.envs.registration import domain_names
 
@@ -160,7 +190,8 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
                         "additionalProperties": False,
                     },
                 },
-            }
+            },
+            *look,
         ]
 
     def tool_grammar(self) -> dict[str, Any]:
@@ -189,6 +220,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         self._notes: list[str] = []  # what the sandbox had to recover from, for the feedback
         self._steps, self._score, self._done = 0, 0.0, False
         self._confirmed: tuple[int, Any, VerifierReport, str | None] | None = None  # _confirm
+        self._view: View | None = None  # the last look's (None: the task's frame)
         self._image = self._render(None)
         self._part: Any = None  # the artifact after the last good step
         self._report: VerifierReport | None = None
@@ -214,6 +246,9 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         self._steps += 1
         if self.action_mode == "tool" and _is_stop(action):
             return self._stop()
+        looks, arguments = look_arguments(action)
+        if looks:
+            return self._take_look(arguments)
         timings: dict[str, float] = {}
         started = time.perf_counter()
         outcome, error = self._act(action)
@@ -295,6 +330,36 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         if self.timings_in_info:
             info["timings"], info["sandbox_wall_s"] = {}, 0.0
         return self._observation("stopped: the episode ends here"), float(reward), True, False, info
+
+    def _take_look(self, arguments: Any) -> StepResult:
+        """The agent's look: every view reframed, nothing else changed (a step, no reward)."""
+        assert self.task is not None and self.session is not None
+        info: dict[str, Any] = {"task": self.task.id, "isolation": self.session.layers}
+        info["sandbox"] = sandbox_info(None, self.timings_in_info)
+        box = self._view_box()
+        reward = 0.0
+        try:
+            if box is None:
+                raise LookError(f"look: {self._no_look()}")
+            view = read_view(arguments, box)
+            self._image, target = self._reframe(view)
+        except LookError as exc:
+            reward, info["error"] = -self.error_penalty, str(exc)
+            feedback = self._feedback(None, f"error: {exc}")
+        else:
+            self._view = view
+            self._target_image = target if self.show_target else np.zeros_like(target)
+            # _feedback says the view while it lasts
+            summary = "look: the views are reframed" if view else "look: the task's own frame"
+            feedback = self._feedback(None, summary)
+        if self._report is not None:
+            info["report"] = self._report.to_dict()
+        truncated = self._steps >= self.max_steps
+        if truncated:
+            reward += self._finish(info)
+        if self.timings_in_info:
+            info["timings"], info["sandbox_wall_s"] = {}, 0.0
+        return self._observation(feedback), float(reward), False, truncated, info
 
     def render(self) -> np.ndarray | None:
         """The agent's part beside the target (rgb_array)."""
@@ -492,6 +557,8 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
             elif outcome.stderr.strip():
                 parts.append("stderr:\n" + outcome.stderr.strip()[-2000:])
         parts.append(summary)
+        if self._view is not None and self.look_center:  # what the views show, every step
+            parts.append(self._view.describe(self.look_center[1]))
         return "\n".join(parts)[-FEEDBACK_CHARS:]
 
     def _observation(self, feedback: str) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from toolgym.envs.episode.look import View, ViewBox
 from toolgym.envs.episode.loop import ToolEnv
 from toolgym.envs.episode.options import EnvOptions
 from toolgym.envs.scene.families import task_spec
@@ -86,6 +87,12 @@ class GameSceneEnv(ToolEnv):
     ``add_trigger``, ``on_trigger``, ``add_waypoint_mover``, ``add_spawner``, ``simulate``,
     ``clear``. See :meth:`tool_schemas` and :meth:`tool_grammar`.
 
+    In either mode, ``{"name": "look", "arguments": {"center": [x, y], "zoom": 4}}`` (m on
+    the floor; zoom 1 to 16) frames both views, the scene's and the target's, on that point at
+    4× the task's magnification until the next look; ``{"name": "look"}`` goes back to the
+    task's area. A look changes nothing and earns no reward, but costs a step
+    (``toolgym.envs.episode.look``).
+
     The space is :class:`~toolgym.envs.episode.spaces.UnicodeText` of ``max_action_chars``
     characters.
 
@@ -162,6 +169,7 @@ class GameSceneEnv(ToolEnv):
 
     backend = "scene"
     registry = registry
+    look_center = (2, "m")  # on the floor
 
     Options = GameSceneOptions
 
@@ -191,6 +199,8 @@ class GameSceneEnv(ToolEnv):
         if self._spec.kind != "logic":
             self.replay.close()
         self._actions, self._pending, self._scene = [], None, None
+        self._aim: tuple[float, float, float] | None = None  # x, y, zoom (None: the area's)
+        self._start: Candidate | None = None  # an edit's start, as replayed at reset
         if task.id not in self._targets:
             self._targets[task.id] = self.renderer.render(reference_scene(task), self._spec.bounds)
         return self._targets[task.id]
@@ -203,6 +213,7 @@ class GameSceneEnv(ToolEnv):
         if self.task.start:  # an edit: the start is replayed with the steps, and shown
             self._actions = [("code", self.task.start)]
             candidate, _ = self._candidate()
+            self._start = candidate
             if candidate is not None:
                 self._image = self._render(candidate)
                 observation = self._observation("")
@@ -259,10 +270,23 @@ class GameSceneEnv(ToolEnv):
         scene = merged(self._spec, candidate.objects) if candidate is not None else self._spec.level
         if candidate is not None and candidate.triggers:  # drawn as the target's are
             scene = {**scene, "triggers": candidate.triggers}
-        return self.renderer.render(scene, self._spec.bounds)
+        return self.renderer.render(scene, self._spec.bounds, self._aim)
 
     def _succeeded(self, report: VerifierReport) -> bool:
         return report.passed
+
+    def _view_box(self) -> ViewBox:
+        xmin, ymin, xmax, ymax = (float(b) for b in self._spec.bounds)
+        return ViewBox((xmin, ymin), (xmax, ymax), "m")
+
+    def _reframe(self, view: View | None) -> tuple[np.ndarray, np.ndarray]:
+        """A look: both cameras turned on ``view.center``, their fields ``zoom`` times
+        narrower (``SceneRenderer.render``)."""
+        assert self.task is not None
+        self._aim = None if view is None else (*view.center, view.zoom)
+        shown = self._part if self._part is not None else self._start
+        target = self.renderer.render(reference_scene(self.task), self._spec.bounds, self._aim)
+        return self._render(shown), target
 
     def export(self, fmt: str = "json") -> bytes:
         """The current scene (the task's level with the agent's objects) as JSON or GLB bytes."""

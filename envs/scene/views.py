@@ -10,6 +10,7 @@ patches on the floor, so they mark places without hiding what stands in them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -105,16 +106,31 @@ class SceneRenderer:
             wall.set_pos(*center)
         return top
 
-    def render(self, scene: Mapping[str, Any] | None, bounds: Sequence[float]) -> np.ndarray:
-        """The scene (``None``: the empty floor) framed on ``bounds``: perspective | top."""
+    def render(
+        self,
+        scene: Mapping[str, Any] | None,
+        bounds: Sequence[float],
+        look: tuple[float, float, float] | None = None,
+    ) -> np.ndarray:
+        """The scene (``None``: the empty floor) framed on ``bounds`` (``(xmin, ymin, xmax,
+        ymax)``, m): perspective | top. ``look``: ``(x, y, zoom)``, both cameras turned on that
+        point of the floor with a field ``zoom`` times narrower; the perspective camera keeps
+        its height and distance (it moves parallel to its place), so it never dips into the
+        scene."""
         xmin, ymin, xmax, ymax = (float(b) for b in bounds)
         center = Vec3((xmin + xmax) / 2, (ymin + ymax) / 2, 0.0)
         span = max(xmax - xmin, ymax - ymin)
+        fov, film = 50.0, span * 1.05
+        if look is not None:
+            center, zoom = Vec3(look[0], look[1], 0.0), look[2]
+            if zoom != 1:
+                fov = math.degrees(2 * math.atan(math.tan(math.radians(fov / 2)) / zoom))
+                film = film / zoom
         top = self._build(scene or {}, bounds)
         top.reparent_to(self.root)
         try:
             perspective = PerspectiveLens()  # new lenses: a reused one carries derived state
-            perspective.set_fov(50, 50)
+            perspective.set_fov(fov, fov)
             perspective.set_near_far(0.05 * span, 6 * span)
             self.camera.node().set_lens(perspective)
             # From identity each time: set_pos on the previous transform would carry its
@@ -124,7 +140,7 @@ class SceneRenderer:
             self.camera.look_at(center + Vec3(0, 0, 0.3))
             views = [self._frame()]
             orthographic = OrthographicLens()
-            orthographic.set_film_size(span * 1.05, span * 1.05)
+            orthographic.set_film_size(film, film)
             orthographic.set_near_far(1.0, 200.0)
             self.camera.node().set_lens(orthographic)
             self.camera.clear_transform()

@@ -47,6 +47,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from toolgym._version import __version__
+from toolgym.envs.episode.look import LOOK_CALL
 from toolgym.envs.registration import cards, domain_names
 from toolgym.envs.serving.nemo_gym import add_routes as add_nemo_gym_routes
 from toolgym.envs.serving.openenv_routes import PARSE_ERROR, Mcp, metadata, schemas, session_of
@@ -316,7 +317,7 @@ def every_tool_name() -> list[str]:
     from toolgym.envs.domains import get_domain
 
     schemas = [t for d in domain_names() for t in get_domain(d).registry().json_schemas()]
-    return [schema["function"]["name"] for schema in schemas]
+    return [*(schema["function"]["name"] for schema in schemas), LOOK_CALL]
 
 
 def _error(status: int, message: str, code: str) -> JSONResponse:
