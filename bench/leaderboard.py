@@ -25,6 +25,7 @@ from toolgym.agents.benchmark.report import leaderboard, scores_by
 from toolgym.agents.benchmark.sets import PART_NAMES, TOOLS
 from toolgym.agents.llm.endpoint import Reply, ScriptedEndpoint, completion, tool_call
 from toolgym.envs.domains import domains
+from toolgym.envs.episode.look import LOOK_CALL
 
 TOOLGYM = str(Path(sys.executable).with_name("toolgym"))
 
@@ -42,7 +43,8 @@ class KeywordModel:
         prompt = content if isinstance(content, str) else content[0]["text"]
         answered = any(m["role"] == "assistant" for m in body["messages"])
         names = {t["function"]["name"] for t in body.get("tools", [])}
-        registry = next((r for r in self.registries if names <= set(r.tools) | {"stop"}), None)
+        offered = names - {"stop", LOOK_CALL}  # what every env offers beside its own tools
+        registry = next((r for r in self.registries if offered <= set(r.tools)), None)
         if answered or registry is None:
             message: dict[str, Any] = {"content": "Done."}
         else:

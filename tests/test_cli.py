@@ -170,6 +170,7 @@ def test_tools_table_keeps_square_brackets():
         env=dict(os.environ, COLUMNS="250"),
     )
     assert done.returncode == 0 and "drawn as [radius, z] points" in done.stdout
+    assert '{"name": "look", "arguments": {"center": [x, y, z], "zoom": 1..16}} (mm)' in done.stdout
 
 
 @pytest.mark.slow

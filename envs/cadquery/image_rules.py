@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from toolgym.envs.episode.look import LOOK_CALL, MAX_ZOOM
+from toolgym.envs.episode.loop import STOP_CALL
 from toolgym.renderers.mesh_views import Framing
 
 # A silhouette filling its box (to pixel counting) is an axis-aligned rectangle; a disc in
@@ -176,7 +178,7 @@ class LookingRule:
     reading one edge at ``2 * half_width / (16 * view_size)`` mm a pixel; then the call. At most
     eight steps, the env's default ``max_steps``. ``framing``: the family's fixed frame."""
 
-    ZOOM = 16.0  # the env's largest (``toolgym.envs.episode.look.MAX_ZOOM``)
+    ZOOM = MAX_ZOOM  # the env's largest
     MARGIN = 2.0  # pixels of the frame's pitch left free around the part in the overview
 
     def __init__(self, framing: Framing) -> None:
@@ -197,7 +199,7 @@ class LookingRule:
             self._read_box(masks, self.framing.center, 1.0)
             return self._look("overview", self._middle(), self._overview_zoom(masks[1]))
         if self._built:
-            return json.dumps({"name": "stop"})
+            return json.dumps({"name": STOP_CALL})
         what, center, zoom = self._looked or ("", self.framing.center, 1.0)
         if what == "overview":
             self._read_box(masks, center, zoom)
@@ -226,7 +228,7 @@ class LookingRule:
         low = [c - self.framing.half_width for c in self.framing.center]
         high = [c + self.framing.half_width for c in self.framing.center]
         inside = [min(max(c, lo), hi) for c, lo, hi in zip(center, low, high, strict=True)]
-        return json.dumps({"name": "look", "arguments": {"center": inside, "zoom": zoom}})
+        return json.dumps({"name": LOOK_CALL, "arguments": {"center": inside, "zoom": zoom}})
 
     def _middle(self) -> tuple[float, float, float]:
         x, y, z = ((self._box[a][0] + self._box[a][1]) / 2 for a in "xyz")

@@ -6,11 +6,14 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import gymnasium as gym
 import typer
+from gymnasium.envs.registration import load_env_creator
 from rich.markup import escape
 from rich.table import Table
 
 from toolgym.cli.common import app, check_writable_file, console, env_domain, fail, or_fail
+from toolgym.envs.episode.look import MAX_ZOOM
 from toolgym.envs.tasks.model import SPLITS, WRITTEN_SPLIT
 
 if TYPE_CHECKING:
@@ -215,6 +218,14 @@ def tools(
         table.add_row(tool.name, escape(params), escape(tool.description))
     console.print(table)
     console.print("name? : optional (default in brackets); --json for the full schemas")
+    looks = load_env_creator(gym.spec(env).entry_point).look_center
+    if looks:  # the env's own call, beside the registry's tools (README: "A closer look")
+        axes, unit = looks
+        center = ", ".join("xyz"[:axes])
+        call = f'{{"name": "look", "arguments": {{"center": [{center}], "zoom": 1..{MAX_ZOOM:g}}}}}'
+        console.print(
+            escape(f"and {call} ({unit}): every view reframed, a step, no reward"), soft_wrap=True
+        )
 
 
 def _param_line(param: Any) -> str:
