@@ -46,6 +46,8 @@ def views(image: np.ndarray, size: int) -> list[np.ndarray]:
         ({"zoom": 0.5}, f"look: zoom must be a number from 1 to {MAX_ZOOM:g}"),
         ({"zoom": True}, "look: zoom must be a number"),
         ({"zoom": 17}, "look: zoom must be a number"),
+        ({"zoom": 10**400}, "look: zoom must be a number"),
+        ({"center": [10**400, 0, 0]}, "look: center must be 3 numbers"),
         ({"angle": 3}, "look: unknown argument 'angle'; it takes center and zoom"),
         ([1, 2], "look: the arguments must be an object"),
         ("{oops", "look: the arguments are not valid JSON"),
@@ -62,10 +64,15 @@ def test_a_look_is_read_from_dicts_json_text_and_json_arguments():
     view = read_view('{"center": [1, 2, 3], "zoom": 4}', BOX)
     assert view is not None and (view.center, view.zoom) == ((1.0, 2.0, 3.0), 4.0)
     assert read_view({"zoom": 2}, BOX).center == (0.0, 0.0, 0.0)  # the frame's centre
-    assert look_arguments(look([1, 2, 3], 2)) == (True, {"center": [1, 2, 3], "zoom": 2})
-    assert look_arguments({"name": "look"}) == (True, {})
-    assert look_arguments("look = 1\nresult = cq.Workplane().box(1, 1, 1)") == (False, None)
-    assert look_arguments('{"name": "add_box", "arguments": {"look": 1}}') == (False, None)
+    limit = 20_000
+    assert look_arguments(look([1, 2, 3], 2), limit) == (True, {"center": [1, 2, 3], "zoom": 2})
+    assert look_arguments({"name": "look"}, limit) == (True, {})
+    assert look_arguments('{"name": "\\u006cook"}', limit) == (True, {})  # an escaped name
+    script = "look = 1\nresult = cq.Workplane().box(1, 1, 1)"
+    assert look_arguments(script, limit) == (False, None)
+    assert look_arguments('{"name": "add_box", "arguments": {"look": 1}}', limit) == (False, None)
+    deep = '{"name": "look", "arguments": ' + "[" * 50_000  # too deep to parse: no call
+    assert look_arguments(deep, 10**6) == (False, None)
 
 
 def test_a_cad_look_magnifies_both_views_and_a_step_after_it_is_drawn_in_its_frame():
@@ -122,7 +129,7 @@ def test_a_cad_look_magnifies_both_views_and_a_step_after_it_is_drawn_in_its_fra
 
 
 def test_a_bad_look_costs_the_penalty_and_changes_nothing_and_the_last_step_ends_it():
-    env = gym.make("toolgym/CadQuery-v0", task=CAD_TASK, action_mode="tool", max_steps=3)
+    env = gym.make("toolgym/CadQuery-v0", task=CAD_TASK, action_mode="tool", max_steps=5)
     try:
         start, _ = env.reset(seed=0)
         obs, reward, terminated, truncated, info = env.step(look([0, 0, 5000], 2))
@@ -130,6 +137,14 @@ def test_a_bad_look_costs_the_penalty_and_changes_nothing_and_the_last_step_ends
         assert info["error"].startswith("look: center z = 5000 mm is outside the task's frame")
         assert np.array_equal(obs["image"], start["image"])
         assert np.array_equal(obs["target"], start["target"])
+        # a look longer than max_action_chars is refused as any action is; a huge number is
+        # one line too
+        _, reward, _, _, info = env.step(look([0, 0, 0], 2)[:-1] + " " * 20_000 + "}")
+        assert info["error"] == "the tool call has 20063 characters; the limit is 20000"
+        _, reward, _, _, info = env.step(
+            '{"name": "look", "arguments": {"zoom": 1%s}}' % ("0" * 400)
+        )
+        assert info["error"] == "look: zoom must be a number from 1 to 16"
         obs, reward, *_ = env.step({"name": "look", "arguments": {"zoom": 3}})
         assert reward == 0.0 and not np.array_equal(obs["target"], start["target"])
         obs, reward, terminated, truncated, info = env.step('{"name": "look"}')  # back

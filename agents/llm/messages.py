@@ -18,11 +18,13 @@ import base64
 import dataclasses
 import io
 import json
+import sys
 from typing import Any
 
 import numpy as np
 
-from toolgym.envs.episode.look import LOOK_CALL, look_arguments
+from toolgym.envs.episode.calls import named_call
+from toolgym.envs.episode.look import LOOK_CALL
 from toolgym.envs.episode.loop import RUN_CODE
 
 VIEWS = "four views of it, tiled: iso, front, right, top"
@@ -152,7 +154,7 @@ def action_of(call: ToolCall, action_mode: str) -> tuple[Any, str | None]:
 
 def call_of(action: Any, action_mode: str, call_id: str) -> ToolCall:
     """The tool call that stands for an env action (to write episodes as chats)."""
-    if action_mode == "code" and not look_arguments(action)[0]:
+    if action_mode == "code" and named_call(action, LOOK_CALL, sys.maxsize) is None:
         return ToolCall(call_id, RUN_CODE, json.dumps({"code": str(action)}))
     if isinstance(action, str):
         try:

@@ -22,6 +22,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from toolgym.envs.episode.calls import named_call
+
 LOOK_CALL = "look"
 MAX_ZOOM = 16.0  # a 64-px view then shows a sixteenth of the task's frame at the same pixels
 AXES = "xyz"
@@ -52,20 +54,14 @@ class View:
         return f"views centred on ({where}) {unit}, zoom {self.zoom:g}"
 
 
-def look_arguments(action: Any) -> tuple[bool, Any]:
-    """``(True, arguments)`` when ``action`` is a look call (a dict, or JSON text, named
-    ``look``; arguments ``{}`` when it has none), else ``(False, None)``."""
-    if isinstance(action, str | bytes):
-        raw = action.encode("utf-8", "replace") if isinstance(action, str) else action
-        if b"look" not in raw:  # cheap: most actions never mention it
-            return False, None
-        try:
-            action = json.loads(raw)
-        except ValueError:
-            return False, None
-    if not isinstance(action, dict) or action.get("name") != LOOK_CALL:
+def look_arguments(action: Any, max_chars: int) -> tuple[bool, Any]:
+    """``(True, arguments)`` when ``action`` is a look call (a dict, or JSON text of at most
+    ``max_chars`` characters, named ``look``; arguments ``{}`` when it has none), else
+    ``(False, None)``."""
+    call = named_call(action, LOOK_CALL, max_chars)
+    if call is None:
         return False, None
-    arguments = action.get("arguments")
+    arguments = call.get("arguments")
     return True, {} if arguments is None else arguments
 
 
@@ -75,6 +71,8 @@ def read_view(arguments: Any, box: ViewBox) -> View | None:
     if isinstance(arguments, str | bytes):  # function-calling APIs send arguments as JSON text
         try:
             arguments = json.loads(arguments or "{}")
+        except RecursionError:
+            raise LookError("look: the arguments are nested too deep") from None
         except ValueError as exc:
             raise LookError(f"look: the arguments are not valid JSON: {exc}") from None
     if not isinstance(arguments, dict):
@@ -133,4 +131,10 @@ def look_schema(axes: int, unit: str) -> dict[str, Any]:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """A real number: a finite float, or an int a float can hold (JSON's 400-digit ints are
+    neither); not a bool."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return abs(value) < 1e300  # exact: an int compares with a float without converting
+    return isinstance(value, float) and math.isfinite(value)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import json
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, ClassVar
@@ -33,6 +32,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from toolgym.envs.episode.calls import named_call
 from toolgym.envs.episode.look import (
     LookError,
     View,
@@ -238,15 +238,15 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         loads its level); whether anything changed. Nothing by default."""
         return False
 
-    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> StepResult:
         if self.session is None or self.task is None:
             raise RuntimeError("call reset() before step()")
         if self._done:
             raise RuntimeError("the episode is over; call reset()")
         self._steps += 1
-        if self.action_mode == "tool" and _is_stop(action):
+        if self.action_mode == "tool" and _is_stop(action, self.max_action_chars):
             return self._stop()
-        looks, arguments = look_arguments(action)
+        looks, arguments = look_arguments(action, self.max_action_chars)
         if looks:
             return self._take_look(arguments)
         timings: dict[str, float] = {}
@@ -321,7 +321,7 @@ class ToolEnv(gym.Env[dict[str, Any], str]):
         info: dict[str, Any] = {"task": self.task.id, "isolation": self.session.layers}
         return float(self._finish(info)), info
 
-    def _stop(self) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+    def _stop(self) -> StepResult:
         """The agent's stop call: the episode ends with the part as it stands."""
         assert self.task is not None and self.session is not None
         info: dict[str, Any] = {"task": self.task.id, "isolation": self.session.layers}
@@ -596,17 +596,10 @@ def _take_options(cls: type[ToolEnv]) -> None:
 _take_options(ToolEnv)
 
 
-def _is_stop(action: Any) -> bool:
+def _is_stop(action: Any, max_chars: int) -> bool:
     """Whether a tool-mode action is the stop call (a dict or JSON text named ``stop``)."""
-    if isinstance(action, str | bytes) and b"stop" not in (
-        action.encode("utf-8", "replace") if isinstance(action, str) else action
-    ):
-        return False  # cheap: most calls never mention it
-    try:
-        call = json.loads(action) if isinstance(action, str | bytes) else action
-    except ValueError:
-        return False
-    return isinstance(call, dict) and call.get("name") == STOP_CALL and not call.get("arguments")
+    call = named_call(action, STOP_CALL, max_chars)
+    return call is not None and not call.get("arguments")
 
 
 def sandbox_info(outcome: CallResult | None, timings: bool = False) -> dict[str, Any]:
