@@ -38,7 +38,7 @@ from panda3d.core import (
     Vec4,
 )
 
-from toolgym.renderers.panda_offscreen import offscreen_target, read_rgb
+from toolgym.renderers.panda_offscreen import forget_unused_states, offscreen_target, read_rgb
 from toolgym.verifiers.occupancy import Columns, crossings
 
 
@@ -217,6 +217,7 @@ class MeshRenderer:
                 node.remove_node()
             if grid is not None:
                 grid.detach_node()
+            forget_unused_states()
         return Renders(rgb, distance, np.isfinite(distance))
 
     def render_parts(
@@ -238,6 +239,7 @@ class MeshRenderer:
         finally:
             for node in nodes:
                 node.remove_node()
+            forget_unused_states()
 
     def _rgb(self, view: View, framing: Framing) -> np.ndarray:
         width, deep = 2 * framing.half_width, framing.depth_range

@@ -19,7 +19,9 @@ from panda3d.core import (
     GraphicsPipeSelection,
     NodePath,
     PerspectiveLens,
+    RenderState,
     Texture,
+    TransformState,
     TypeRegistry,
     Vec3,
     Vec4,
@@ -124,3 +126,11 @@ class OffscreenRenderer:
 
     def close(self) -> None:
         self.engine.remove_all_windows()
+
+
+def forget_unused_states() -> None:
+    """Free the transform and render states no node holds any more. Panda3D keeps every state
+    it made in a cache that only a frame loop (ShowBase's, which no renderer here runs) empties:
+    without this, each new framing (a look at another point) would grow it for good."""
+    TransformState.garbage_collect()
+    RenderState.garbage_collect()

@@ -231,3 +231,53 @@ def test_an_episode_with_looks_is_recorded_and_replays_step_for_step(tmp_path):
         env.close()
     (episode,) = read_run(tmp_path)
     assert len(episode.steps) == 3 and verify_episode(episode) is None
+
+
+@pytest.mark.parametrize(
+    ("env_id", "task"),
+    [("toolgym/CadQuery-v0", CAD_TASK), ("toolgym/GameScene-v0", "scene-curated/platform-slow")],
+)
+def test_looks_at_ever_new_points_leave_the_renderers_state_cache_as_it_was(env_id, task):
+    """Panda3D caches every transform it made until a frame loop empties it; each look at a
+    new point makes new ones, so an agent looking about would grow the host's memory for good
+    unless each render frees those no node holds (counted, not timed)."""
+    from panda3d.core import TransformState
+
+    env = gym.make(env_id, task=task, view_size=16, max_steps=1000)
+    rng = np.random.default_rng(0)
+    try:
+        env.reset(seed=0)
+        box = env.unwrapped._view_box()
+
+        def looks(count: int) -> int:
+            for _ in range(count):
+                center = [
+                    float(rng.uniform(lo, hi)) for lo, hi in zip(box.low, box.high, strict=True)
+                ]
+                env.step(look(center, float(rng.uniform(1, 16))))
+            return TransformState.get_num_states()
+
+        settled = looks(20)
+        assert looks(200) - settled < 50  # about 25 new states a look without the clean-up
+    finally:
+        env.close()
+
+
+def test_a_scene_look_keeps_what_stands_on_the_point_in_both_views():
+    """At zoom 16 on a ball's place, the perspective camera (which keeps its height, so it
+    never dips into the scene) aims at the point: the ball is whole in both views."""
+    from toolgym.envs.scene.views import SceneRenderer
+
+    ball = {"asset": "ball", "pos": [0.0, -1.0, 0.15], "hpr": [0.0, 0.0, 0.0]}
+    bounds, renderer = (-2.0, -2.0, 2.0, 2.0), SceneRenderer(64)
+    try:
+        empty = renderer.render({"objects": []}, bounds, (0.0, -1.0, 16.0))
+        shown = renderer.render({"objects": [ball]}, bounds, (0.0, -1.0, 16.0))
+    finally:
+        renderer.close()
+    ball_pixels = np.abs(shown.astype(int) - empty.astype(int)).sum(-1) > 0
+    for view in (ball_pixels[:, :64], ball_pixels[:, 64:]):
+        rows, columns = np.flatnonzero(view.any(1)), np.flatnonzero(view.any(0))
+        assert rows[0] <= 32 <= rows[-1] and columns[0] <= 32 <= columns[-1]  # on the centre
+    perspective = ball_pixels[:, :64]
+    assert not perspective[-1].any()  # not cut off at the bottom edge

@@ -13,10 +13,10 @@ inputs the policy gets:
   at 64 px), so its sizes are that coarse.
 - :class:`LookingRule` reads the same RGB tile, then asks for closer views with the env's
   ``look`` call (``toolgym.envs.episode.look``), a pixel 16 times finer at each face of the
-  part's box, and only then calls the tool: eight steps instead of one.
+  part's box, and only then calls the tool: at most eight steps instead of one.
 
-Both tell the tools apart by how full each silhouette's box is: a box seen square on fills it,
-a disc (a cylinder from above, a sphere from anywhere) fills pi / 4 of it; both snap sizes and
+All tell the tools apart by how full each silhouette's box is: a box seen square on fills it,
+a disc (a cylinder from above, a sphere from anywhere) fills pi / 4 of it; all snap sizes and
 places to the 0.5 mm grid every training part is drawn on. Views are the env's four (iso,
 front, right, top), tiled two by two; lengths are in mm.
 """

@@ -29,7 +29,7 @@ from panda3d.core import (
 from toolgym.envs.scene.catalogue import ASSETS, asset_mesh, part_mesh
 from toolgym.envs.scene.catalogue import Part as AssetPart
 from toolgym.renderers.mesh_views import mesh_node
-from toolgym.renderers.panda_offscreen import offscreen_target, read_rgb
+from toolgym.renderers.panda_offscreen import forget_unused_states, offscreen_target, read_rgb
 
 BACKGROUND = (0.93, 0.95, 0.98)
 FLOOR = (0.78, 0.78, 0.74)
@@ -115,14 +115,16 @@ class SceneRenderer:
         """The scene (``None``: the empty floor) framed on ``bounds`` (``(xmin, ymin, xmax,
         ymax)``, m): perspective | top. ``look``: ``(x, y, zoom)``, both cameras turned on that
         point of the floor with a field ``zoom`` times narrower; the perspective camera keeps
-        its height and distance (it moves parallel to its place), so it never dips into the
-        scene."""
+        its height and distance (it moves parallel to its place; aimed ``0.3 / zoom`` m above
+        the point, as the task's view is 0.3 m above the area's centre), so it never dips into
+        the scene."""
         xmin, ymin, xmax, ymax = (float(b) for b in bounds)
         center = Vec3((xmin + xmax) / 2, (ymin + ymax) / 2, 0.0)
         span = max(xmax - xmin, ymax - ymin)
-        fov, film = 50.0, span * 1.05
+        fov, film, aim = 50.0, span * 1.05, 0.3  # aim: m above the centre, for the view
         if look is not None:
             center, zoom = Vec3(look[0], look[1], 0.0), look[2]
+            aim = aim / zoom  # closer to the point itself as the field narrows round it
             if zoom != 1:
                 fov = math.degrees(2 * math.atan(math.tan(math.radians(fov / 2)) / zoom))
                 film = film / zoom
@@ -137,7 +139,7 @@ class SceneRenderer:
             # decomposition's rounding (a scale of 0.99999994) into this frame.
             self.camera.clear_transform()
             self.camera.set_pos(center + Vec3(-0.35, -1.0, 0.95) * 1.05 * span)
-            self.camera.look_at(center + Vec3(0, 0, 0.3))
+            self.camera.look_at(center + Vec3(0, 0, aim))
             views = [self._frame()]
             orthographic = OrthographicLens()
             orthographic.set_film_size(film, film)
@@ -149,6 +151,7 @@ class SceneRenderer:
             views.append(self._frame())
         finally:
             top.remove_node()
+            forget_unused_states()
         return np.concatenate(views, axis=1)
 
     def _frame(self) -> np.ndarray:

@@ -224,7 +224,11 @@ def tools(
         center = ", ".join("xyz"[:axes])
         call = f'{{"name": "look", "arguments": {{"center": [{center}], "zoom": 1..{MAX_ZOOM:g}}}}}'
         console.print(
-            escape(f"and {call} ({unit}): every view reframed, a step, no reward"), soft_wrap=True
+            escape(
+                f"also {call} ({unit}): the env's own call, not a tool (so not in --json): "
+                "every view reframed, a step, no reward"
+            ),
+            soft_wrap=True,
         )
 
 
