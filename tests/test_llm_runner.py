@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from toolgym.agents.llm.chat import ChatClient
 from toolgym.agents.llm.endpoint import Reply, ScriptedEndpoint, tool_call
-from toolgym.agents.llm.messages import PICTURE, RUN_CODE
+from toolgym.agents.llm.messages import PICTURE, RUN_CODE, VIEWS
 from toolgym.agents.llm.openai_runner import run_chat_episodes
 from toolgym.cli import app
 from toolgym.envs.recording.html import episode_page
@@ -274,3 +274,23 @@ def test_a_closed_port_is_a_connection_error():
         ChatClient(url, "m", retries=1, backoff_s=0.01).complete([], [])
     with pytest.raises(ValueError, match="base_url must start with http"):
         ChatClient("127.0.0.1:8000", "m")
+
+
+def test_a_model_that_looks_closer_is_shown_the_target_again_so_framed():
+    script = [
+        tool_call("look", {"zoom": 4}),  # code mode too: look beside run_code
+        tool_call(RUN_CODE, {"code": "result = cq.Workplane().box(10, 10, 10)"}),
+        {"content": "Done."},
+    ]
+    (episode,), endpoint = play(script, mode="code", image_size=32)
+    assert (episode.steps, episode.errors) == (2, 0)
+    after_look, after_script = (
+        [m for m in request["messages"] if m["role"] == "user"][-1]["content"]
+        for request in endpoint.requests[1:3]
+    )
+    texts = [part["text"] for part in after_look if part["type"] == "text"]
+    assert texts == [f"Your part now, {VIEWS}:", f"The target now, {VIEWS}:"]
+    assert [part["type"] for part in after_look].count("image_url") == 2
+    assert len(after_script) == 2  # the part's views alone: the target has not moved since
+    feedback = [m["content"] for m in endpoint.requests[1]["messages"] if m["role"] == "tool"]
+    assert feedback[-1].endswith("zoom 4")

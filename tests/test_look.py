@@ -281,3 +281,18 @@ def test_a_scene_look_keeps_what_stands_on_the_point_in_both_views():
         assert rows[0] <= 32 <= rows[-1] and columns[0] <= 32 <= columns[-1]  # on the centre
     perspective = ball_pixels[:, :64]
     assert not perspective[-1].any()  # not cut off at the bottom edge
+
+
+def test_trls_environment_offers_look_and_answers_with_both_views():
+    from toolgym.agents.llm.grpo import ToolgymEnvironment
+
+    env = ToolgymEnvironment(image_size=32, task=CAD_TASK)
+    try:
+        target = env.reset(task=CAD_TASK)[1]["image"]
+        part, closer, text = env.look([-15.5, -28.5, 9.5], 4)
+        assert part["type"] == closer["type"] == "image" and closer["image"] != target
+        assert text["text"].endswith("views centred on (-15.5, -28.5, 9.5) mm, zoom 4")
+        *_, refused = env.look([0, 0, 0], 99)
+        assert "error: look: zoom must be a number from 1 to 16" in refused["text"]
+    finally:
+        env.env.close()

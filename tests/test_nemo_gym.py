@@ -65,8 +65,9 @@ def test_a_rollout_as_nemo_gyms_agent_plays_it(server):
         refused = agent.post("/add_box", json={"length": 1})  # a tool of tool mode only
         assert refused.status_code == 400
         assert refused.json()["error"] == "unknown tool 'add_box'; this session's: look, run_code"
-        looked = agent.post("/look", json={"zoom": 2}).json()  # the views closer, nothing built
+        looked = agent.post("/look?views=1", json={"zoom": 2}).json()  # closer, nothing built
         assert looked["reward"] == 0.0 and "zoom 2" in looked["feedback"]
+        assert looked["views"]["png"] != looked["target_views"]["png"]  # the part, the target
         passed = agent.post("/run_code?views=1", json={"code": task.reference}).json()
         assert passed["done"] and "score 1.000 (pass)" in passed["feedback"]
         assert passed["views"]["shape"] == [128, 128, 3] and passed["views"]["png"]

@@ -25,6 +25,7 @@ from typing import Any
 import gymnasium as gym
 
 from toolgym.agents.llm.messages import VIEWS, scaled_picture, system_message, tools_for
+from toolgym.envs.episode.look import LOOK_CALL
 from toolgym.envs.tasks.suites import get_suite
 
 FENCE = re.compile(r"```(?:\w+)?\n(.*?)```", re.S)
@@ -150,7 +151,8 @@ class ToolgymEnvironment:
     With ``image_size`` > 0 (for a vision-language model), the views travel as TRL's image
     content parts (``{"type": "image", "image": PIL.Image}``, the longer side ``image_size``
     pixels): ``reset`` adds the target's four views to the prompt, and each ``run_code`` answers
-    with the part's views as they are after the script, then the feedback text."""
+    with the part's views as they are after the script, then the feedback text; ``look``
+    (a closer view: ``toolgym.envs.episode.look``) answers with the part's and the target's."""
 
     def __init__(
         self, env_id: str = "toolgym/CadQuery-v0", image_size: int = 0, **env_kwargs: Any
@@ -182,15 +184,45 @@ class ToolgymEnvironment:
         """
         if self.done:
             return "error: the episode is over"
-        observation, _, terminated, truncated, info = self.env.step(code)
-        if terminated or truncated:
-            self.done, self.report = True, info.get("final_report") or {}
+        observation = self._step(code)
         if not self.image_size:
             return str(observation["feedback"])
         return [
             {"type": "image", "image": scaled_picture(observation["image"], self.image_size)},
             {"type": "text", "text": f"Your part now ({VIEWS}).\n{observation['feedback']}"},
         ]
+
+    def look(self, center: list[float], zoom: float = 1.0) -> str | list[dict[str, Any]]:
+        """Frame every view, yours and the target's, on a point at a zoom until the next look.
+        Changes nothing, costs a step.
+
+        Args:
+            center: The point to look at, in the tool's unit (CadQuery: x, y, z in mm;
+                Blender: x, y, z in m; GameScene: x, y on the floor in m).
+            zoom: The magnification, 1 to 16 (1: the task's own frame).
+
+        Returns:
+            The part's and the target's views so framed, and what the views show.
+        """
+        if self.done:
+            return "error: the episode is over"
+        observation = self._step({"name": LOOK_CALL, "arguments": {"center": center, "zoom": zoom}})
+        if not self.image_size:
+            return str(observation["feedback"])
+        return [
+            {"type": "image", "image": scaled_picture(observation["image"], self.image_size)},
+            {"type": "image", "image": scaled_picture(observation["target"], self.image_size)},
+            {
+                "type": "text",
+                "text": f"Your part, then the target ({VIEWS}).\n{observation['feedback']}",
+            },
+        ]
+
+    def _step(self, action: Any) -> dict[str, Any]:
+        observation, _, terminated, truncated, info = self.env.step(action)
+        if terminated or truncated:
+            self.done, self.report = True, info.get("final_report") or {}
+        return observation
 
     def get_reward(self) -> float | None:
         """The episode's exact final score (the episode ends here if it has not)."""

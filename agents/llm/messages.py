@@ -75,12 +75,17 @@ def result_message(call: ToolCall, feedback: str) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call.id, "content": feedback}
 
 
-def views_message(observation: dict[str, Any], image_size: int) -> dict[str, Any]:
-    text = f"Your part now, {VIEWS}:"
-    return {
-        "role": "user",
-        "content": [{"type": "text", "text": text}, image_part(observation["image"], image_size)],
-    }
+def views_message(
+    observation: dict[str, Any], image_size: int, with_target: bool = False
+) -> dict[str, Any]:
+    """The part's views after a turn; ``with_target``: the target's too (a look reframed
+    both, so the target shown at the start no longer lines up)."""
+    content = [{"type": "text", "text": f"Your part now, {VIEWS}:"}]
+    content.append(image_part(observation["image"], image_size))
+    if with_target:
+        content.append({"type": "text", "text": f"The target now, {VIEWS}:"})
+        content.append(image_part(observation["target"], image_size))
+    return {"role": "user", "content": content}
 
 
 def scaled_picture(array: np.ndarray, size: int) -> Any:
@@ -152,9 +157,14 @@ def action_of(call: ToolCall, action_mode: str) -> tuple[Any, str | None]:
     return code, None
 
 
+def is_look(action: Any) -> bool:
+    """Whether an env action is the look call (its views then show the target anew)."""
+    return named_call(action, LOOK_CALL, sys.maxsize) is not None
+
+
 def call_of(action: Any, action_mode: str, call_id: str) -> ToolCall:
     """The tool call that stands for an env action (to write episodes as chats)."""
-    if action_mode == "code" and named_call(action, LOOK_CALL, sys.maxsize) is None:
+    if action_mode == "code" and not is_look(action):
         return ToolCall(call_id, RUN_CODE, json.dumps({"code": str(action)}))
     if isinstance(action, str):
         try:

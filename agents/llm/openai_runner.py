@@ -31,6 +31,7 @@ from toolgym.agents.llm.messages import (
     action_of,
     assistant_message,
     first_messages,
+    is_look,
     result_message,
     tools_for,
     views_message,
@@ -114,7 +115,7 @@ def play_episode(
             if not calls:
                 result.stop = "no tool call"
                 break
-            stepped = False
+            stepped = looked = False
             for k, call in enumerate(calls):
                 action, problem = action_of(call, mode)
                 if problem is not None:  # code mode: not a script; no step, one line back
@@ -124,7 +125,7 @@ def play_episode(
                 _annotate(env, agent={"turns": pending, "call": k})
                 pending = []
                 observation, _, terminated, truncated, info = env.step(action)
-                result.steps, stepped = result.steps + 1, True
+                result.steps, stepped, looked = result.steps + 1, True, looked or is_look(action)
                 result.errors += "error" in info
                 messages.append(result_message(call, str(observation["feedback"])))
                 if terminated or truncated:
@@ -132,7 +133,7 @@ def play_episode(
                     result.stop = "passed" if terminated else "max steps"
                     break
             if final is None and stepped and image_size > 0:
-                messages.append(views_message(observation, image_size))
+                messages.append(views_message(observation, image_size, with_target=looked))
     except ChatError as exc:
         result.stop, result.error = "endpoint error", str(exc)
     except Exception as exc:  # a bug here must not stop the other episodes

@@ -36,6 +36,7 @@ from toolgym.agents.llm.messages import (
     ToolCall,
     action_of,
     first_messages,
+    is_look,
     system_message,
     tools_for,
     views_message,
@@ -188,7 +189,7 @@ def _environment_class(vf: Any) -> type:
             env, record = state["toolgym_env"], state["toolgym"]
             mode = env.unwrapped.action_mode
             replies: list[Any] = []
-            observation, stepped = None, False
+            observation, stepped, looked = None, False, False
             for k, raw in enumerate(getattr(messages[-1], "tool_calls", None) or []):
                 call = ToolCall(raw.id or f"call_{k}", str(raw.name), str(raw.arguments))
                 action, problem = action_of(call, mode)
@@ -204,6 +205,7 @@ def _environment_class(vf: Any) -> type:
                 except Exception as exc:
                     raise vf.InfraError(f"toolgym: a step failed: {_line(exc)}") from None
                 record["steps"], stepped = record["steps"] + 1, True
+                looked = looked or is_look(action)
                 feedback = str(observation["feedback"])
                 replies.append(vf.ToolMessage(content=feedback, tool_call_id=call.id))
                 if terminated or truncated:
@@ -211,7 +213,8 @@ def _environment_class(vf: Any) -> type:
                     state["final_env_response"] = replies
                     return replies
             if stepped and self.image_size > 0:
-                replies.append(vf.UserMessage(**views_message(observation, self.image_size)))
+                views = views_message(observation, self.image_size, with_target=looked)
+                replies.append(vf.UserMessage(**views))
             return replies
 
         @vf.stop

@@ -9,9 +9,10 @@ call sets and the agent sends back with the others::
                     (``responses_create_params``, ignored here) -> {} and the cookie
     /<tool name>    the model's function-call arguments -> one env step: ``feedback`` (what the
                     model reads), ``reward``, ``done`` (the tool's name must be one the session's
-                    agent is offered: ``run_code`` in code mode, the registry's in tool mode);
-                    ``?views=1`` adds ``views``, the part's views after the step as a PNG
-                    (``{"png": base64, "shape"}``: toolgym's verifiers toolset shows them)
+                    agent is offered: ``run_code`` in code mode, the registry's in tool mode,
+                    and ``look``); ``?views=1`` adds ``views``, the part's views after the step
+                    as a PNG (``{"png": base64, "shape"}``: toolgym's verifiers toolset shows
+                    them), and after a look ``target_views``, the target's, reframed alike
     /verify         the row and NeMo's ``response`` -> the row, ``response`` and ``reward``: the
                     episode's exact final score (the part is scored as it stands if the episode
                     had not ended); the session closes
@@ -33,6 +34,7 @@ from fastapi import Cookie, FastAPI, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolgym.envs.episode.look import LOOK_CALL
 from toolgym.envs.episode.loop import RUN_CODE
 from toolgym.envs.serving.sessions import (
     DEFAULT_ENV,
@@ -139,6 +141,8 @@ def _step(
     step = protocol.call_tool(session_id, name, arguments)
     answer = {"feedback": step["observation"]["feedback"], "reward": step["reward"]}
     answer |= {"done": step["done"], "error": step["info"].get("error")}
+    if views and name == LOOK_CALL:  # the target reframed too
+        answer["target_views"] = step["observation"]["target"]
     return answer | ({"views": step["observation"]["image"]} if views else {})
 
 

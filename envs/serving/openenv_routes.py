@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from toolgym._version import __version__
+from toolgym.envs.episode.look import LOOK_CALL
 from toolgym.envs.registration import cards
 from toolgym.envs.serving.sessions import DEFAULT_ENV, Protocol, ServerError, StepData
 
@@ -184,6 +185,10 @@ class Mcp:
             {"type": "text", "text": observation["feedback"]},
             {"type": "image", "data": observation["image"]["png"], "mimeType": "image/png"},
         ]
+        if name == LOOK_CALL:  # the target reframed too: it no longer lines up with the first
+            content.append(
+                {"type": "image", "data": observation["target"]["png"], "mimeType": "image/png"}
+            )
         failed = "error" in step["info"]
         return {"content": content, "structuredContent": data, "isError": failed, "data": data}
 
