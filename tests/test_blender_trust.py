@@ -127,8 +127,12 @@ def test_a_text_block_that_would_solve_the_task_scores_nothing(env):
     ("name", "script"),
     [
         (
+            # It spins without allocating: a handler that fills a list ends in a MemoryError,
+            # which Blender catches and prints, and then the script goes on (which limit trips
+            # first, memory or CPU, depends on the machine's speed).
             "looping depsgraph handler",
-            "bpy.app.handlers.depsgraph_update_post.append(lambda *a: [0 for _ in iter(int, 1)])\n"
+            "def spin(*args):\n    while True:\n        pass\n"
+            "bpy.app.handlers.depsgraph_update_post.append(spin)\n"
             "bpy.data.objects['Crate'].location.x = 0.25\nbpy.context.evaluated_depsgraph_get()",
         ),
         ("exit from C", "import ctypes\nctypes.CDLL(None).exit(0)"),
