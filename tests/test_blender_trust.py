@@ -166,7 +166,10 @@ def test_quit_blender_neither_ends_the_session_nor_scores(env):
 def test_handlers_do_not_run_in_the_environments_save(env):
     env.reset(seed=0)
     env.step("pass")
-    looping = "bpy.app.handlers.save_pre.append(lambda *a: [0 for _ in iter(int, 1)])"
+    # A handler that ran would spin to the CPU limit (one that filled a list would end in a
+    # MemoryError that Blender prints, and the step would pass whether it ran or not).
+    looping = "def spin(*args):\n    while True:\n        pass\n"
+    looping += "bpy.app.handlers.save_pre.append(spin)"
     obs, reward, _, _, info = env.step(looping + "\nprint(len(bpy.app.handlers.save_pre))")
     assert "error" not in info and reward == 0.0 and obs["feedback"].startswith("stdout:\n1\n")
     # The handler is still registered, and each save still leaves it out.
