@@ -20,6 +20,7 @@ axis. Images have row 0 at the top.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import numpy as np
 import trimesh
@@ -82,6 +83,25 @@ class Framing:
     def depth_range(self) -> float:
         """The length the cameras' depth covers on each side: twice the standoff."""
         return 2 * (self.standoff or self.half_width)
+
+    def zoomed(self, center: Sequence[float], zoom: float, grid: float | None = None) -> Framing:
+        """The same cameras turned on ``center`` with a field ``zoom`` times narrower, standing
+        where this framing's stand (its standoff), so they clip nothing this one shows;
+        ``grid``: the spacing the narrower field needs (default: this one's)."""
+        return dataclasses.replace(
+            self,
+            center=(float(center[0]), float(center[1]), float(center[2])),
+            half_width=self.half_width / zoom,
+            grid=self.grid if grid is None else grid,
+            standoff=self.standoff or self.half_width,
+        )
+
+    def box(self) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+        """The cube the field spans about the centre: its low and high corners."""
+        half = self.half_width
+        low = (self.center[0] - half, self.center[1] - half, self.center[2] - half)
+        high = (self.center[0] + half, self.center[1] + half, self.center[2] + half)
+        return low, high
 
     @classmethod
     def around(cls, bounds: np.ndarray | None, margin: float = 1.15) -> Framing:

@@ -168,8 +168,8 @@ def inside_lengths(
     same = column[1:] == column[:-1]
     return (
         np.where(same, z[1:] - z[:-1], 0.0),
-        np.stack(inside, axis=1).reshape(-1, len(meshes)),
-        np.stack(winding, axis=1).reshape(-1, len(meshes)),
+        np.stack(inside, axis=1),
+        np.stack(winding, axis=1),
     )
 
 

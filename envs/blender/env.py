@@ -21,12 +21,12 @@ from toolgym.envs.blender.verification import (
     scene_glb,
 )
 from toolgym.envs.blender.verifier import verify_scene
-from toolgym.envs.episode.look import LookError, View, ViewBox
+from toolgym.envs.episode.look import View, ViewBox
 from toolgym.envs.episode.loop import ToolEnv
 from toolgym.envs.episode.options import EnvOptions, check_int
 from toolgym.envs.tasks.families import restyled
 from toolgym.envs.tasks.model import Task
-from toolgym.renderers.mesh_views import DEFAULT_VIEWS, Framing
+from toolgym.renderers.mesh_views import DEFAULT_VIEWS
 from toolgym.verifiers.report import VerifierReport
 
 EXPORT_FORMATS = ("blend", "glb", "png")
@@ -235,8 +235,7 @@ class BlenderEnv(ToolEnv):
     def _view_box(self) -> ViewBox | None:
         if self.kind in RENDER_KINDS:
             return None  # Cycles renders from fixed cameras: see _no_look
-        center, half = np.asarray(self._target.framing.center), self._target.framing.half_width
-        return ViewBox(tuple(map(float, center - half)), tuple(map(float, center + half)), "m")
+        return ViewBox(*self._target.framing.box(), "m")
 
     def _no_look(self) -> str:
         if self.task is not None and self.kind in RENDER_KINDS:
@@ -249,16 +248,10 @@ class BlenderEnv(ToolEnv):
     def _reframe(self, view: View | None) -> tuple[np.ndarray, np.ndarray]:
         """A look: the mesh renderer's cameras on ``view.center``, the field ``zoom`` times
         narrower (the grid finer: ``grid_step``); the scene shown is the last good step's, or
-        the task's start."""
+        the task's start. Only on the mesh kinds: ``_view_box`` refuses the Cycles ones first."""
         assert self.task is not None
-        if self.kind in RENDER_KINDS:
-            raise LookError(f"look: {self._no_look()}")
         task = self._target.framing
-        if view is None:
-            self._framing = task
-        else:  # the cameras stand where the task's do, so nothing is clipped
-            half = task.half_width / view.zoom
-            self._framing = Framing(view.center, half, standoff=task.half_width)
+        self._framing = task if view is None else task.zoomed(view.center, view.zoom)
         shown = self._part if self._part is not None else self._starts[self.task.id][0]
         return self._render(shown), self.reader.mesh_views(self._target.goal.state, self._framing)
 

@@ -329,8 +329,7 @@ class CadQueryEnv(ToolEnv):
         return report.passed
 
     def _view_box(self) -> ViewBox:
-        center, half = np.asarray(self._task_framing.center), self._task_framing.half_width
-        return ViewBox(tuple(map(float, center - half)), tuple(map(float, center + half)), "mm")
+        return ViewBox(*self._task_framing.box(), "mm")
 
     def _reframe(self, view: View | None) -> tuple[np.ndarray, np.ndarray]:
         """A look: the same cameras on ``view.center``, the field ``zoom`` times narrower, the
@@ -339,9 +338,8 @@ class CadQueryEnv(ToolEnv):
         if view is None:
             self._framing = task
         else:
-            half = task.half_width / view.zoom
-            standoff = task.half_width  # the cameras stand where the task's do: no clipping
-            self._framing = Framing(view.center, half, grid_spacing(half), task.ground, standoff)
+            spacing = grid_spacing(task.half_width / view.zoom)
+            self._framing = task.zoomed(view.center, view.zoom, grid=spacing)
         image = self._render(self._part)
         target = self._step_reference.mesh
         target_image = tile(self.renderer.render(target, self._framing, depth=False).rgb)
