@@ -66,10 +66,16 @@ from toolgym.agents.trainer.depth import (
 from toolgym.envs.grammar import Grammar
 
 MASKED = -1e9  # the logit of a token the grammar forbids
+# Below it a float32 exp is subnormal (under 1.2e-38), which the CPU's exp computes about 50x
+# slower: on a 13,878-token grammar, most of a call's tokens are forbidden and sat there.
+EXP_FLOOR = -87.0
 # The readings' linear read into the logits learns at this many times the optimiser's rate: a
 # fill of 1 against pi / 4 wants logit weights of tens, a logistic regression's rate (at 1x,
 # cloning left the tool at chance for 300 steps).
 LOGIT_GAIN = 100.0
+# What every decoder step reads: text features, their mask, the pointer's keys, which keys
+# hold a number, the depth readings (or None), and the numbers.
+Memory = tuple[torch.Tensor | None, ...]
 COPY_REACH = 4  # the pointer's offsets from the number copied last, told apart up to this far
 
 
@@ -121,6 +127,11 @@ class PolicyConfig:
     # prompt's numbers are read by a fixed parser, these are read by fixed max-pooling; what
     # is learnt is which one goes into which slot (each keyed by which measure it is).
     measure: bool = False
+
+
+def probabilities(log_p: torch.Tensor) -> torch.Tensor:
+    """``log_p.exp()``, with probabilities under ``e ** EXP_FLOOR`` (subnormal) as 0."""
+    return log_p.clamp(min=EXP_FLOOR).exp().masked_fill(log_p < EXP_FLOOR, 0.0)
 
 
 def to_torch(batch: Mapping[str, np.ndarray], device: torch.device) -> dict[str, torch.Tensor]:
@@ -377,73 +388,10 @@ class Policy(nn.Module):
         return self.value_head(self.encode(obs)[0]).squeeze(-1)
 
     # -- decoder ------------------------------------------------------------------------------
-    def _step(
-        self,
-        hidden: torch.Tensor,
-        chosen: torch.Tensor,
-        previous: torch.Tensor,
-        t: int,
-        text: tuple[torch.Tensor, ...],
-        obs: Mapping[str, torch.Tensor],
-        last: torch.Tensor,
-    ) -> tuple[torch.Tensor, torch.Tensor, tuple[torch.Tensor, torch.Tensor] | None]:
-        """One decoder step: the new hidden state, the masked log-probabilities ``(B, vocab)``
-        of the token at position ``t`` (forbidden tokens: :data:`MASKED`), and where copying
-        ``(the numbers' tokens (B, K), the pointer (B, K))``, else ``None``. ``last`` ``(B,)``:
-        the rank of the number copied last in this call (-1: none yet)."""
-        features, present, keys, numbered, readings, numbers = text
-        slot = self.masks.slot_start(chosen, t)
-        inputs = self.token_embed(previous) + self.token_position.weight[t] + self.slot_embed(slot)
-        hidden = self.cell(inputs, hidden)
-        scale = features.shape[-1] ** 0.5
-        scores = torch.einsum("bh,bth->bt", self.query(hidden), features) / scale
-        attention = scores.masked_fill(~present, MASKED).softmax(dim=1)
-        context = torch.einsum("bt,bth->bh", attention, features)
-        both = torch.cat([hidden, context], dim=1)
-        allowed = self.masks.allowed(chosen, t)
-        # Invalid-token masking: forbidden tokens get a large negative logit.
-        logits = self.logits_head(both)
-        if readings is not None:
-            # A shortcut past the fused state, whose LayerNorm keeps a few numbers that change
-            # from task to task at about 1 % of its spread: the tool is a linear read of the
-            # silhouettes' fills (a box 1, a sphere pi / 4 in every view).
-            logits = logits + self.reading_logits(readings) * LOGIT_GAIN
-        generated = logits.masked_fill(~allowed, MASKED).log_softmax(dim=-1)
-        if t == 0 or not self.config.copy:
-            return hidden, generated, None
-        # Pointer-generator: mix the generator with a pointer over the prompt's numbers, each
-        # snapped to this slot's nearest bin; only at a numeric slot whose tokens are allowed.
-        tokens, numeric = self.masks.snap(chosen, t, numbers, obs["numbers"].shape[1])
-        # Location-aware pointer: each number's offset from the one copied last. A measured
-        # number (past the prompt's) is never "the next one": it has the farthest offset.
-        ranks = torch.arange(keys.shape[1], device=keys.device)
-        offset = (ranks - last.unsqueeze(1) - 1).clamp(-COPY_REACH, COPY_REACH) + COPY_REACH
-        measured = ranks >= obs["numbers"].shape[1]
-        offset = torch.where(measured, torch.full_like(offset, 2 * COPY_REACH), offset)
-        located = keys + self.copy_offset(offset)
-        pointer = torch.einsum("bh,bkh->bk", self.copy_query(hidden), located) / scale
-        pointer = pointer + self.copy_offset_bias(offset).squeeze(-1)
-        pointer = pointer.masked_fill(~numbered, MASKED).softmax(dim=1)
-        copied = torch.zeros_like(generated).scatter_add(1, tokens, pointer)
-        usable = numeric & numbered.any(dim=1) & allowed.gather(1, tokens[:, :1]).squeeze(1)
-        gate = torch.sigmoid(self.copy_gate(both)).squeeze(1) * usable.float()
-        mixed = (1 - gate).unsqueeze(1) * generated.exp() + gate.unsqueeze(1) * copied
-        log_p = mixed.clamp(min=1e-30).log().masked_fill(~allowed, MASKED)
-        return hidden, log_p, (tokens, pointer.masked_fill(~(numbered & usable.unsqueeze(1)), -1))
-
-    def _decode(
-        self,
-        obs: Mapping[str, torch.Tensor],
-        tokens: torch.Tensor | None,
-        generator: torch.Generator | None = None,
-        greedy: bool = False,
-        every: list[torch.Tensor] | None = None,
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Teacher-forced over ``tokens``, or sampling when ``tokens`` is ``None``.
-
-        Returns ``(tokens (B, L), log-prob (B,), entropy (B,), value (B,))``; log-prob and entropy
-        are summed over the call's tokens, each with the grammar's mask applied. ``every``: a
-        list that gets each position's masked log-probabilities ``(B, vocab)``."""
+    def _memory(self, obs: Mapping[str, torch.Tensor]) -> tuple[torch.Tensor, Memory]:
+        """The state the decoder starts from, and what each of its steps reads: ``(features,
+        present, keys, numbered, readings, numbers)``, the pointer's numbers the prompt's then
+        (``measure``) those measured off the views."""
         state, features, present, readings = self.encode(obs)
         keys, numbered = self.number_keys(obs, features)
         numbers = obs["numbers"]
@@ -454,28 +402,153 @@ class Policy(nn.Module):
             keys = torch.cat([keys, measure_keys], dim=1)
             numbered = torch.cat([numbered, shown], dim=1)
             numbers = torch.cat([numbers, values], dim=1)
-        text = (features, present, keys, numbered, readings, numbers)
+        return state, (features, present, keys, numbered, readings, numbers)
+
+    def _cell(
+        self, hidden: torch.Tensor, chosen: torch.Tensor, previous: torch.Tensor, t: int
+    ) -> torch.Tensor:
+        """The GRU's step to position ``t``: its input is the previous token and the slot being
+        filled, never the attention's context, so given the tokens every step can run first."""
+        slot = self.masks.slot_start(chosen, t)
+        inputs = self.token_embed(previous) + self.token_position.weight[t] + self.slot_embed(slot)
+        return self.cell(inputs, hidden)
+
+    def _read(self, hidden: torch.Tensor, memory: Memory) -> torch.Tensor:
+        """The hidden state beside its attention over the text: ``(B, 2h)`` for ``(B, h)``, or
+        ``(B, L, 2h)`` for every position at once ``(B, L, h)``."""
+        features, present = memory[0], memory[1]
+        scale = features.shape[-1] ** 0.5
+        if hidden.dim() == 2:
+            scores = torch.einsum("bh,bth->bt", self.query(hidden), features) / scale
+            attention = scores.masked_fill(~present, MASKED).softmax(dim=-1)
+            context = torch.einsum("bt,bth->bh", attention, features)
+        else:
+            scores = torch.einsum("blh,bth->blt", self.query(hidden), features) / scale
+            attention = scores.masked_fill(~present.unsqueeze(1), MASKED).softmax(dim=-1)
+            context = torch.einsum("blt,bth->blh", attention, features)
+        return torch.cat([hidden, context], dim=-1)
+
+    def _token_log_probs(
+        self,
+        both: torch.Tensor,
+        chosen: torch.Tensor,
+        t: int,
+        memory: Memory,
+        obs: Mapping[str, torch.Tensor],
+        last: torch.Tensor,
+        token: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor] | None]:
+        """The masked log-probabilities ``(B, vocab)`` of the token at position ``t`` (forbidden
+        tokens: :data:`MASKED`) from ``both`` (:meth:`_read`), or given ``token`` ``(B,)`` its
+        log-probability alone ``(B,)``; and where copying ``(the numbers' tokens (B, K), the
+        pointer (B, K))``, else ``None``. ``last`` ``(B,)``: the rank of the number copied last
+        in this call (-1: none yet)."""
+        _, _, keys, numbered, readings, numbers = memory
+        allowed = self.masks.allowed(chosen, t)
+        # Invalid-token masking: forbidden tokens get a large negative logit.
+        logits = self.logits_head(both)
+        if readings is not None:
+            # A shortcut past the fused state, whose LayerNorm keeps a few numbers that change
+            # from task to task at about 1 % of its spread: the tool is a linear read of the
+            # silhouettes' fills (a box 1, a sphere pi / 4 in every view).
+            logits = logits + self.reading_logits(readings) * LOGIT_GAIN
+        generated = logits.masked_fill(~allowed, MASKED).log_softmax(dim=-1)
+        if token is not None:  # the one token's: no mixture over the whole vocabulary
+            generated = generated.gather(1, token.unsqueeze(1)).squeeze(1)
+        if t == 0 or not self.config.copy:
+            return generated, None
+        # Pointer-generator: mix the generator with a pointer over the prompt's numbers, each
+        # snapped to this slot's nearest bin; only at a numeric slot whose tokens are allowed.
+        tokens, numeric = self.masks.snap(chosen, t, numbers, obs["numbers"].shape[1])
+        # Location-aware pointer: each number's offset from the one copied last. A measured
+        # number (past the prompt's) is never "the next one": it has the farthest offset.
+        ranks = torch.arange(keys.shape[1], device=keys.device)
+        offset = (ranks - last.unsqueeze(1) - 1).clamp(-COPY_REACH, COPY_REACH) + COPY_REACH
+        measured = ranks >= obs["numbers"].shape[1]
+        offset = torch.where(measured, torch.full_like(offset, 2 * COPY_REACH), offset)
+        located = keys + self.copy_offset(offset)
+        scale = keys.shape[-1] ** 0.5
+        hidden = both[:, : self.config.hidden]
+        pointer = torch.einsum("bh,bkh->bk", self.copy_query(hidden), located) / scale
+        pointer = pointer + self.copy_offset_bias(offset).squeeze(-1)
+        pointer = pointer.masked_fill(~numbered, MASKED).softmax(dim=1)
+        usable = numeric & numbered.any(dim=1) & allowed.gather(1, tokens[:, :1]).squeeze(1)
+        gate = torch.sigmoid(self.copy_gate(both)).squeeze(1) * usable.float()
+        if token is None:
+            copied = torch.zeros_like(generated).scatter_add(1, tokens, pointer)
+            gate = gate.unsqueeze(1)
+        else:
+            copied = (pointer * (tokens == token.unsqueeze(1))).sum(dim=1)
+            allowed = allowed.gather(1, token.unsqueeze(1)).squeeze(1)
+        mixed = (1 - gate) * probabilities(generated) + gate * copied
+        log_p = mixed.clamp(min=1e-30).log().masked_fill(~allowed, MASKED)
+        return log_p, (tokens, pointer.masked_fill(~(numbered & usable.unsqueeze(1)), -1))
+
+    def _decode(
+        self,
+        obs: Mapping[str, torch.Tensor],
+        tokens: torch.Tensor | None,
+        generator: torch.Generator | None = None,
+        greedy: bool = False,
+        every: list[torch.Tensor] | None = None,
+        entropy: bool = True,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Teacher-forced over ``tokens``, or sampling when ``tokens`` is ``None``.
+
+        Returns ``(tokens (B, L), log-prob (B,), entropy (B,), value (B,))``; log-prob and entropy
+        are summed over the call's tokens, each with the grammar's mask applied. ``every``: a
+        list that gets each position's masked log-probabilities ``(B, vocab)``. Teacher-forced
+        without ``entropy`` or ``every``, only the given tokens' probabilities are mixed (the
+        entropy returned is 0): what cloning needs.
+
+        Teacher-forced, the GRU runs over the given tokens first and one attention serves every
+        position: the same numbers as sampling them one by one, without a pass over the text
+        per position (on a 1,120-byte text that pass was most of a cloning step)."""
+        state, memory = self._memory(obs)
         prompt_numbers = obs["numbers"].shape[1]
         batch = state.shape[0]
-        chosen = torch.zeros(batch, self.length, dtype=torch.long, device=state.device)
-        log_prob = torch.zeros(batch, device=state.device)
-        entropy = torch.zeros(batch, device=state.device)
-        hidden, previous = state, torch.zeros(batch, dtype=torch.long, device=state.device)
+        zeros = torch.zeros(batch, device=state.device)
+        previous = torch.zeros(batch, dtype=torch.long, device=state.device)
+        if tokens is not None:
+            chosen, hidden, hiddens = tokens, state, []
+            for t in range(self.length):
+                hidden = self._cell(hidden, chosen, previous, t)
+                hiddens.append(hidden)
+                previous = tokens[:, t]
+            # Unbound once: a slice per position would fill a zero gradient of the whole.
+            read = self._read(torch.stack(hiddens, dim=1), memory).unbind(dim=1)
+        else:
+            chosen = torch.zeros(batch, self.length, dtype=torch.long, device=state.device)
+            hidden = state
+        lean = tokens is not None and every is None and not entropy
+        log_prob, spread = zeros, zeros
         last = torch.full((batch,), -1, dtype=torch.long, device=state.device)
         for t in range(self.length):
-            hidden, log_p, copy = self._step(hidden, chosen, previous, t, text, obs, last)
-            if every is not None:
-                every.append(log_p)
             if tokens is not None:
-                token = tokens[:, t]
-            elif greedy:
-                token = log_p.argmax(dim=-1)
+                both = read[t]
             else:
-                token = torch.multinomial(log_p.exp(), 1, generator=generator).squeeze(1)
-            chosen[:, t] = token
-            log_prob = log_prob + log_p.gather(1, token.unsqueeze(1)).squeeze(1)
-            # Masked entropy: forbidden tokens have probability 0 and add nothing.
-            entropy = entropy - (log_p.exp() * log_p).sum(dim=-1)
+                hidden = self._cell(hidden, chosen, previous, t)
+                both = self._read(hidden, memory)
+            if lean:
+                token = tokens[:, t]
+                at, copy = self._token_log_probs(both, chosen, t, memory, obs, last, token)
+                log_prob = log_prob + at
+            else:
+                log_p, copy = self._token_log_probs(both, chosen, t, memory, obs, last)
+                if every is not None:
+                    every.append(log_p)
+                if tokens is not None:
+                    token = tokens[:, t]
+                elif greedy:
+                    token = log_p.argmax(dim=-1)
+                else:
+                    p = probabilities(log_p)
+                    token = torch.multinomial(p, 1, generator=generator).squeeze(1)
+                if tokens is None:
+                    chosen[:, t] = token
+                log_prob = log_prob + log_p.gather(1, token.unsqueeze(1)).squeeze(1)
+                # Masked entropy: forbidden tokens have probability 0 and add nothing.
+                spread = spread - (probabilities(log_p) * log_p).sum(dim=-1)
             previous = token
             if copy is not None:  # the number copied: the likeliest one that spells the token
                 snapped, pointer = copy
@@ -483,7 +556,7 @@ class Policy(nn.Module):
                 hit = hit[:, :prompt_numbers]  # a measured number is not a place in the prompt
                 best = torch.where(hit, pointer[:, :prompt_numbers], -1.0).argmax(dim=1)
                 last = torch.where(hit.any(dim=1), best, last)
-        return chosen, log_prob, entropy, self.value_head(state).squeeze(-1)
+        return chosen, log_prob, spread, self.value_head(state).squeeze(-1)
 
     def act(
         self,
@@ -501,6 +574,14 @@ class Policy(nn.Module):
         """``(log-prob, entropy, value)`` of given calls, for the PPO update."""
         _, log_prob, entropy, value = self._decode(obs, tokens)
         return log_prob, entropy, value
+
+    def log_likelihood(
+        self, obs: Mapping[str, torch.Tensor], tokens: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(log-prob (B,), value (B,))`` of given calls, for cloning: :meth:`evaluate` without
+        the entropy, and cheaper (only the given tokens' probabilities are mixed)."""
+        _, log_prob, _, value = self._decode(obs, tokens, entropy=False)
+        return log_prob, value
 
     def token_log_probs(
         self, obs: Mapping[str, torch.Tensor], tokens: torch.Tensor

@@ -190,7 +190,7 @@ def behaviour_cloning(
             targets = policy.masks.soft_targets(tokens[index], bin_sigma)
             loss = -(targets * log_p).sum(dim=(1, 2)).mean()
         else:
-            log_prob, _, value = policy.evaluate(batch, tokens[index])
+            log_prob, value = policy.log_likelihood(batch, tokens[index])
             nll = -log_prob.mean()
             loss = nll
         if returns is not None:
