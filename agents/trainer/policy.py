@@ -417,16 +417,11 @@ class Policy(nn.Module):
         """The hidden state beside its attention over the text: ``(B, 2h)`` for ``(B, h)``, or
         ``(B, L, 2h)`` for every position at once ``(B, L, h)``."""
         features, present = memory[0], memory[1]
-        scale = features.shape[-1] ** 0.5
-        if hidden.dim() == 2:
-            scores = torch.einsum("bh,bth->bt", self.query(hidden), features) / scale
-            attention = scores.masked_fill(~present, MASKED).softmax(dim=-1)
-            context = torch.einsum("bt,bth->bh", attention, features)
-        else:
-            scores = torch.einsum("blh,bth->blt", self.query(hidden), features) / scale
-            attention = scores.masked_fill(~present.unsqueeze(1), MASKED).softmax(dim=-1)
-            context = torch.einsum("blt,bth->blh", attention, features)
-        return torch.cat([hidden, context], dim=-1)
+        queries = self.query(hidden if hidden.dim() == 3 else hidden.unsqueeze(1))
+        scores = torch.einsum("blh,bth->blt", queries, features) / features.shape[-1] ** 0.5
+        attention = scores.masked_fill(~present.unsqueeze(1), MASKED).softmax(dim=-1)
+        context = torch.einsum("blt,bth->blh", attention, features)
+        return torch.cat([hidden, context.view(hidden.shape)], dim=-1)
 
     def _token_log_probs(
         self,
