@@ -39,7 +39,12 @@ from panda3d.core import (
     Vec4,
 )
 
-from toolgym.renderers.panda_offscreen import forget_unused_states, offscreen_target, read_rgb
+from toolgym.renderers.panda_offscreen import (
+    forget_unused_states,
+    offscreen_target,
+    read_rgb,
+    render_frame,
+)
 from toolgym.verifiers.occupancy import Columns, crossings
 
 
@@ -269,7 +274,7 @@ class MeshRenderer:
         center = Vec3(*framing.center)
         self.camera.set_pos(center + Vec3(*basis[2]) * 2 * deep)
         self.camera.look_at(center, Vec3(*basis[1]))
-        self.engine.render_frame()
+        render_frame(self.engine)
         return read_rgb(self.texture, self.size, self.size)
 
     def _depth(self, mesh: trimesh.Trimesh, view: View, framing: Framing) -> np.ndarray:

@@ -7,6 +7,10 @@ the scene uses (mm for CAD parts).
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator
+
 import numpy as np
 from panda3d.core import (
     AmbientLight,
@@ -119,7 +123,7 @@ class OffscreenRenderer:
             self.camera.set_pos(center + offset)
             self.camera.look_at(center)
             self.camera.node().get_lens().set_near_far(radius * 0.05, radius * 10)
-            self.engine.render_frame()
+            render_frame(self.engine)
             return read_rgb(self.texture, self.width, self.height)
         finally:
             instance.remove_node()
@@ -128,9 +132,41 @@ class OffscreenRenderer:
         self.engine.remove_all_windows()
 
 
-def forget_unused_states() -> None:
-    """Free the transform and render states no node holds any more. Panda3D keeps every state
-    it made in a cache that only a frame loop (ShowBase's, which no renderer here runs) empties:
-    without this, each new framing (a look at another point) would grow it for good."""
-    TransformState.garbage_collect()
-    RenderState.garbage_collect()
+# Frames being drawn in this process. Panda3D lets go of the GIL while it draws, and the state
+# caches must not be collected under a frame another thread is drawing (a segfault: the
+# benchmark runner and Ray actors render in threads).
+_frames_lock = threading.Lock()
+_frames_in_flight = 0
+
+
+@contextlib.contextmanager
+def drawing() -> Iterator[None]:
+    """Counts a frame in flight while the block runs (see :func:`forget_unused_states`)."""
+    global _frames_in_flight
+    with _frames_lock:
+        _frames_in_flight += 1
+    try:
+        yield
+    finally:
+        with _frames_lock:
+            _frames_in_flight -= 1
+
+
+def render_frame(engine: GraphicsEngine) -> None:
+    """``engine.render_frame()``, counted as a frame in flight. Every renderer draws with it."""
+    with drawing():
+        engine.render_frame()
+
+
+def forget_unused_states() -> bool:
+    """Free the transform and render states no node holds any more; whether it did. Panda3D
+    keeps every state it made in a cache that only a frame loop (ShowBase's, which no renderer
+    here runs) empties: without this, each new framing (a look at another point) would grow it
+    for good. Skipped while another thread draws a frame (the next render collects them); no
+    frame starts while it runs."""
+    with _frames_lock:
+        if _frames_in_flight:
+            return False
+        TransformState.garbage_collect()
+        RenderState.garbage_collect()
+        return True

@@ -120,3 +120,44 @@ def test_reach_gives_a_parts_extent_along_each_views_axis_exactly(renderer):
     top = reach[names.index("top")]
     assert np.array_equal(np.isfinite(top[..., 0]), renderer.render(box, framing).mask[3])
     assert np.isneginf(renderer.reach(None, framing)).all()
+
+
+def test_the_state_caches_are_not_collected_under_a_frame_another_thread_draws(renderer):
+    """Panda3D lets go of the GIL while it draws; collecting its state caches then crashed the
+    process (a segfault in the benchmark runner's threads). Every render counts its frames, and
+    the collection waits for none to be in flight."""
+    from panda3d.core import TransformState
+
+    from toolgym.renderers import panda_offscreen
+
+    seen: list[int] = []
+
+    class CountingEngine:  # the renderer's engine, noting the frames in flight as it draws
+        def __init__(self, engine) -> None:
+            self.engine = engine
+
+        def render_frame(self) -> None:
+            seen.append(panda_offscreen._frames_in_flight)
+            self.engine.render_frame()
+
+        def __getattr__(self, name: str):
+            return getattr(self.engine, name)
+
+    renderer.engine = CountingEngine(renderer.engine)
+    try:
+        renderer.render(trimesh.creation.box((10, 10, 10)), Framing((0, 0, 0), 10.0), depth=False)
+    finally:
+        renderer.engine = renderer.engine.engine
+    assert seen == [1] * len(renderer.views)
+
+    def litter() -> int:  # transforms no node holds, left in the cache
+        for k in range(100):
+            TransformState.make_pos((k * 1.37, 2.0, 3.0))
+        return TransformState.get_num_states()
+
+    littered = litter()
+    with panda_offscreen.drawing():  # another thread's frame
+        assert not panda_offscreen.forget_unused_states()
+        assert TransformState.get_num_states() == littered
+    assert panda_offscreen.forget_unused_states()
+    assert TransformState.get_num_states() <= littered - 100

@@ -29,7 +29,12 @@ from panda3d.core import (
 from toolgym.envs.scene.catalogue import ASSETS, asset_mesh, part_mesh
 from toolgym.envs.scene.catalogue import Part as AssetPart
 from toolgym.renderers.mesh_views import mesh_node
-from toolgym.renderers.panda_offscreen import forget_unused_states, offscreen_target, read_rgb
+from toolgym.renderers.panda_offscreen import (
+    forget_unused_states,
+    offscreen_target,
+    read_rgb,
+    render_frame,
+)
 
 BACKGROUND = (0.93, 0.95, 0.98)
 FLOOR = (0.78, 0.78, 0.74)
@@ -155,7 +160,7 @@ class SceneRenderer:
         return np.concatenate(views, axis=1)
 
     def _frame(self) -> np.ndarray:
-        self.engine.render_frame()
+        render_frame(self.engine)
         return read_rgb(self.texture, self.size, self.size)
 
     def close(self) -> None:
