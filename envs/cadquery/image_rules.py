@@ -13,7 +13,9 @@ inputs the policy gets:
   at 64 px), so its sizes are that coarse.
 - :class:`LookingRule` reads the same RGB tile, then asks for closer views with the env's
   ``look`` call (``toolgym.envs.episode.look``), a pixel 16 times finer at each face of the
-  part's box, and only then calls the tool: at most eight steps instead of one.
+  part's box, and only then calls the tool: at most eight steps instead of one. What it keeps
+  and how it reads an edge in a closer view (:class:`BoxLooker`) serve
+  ``toolgym.envs.cadquery.hole_rules.PlateHoleRule`` too, for plates with holes.
 
 All tell the tools apart by how full each silhouette's box is: a box seen square on fills it,
 a disc (a cylinder from above, a sphere from anywhere) fills pi / 4 of it; all snap sizes and
@@ -48,23 +50,29 @@ def _views(tile: np.ndarray) -> list[np.ndarray]:
     ]
 
 
+def part_masks(tile: np.ndarray) -> list[np.ndarray]:
+    """Per view of a target's RGB tile (iso, front, right, top), the part's pixels: its tint."""
+    rgb = np.asarray(tile, dtype=np.int32)
+    return [v[..., 2] - v[..., 0] > TINT for v in _views(rgb)]
+
+
 def _fill(mask: np.ndarray) -> float:
     """The share of its rows-by-columns box a silhouette covers (0 without one)."""
     rows, columns = mask.any(axis=1).sum(), mask.any(axis=0).sum()
     return float(mask.sum() / max(rows * columns, 1))
 
 
-def _snap(value: float) -> float:
+def snap(value: float) -> float:
     """To the 0.5 mm grid every training part is drawn on."""
     return round(value * 2) / 2
 
 
 def _primitive_call(kind: str, size: dict[str, float], at: tuple[float, float, float]) -> str:
     """The tool call of a box, an upright cylinder or a sphere of ``size`` centred ``at``, each
-    length snapped to the grid first (:func:`_snap`; a round part's diameter is the mean of its
+    length snapped to the grid first (:func:`snap`; a round part's diameter is the mean of its
     snapped extents)."""
-    size = {k: _snap(v) for k, v in size.items()}
-    at = tuple(_snap(c) for c in at)
+    size = {k: snap(v) for k, v in size.items()}
+    at = tuple(snap(c) for c in at)
     place = {axis: round(value, 2) for axis, value in zip("xyz", at, strict=True)}
     if kind == "box":
         arguments = {k: round(size[k], 2) for k in ("length", "width", "height")}
@@ -136,8 +144,7 @@ class SilhouetteRule:
         self.framing = framing
 
     def act(self, observation: dict[str, Any], task: Any = None) -> str:
-        rgb = np.asarray(observation["target"], dtype=np.int32)
-        masks = [v[..., 2] - v[..., 0] > TINT for v in _views(rgb)]
+        masks = part_masks(observation["target"])
         _, front, right, top = masks
         if not all(m.any() for m in (front, right, top)):
             return json.dumps({"name": "add_box", "arguments": {}})  # no target to read
@@ -169,59 +176,19 @@ class SilhouetteRule:
         return _primitive_call(kind, size, (x_mid, y_mid, z_mid))
 
 
-class LookingRule:
-    """The RGB silhouette rule with the env's ``look`` call: first the part's box read off the
-    task's frame, as :class:`SilhouetteRule` reads it; then a look centred on it at the largest
-    zoom (up to 16) that still holds it in every view, where the tools are told apart and the
-    box read again, finer; then, if that zoom was under 16, one look at zoom 16 on each face of
-    the box (the front view's columns for x, the right view's for y, its rows for z), each
-    reading one edge at ``2 * half_width / (16 * view_size)`` mm a pixel; then the call. At most
-    eight steps, the env's default ``max_steps``. ``framing``: the family's fixed frame."""
+class BoxLooker:
+    """What a rule that looks keeps and reads: the part's box (``_box``: per axis its low and
+    high edge, mm), the look it asked for last (``_looked``: what for, centre, zoom), and how a
+    silhouette's edges in a view centred and zoomed so are read. ``framing``: the family's
+    fixed frame. :class:`LookingRule` and ``hole_rules.PlateHoleRule`` build on it."""
 
     ZOOM = MAX_ZOOM  # the env's largest
     MARGIN = 2.0  # pixels of the frame's pitch left free around the part in the overview
 
     def __init__(self, framing: Framing) -> None:
         self.framing = framing
-        self._plan: list[tuple[str, tuple[float, float, float], float]] = []
         self._box: dict[str, list[float]] = {}
-        self._kind = "box"
         self._looked: tuple[str, tuple[float, float, float], float] | None = None
-        self._built = False
-
-    def act(self, observation: dict[str, Any], task: Any = None) -> str:
-        rgb = np.asarray(observation["target"], dtype=np.int32)
-        masks = [v[..., 2] - v[..., 0] > TINT for v in _views(rgb)]
-        if int(observation["step"]) == 0:
-            self._plan, self._looked, self._built = [], None, False
-            if not all(m.any() for m in masks[1:]):
-                return json.dumps({"name": "add_box", "arguments": {}})  # no target to read
-            self._read_box(masks, self.framing.center, 1.0)
-            return self._look("overview", self._middle(), self._overview_zoom(masks[1]))
-        if self._built:
-            return json.dumps({"name": STOP_CALL})
-        what, center, zoom = self._looked or ("", self.framing.center, 1.0)
-        if what == "overview":
-            self._read_box(masks, center, zoom)
-            self._kind = _kind(_fill(masks[3]), _fill(masks[1]))
-            if zoom < self.ZOOM:
-                middle = self._middle()
-                for axis, name in enumerate("xyz"):
-                    for side in (0, 1):
-                        at = list(middle)
-                        at[axis] = self._box[name][side]
-                        self._plan.append((f"{name}{side}", tuple(at), self.ZOOM))
-        elif what:
-            self._read_edge(what, masks, center, zoom)
-        if self._plan:
-            return self._look(*self._plan.pop(0))
-        size = {
-            "length": self._box["x"][1] - self._box["x"][0],
-            "width": self._box["y"][1] - self._box["y"][0],
-            "height": self._box["z"][1] - self._box["z"][0],
-        }
-        self._looked, self._built = None, True
-        return _primitive_call(self._kind, size, self._middle())
 
     def _look(self, what: str, center: tuple[float, float, float], zoom: float) -> str:
         self._looked = (what, center, zoom)
@@ -270,9 +237,12 @@ class LookingRule:
             "z": self._edges(front, 1, cz, zoom, True),
         }
 
-    def _read_edge(self, what: str, masks: list[np.ndarray], center: Any, zoom: float) -> None:
+    def _read_edge(
+        self, axis: str, side: int, masks: list[np.ndarray], center: Any, zoom: float
+    ) -> None:
+        """One edge of the box (``side`` 0: low, 1: high) from a look at it: the front view's
+        columns for x and rows for z, the right view's columns for y."""
         _, front, right, _ = masks
-        axis, side = what[0], int(what[1])
         view, collapse, flip = {
             "x": (front, 0, False),
             "y": (right, 0, False),
@@ -282,3 +252,59 @@ class LookingRule:
             self._box[axis][side] = self._edges(
                 view, collapse, center["xyz".index(axis)], zoom, flip
             )[side]
+
+    def _faces(self) -> list[tuple[str, int, tuple[float, float, float]]]:
+        """Each face of the box: its axis, its side and the point a look at it centres on."""
+        faces = []
+        middle = self._middle()
+        for axis, name in enumerate("xyz"):
+            for side in (0, 1):
+                at = list(middle)
+                at[axis] = self._box[name][side]
+                faces.append((name, side, (at[0], at[1], at[2])))
+        return faces
+
+
+class LookingRule(BoxLooker):
+    """The RGB silhouette rule with the env's ``look`` call: first the part's box read off the
+    task's frame, as :class:`SilhouetteRule` reads it; then a look centred on it at the largest
+    zoom (up to 16) that still holds it in every view, where the tools are told apart and the
+    box read again, finer; then, if that zoom was under 16, one look at zoom 16 on each face of
+    the box (the front view's columns for x, the right view's for y, its rows for z), each
+    reading one edge at ``2 * half_width / (16 * view_size)`` mm a pixel; then the call. At most
+    eight steps, the env's default ``max_steps``. ``framing``: the family's fixed frame."""
+
+    def __init__(self, framing: Framing) -> None:
+        super().__init__(framing)
+        self._plan: list[tuple[str, tuple[float, float, float], float]] = []
+        self._kind = "box"
+        self._built = False
+
+    def act(self, observation: dict[str, Any], task: Any = None) -> str:
+        masks = part_masks(observation["target"])
+        if int(observation["step"]) == 0:
+            self._plan, self._looked, self._built = [], None, False
+            if not all(m.any() for m in masks[1:]):
+                return json.dumps({"name": "add_box", "arguments": {}})  # no target to read
+            self._read_box(masks, self.framing.center, 1.0)
+            return self._look("overview", self._middle(), self._overview_zoom(masks[1]))
+        if self._built:
+            return json.dumps({"name": STOP_CALL})
+        what, center, zoom = self._looked or ("", self.framing.center, 1.0)
+        if what == "overview":
+            self._read_box(masks, center, zoom)
+            self._kind = _kind(_fill(masks[3]), _fill(masks[1]))
+            if zoom < self.ZOOM:
+                for name, side, at in self._faces():
+                    self._plan.append((f"{name}{side}", at, self.ZOOM))
+        elif what:
+            self._read_edge(what[0], int(what[1]), masks, center, zoom)
+        if self._plan:
+            return self._look(*self._plan.pop(0))
+        size = {
+            "length": self._box["x"][1] - self._box["x"][0],
+            "width": self._box["y"][1] - self._box["y"][0],
+            "height": self._box["z"][1] - self._box["z"][0],
+        }
+        self._looked, self._built = None, True
+        return _primitive_call(self._kind, size, self._middle())
