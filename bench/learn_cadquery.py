@@ -35,6 +35,13 @@ best of them: **a learned figure counts only at +0.2 or more** (:data:`COUNTS`).
   (``PolicyConfig.depth``, ``measure``); ``--image-inputs rgb``: the pictures alone (the CNN
   given the target less the current view, CoordConv channels, max-pooled features,
   soft-binned cloning targets; ``--image-view-size``, ``--image-size``, ``--image-bin-sigma``).
+- ``image-holes``: image-only plate_holes (a plate and four through-holes, 2 to 20 mm across,
+  seen only as 64-pixel RGB views: 2.84 mm a pixel; no depth, no hand-written measures): random
+  calls, the untrained start, the plate-and-holes rule (``toolgym.envs.cadquery.hole_rules``) on
+  the task's own views and with looks (closer views asked for with the env's ``look`` call, up
+  to :data:`LOOKING_STEPS` steps; the trainer's grammar cannot say ``look``), the like-for-like
+  peer, and BC + PPO from the pictures (``--holes-train-seeds``, ``--holes-bc-steps``,
+  ``--holes-steps``, ``--holes-image-size``) with its images zeroed.
 - ``families``: BC + PPO on enclosure, plate_holes and stepped_shaft (derived values, stop),
   beside random calls, the untrained start, the copy and keyword rules (one call, then stop)
   and the like-for-like peer on the same grammar. Each table row gives the test mean score,
@@ -82,6 +89,7 @@ fillet or chamfer, two calls) gets up to four calls per episode.
 from __future__ import annotations
 
 import argparse
+import copy
 import dataclasses
 import itertools
 import json
@@ -279,11 +287,12 @@ def run_rule(
 ) -> dict:
     """A fixed rule (``agent.act(observation)``, one env's observation) on the test split, as
     the learners are scored: every test task once (or ``eval_episodes``), same env options.
-    ``one_call``: it makes its one call, then stops (``OneCall``); else it says when to stop."""
+    ``one_call``: it makes its one call, then stops (``OneCall``); else it says when to stop.
+    Each env plays its own copy of the rule, so a rule may keep what it read in an episode."""
     from toolgym.agents.baselines import OneCall
     from toolgym.agents.trainer.vector import make_vector_env, play_queued
 
-    played = OneCall(agent) if one_call else agent
+    played = [copy.deepcopy(OneCall(agent) if one_call else agent) for _ in range(config.num_envs)]
     tasks = [t.id for t in config.tasks("test")]
     queue = [tasks[k % len(tasks)] for k in range(eval_episodes or len(tasks))]
     vec = make_vector_env(
@@ -295,7 +304,7 @@ def run_rule(
     )
 
     def act(obs: dict[str, Any], current: list[str]) -> list[str]:
-        return [played.act({k: v[i] for k, v in obs.items()}) for i in range(len(current))]
+        return [played[i].act({k: v[i] for k, v in obs.items()}) for i in range(len(current))]
 
     try:
         results = play_queued(vec, queue, act, seed=config.seed)
@@ -349,6 +358,21 @@ def run_silhouette_rule(config: TrainConfig, eval_episodes: int | None) -> dict[
 
     rule = SilhouetteRule(family_framing("primitive"))
     return run_rule("RGB silhouette rule", rule, config, eval_episodes)
+
+
+def run_hole_rule(
+    config: TrainConfig, eval_episodes: int | None, looks: bool = False
+) -> dict[str, Any]:
+    """``PlateHoleRule``: a plate and its through-holes read off the target's RGB tile, nothing
+    learnt; with ``looks``, closer views asked for first (up to :data:`LOOKING_STEPS` steps)."""
+    from toolgym.envs.cadquery.framing import family_framing
+    from toolgym.envs.cadquery.hole_rules import PlateHoleRule
+
+    rule = PlateHoleRule(family_framing("plate_holes"), looks=looks)
+    if looks:
+        config = dataclasses.replace(config, max_steps=LOOKING_STEPS)
+    label = "RGB plate-and-holes rule" + (" with looks" if looks else "")
+    return run_rule(label, rule, config, eval_episodes, one_call=False)
 
 
 def _baseline(label: str, report: dict[str, Any]) -> dict[str, Any]:
@@ -716,10 +740,18 @@ RULES: dict[str, Callable[[TrainConfig, int | None], dict[str, Any]]] = {
     "template": run_template_rule,
     "measure": run_measure_rule,
     "silhouette": run_silhouette_rule,
+    "holes": run_hole_rule,
+    "holes-looking": lambda config, episodes: run_hole_rule(config, episodes, looks=True),
 }
 TEXT_RULES = ("copy", "keyword", "template")
-SECTIONS = ("primitives", "paraphrased", "styles", "image", "families", "all-families")
-IMAGE_RULES = ("measure", "silhouette")
+SECTIONS = (
+    *("primitives", "paraphrased", "styles", "image", "image-holes", "families"),
+    "all-families",
+)
+IMAGE_RULES = ("measure", "silhouette", "holes", "holes-looking")
+# Steps a looking rule may take on a plate: its box, its edges, a search of its top face and a
+# look at each hole, then its calls (28 at most on 50 test plates).
+LOOKING_STEPS = 40
 # The grammar of one run over every CAD family (TrainConfig's options; toolgym.envs.grammar):
 # exact copies of the prompt's first 24 numbers in every real-valued slot, one range of
 # coordinate tokens for all of a polygon's points (16 at most), bins anchored on their step.
@@ -818,6 +850,21 @@ def main() -> None:
         help="image section: soft-binned cloning targets, a Gaussian of this many bins "
         "(default: 0 with depth, 6 with RGB alone)",
     )
+    parser.add_argument(
+        "--holes-train-seeds", type=int, default=800, help="image-holes section: plates"
+    )
+    parser.add_argument(
+        "--holes-bc-steps", type=int, default=4000, help="image-holes section: cloning steps"
+    )
+    parser.add_argument(
+        "--holes-steps", type=int, default=256, help="image-holes section: PPO env steps"
+    )
+    parser.add_argument(
+        "--holes-image-size",
+        type=int,
+        default=64,
+        help="image-holes section: pixels square the CNN sees the 128-pixel tile at",
+    )
     parser.add_argument("--num-envs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=PPOConfig.learning_rate, help="PPO's")
     parser.add_argument("--ent-coef", type=float, default=PPOConfig.ent_coef, help="PPO's")
@@ -832,7 +879,7 @@ def main() -> None:
         "--methods",
         nargs="+",
         default=[
-            *("random", "untrained", "copy", "keyword", "template", "measure", "silhouette"),
+            *("random", "untrained", "copy", "keyword", "template", *IMAGE_RULES),
             *("scratch", "bc", "sb3", "sb3-masked", "sb3-peer"),
         ],
         help="on the primitives; the other sections run those of theirs listed here",
@@ -1043,6 +1090,35 @@ def main() -> None:
                 ("images zeroed", "targets swapped"),
             )
             note("image", result, started)
+    if "image-holes" in args.sections:
+        # Image-only plate_holes: a plate and four through-holes (2 to 20 mm across) seen only
+        # as 64-pixel RGB views of the family's frame (2.84 mm a pixel), no depth and no
+        # hand-written measures in the policy's inputs. The fixed rules read the same tile: the
+        # plate-and-holes rule on the task's own views (what a policy that cannot look sees),
+        # and with looks (the closer views the trainer's grammar cannot ask for yet).
+        policy = PolicyConfig(
+            copy_next_bias=args.copy_next_bias,
+            image_size=args.holes_image_size,
+            coords=True,
+            peak_pool=True,
+            difference=True,
+        )
+        suite = family_suite("plate_holes", args.holes_train_seeds, 50, runs, framed=True)
+        config = TrainConfig(
+            **dict(base, suite=suite, policy=policy, **bc)
+            | dict(steps=args.holes_steps, bc_steps=args.holes_bc_steps, max_steps=6),
+            prompt_form="image",
+            out=str(runs / "image-holes"),
+            view_size=64,
+            bc_bin_sigma=6.0 if args.image_bin_sigma is None else args.image_bin_sigma,
+        )
+        baselines("image-holes", config, rules=("holes", "holes-looking"))
+        if "bc" in args.methods:
+            started = time.perf_counter()
+            result = run_trainer(
+                "BC + PPO, image only, RGB", config, args.eval_episodes, ("images zeroed",)
+            )
+            note("image-holes", result, started)
     if "families" in args.sections:
         for name in args.families:
             suite = family_suite(name, train=100, test=20, folder=runs)

@@ -9,8 +9,16 @@ eight steps), scored on its whole episode. The depth measure rule beside them re
 depth views (exact extents). All on the same unseen primitives (the primitives' family, fixed
 frame, ``prompt_form="image"``), the same seeds as ``make bench-learn``'s image section.
 
+With ``--family plate_holes``: image-only plates with four through-holes (the image-holes
+section's test seeds), read by the plate-and-holes rule
+(``toolgym.envs.cadquery.hole_rules.PlateHoleRule``) on the task's own views and with looks (a
+search of the top face, then looks at the holes), each scored on its whole episode; with
+``--family plate_grid_holes`` the same rule on plates with a grid of 4 to 35 holes (a pattern
+in the reference, one ``cut_hole`` each here).
+
     .venv/bin/python bench/rgb_ceiling.py                       # 32 to 512 px; 50 tasks
     .venv/bin/python bench/rgb_ceiling.py --sizes 64 128 --tasks 20
+    .venv/bin/python bench/rgb_ceiling.py --family plate_holes
 """
 
 from __future__ import annotations
@@ -19,19 +27,26 @@ import argparse
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from learn_cadquery import family_suite
+from learn_cadquery import LOOKING_STEPS, family_suite
 
 import toolgym  # noqa: F401 - registers the environments
 from toolgym.envs.cadquery.framing import family_framing
+from toolgym.envs.cadquery.hole_rules import PlateHoleRule
 from toolgym.envs.cadquery.image_rules import LookingRule, MeasureRule, SilhouetteRule
 
+# Steps the plate-and-holes rule may take with looks, per family: its box, its edges, a search
+# of the top face, its looks at the holes, then a call per hole (70 at most on a 35-hole grid).
+HOLE_STEPS = {"plate_holes": LOOKING_STEPS, "plate_grid_holes": 80}
 
-def image_only_env(suite: str, view_size: int) -> gym.Env:
+
+def image_only_env(suite: str, view_size: int, **options: Any) -> gym.Env:
     """CadQuery-v0 on ``suite``'s test split in tool mode, asking by the views alone, with the
-    depth views (what the measure rule reads) beside the RGB ones."""
+    depth views (what the measure rule reads) beside the RGB ones; ``options``: the env's
+    others (``max_steps``)."""
     return gym.make(
         "toolgym/CadQuery-v0",
         suite=suite,
@@ -40,29 +55,52 @@ def image_only_env(suite: str, view_size: int) -> gym.Env:
         prompt_form="image",
         depth=True,
         view_size=view_size,
+        **options,
     )
+
+
+def episode_score(env: gym.Env, rule: Any, obs: dict[str, Any]) -> tuple[float, bool]:
+    """A rule's whole episode from ``obs``: the final part's score, and whether it passed."""
+    while True:
+        obs, _, terminated, truncated, info = env.step(rule.act(obs))
+        if terminated or truncated:
+            report = info.get("final_report") or info.get("report") or {}
+            return float(report.get("score", 0.0)), bool(report.get("passed"))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[32, 64, 128, 256, 512])
     parser.add_argument("--tasks", type=int, default=50)
+    parser.add_argument("--family", choices=["primitive", *HOLE_STEPS], default="primitive")
     args = parser.parse_args()
-    suite = family_suite("primitive", 0, args.tasks, Path(tempfile.mkdtemp()), framed=True)
-    framing = family_framing("primitive")
+    suite = family_suite(args.family, 0, args.tasks, Path(tempfile.mkdtemp()), framed=True)
+    framing = family_framing(args.family)
     rules = {
         "RGB silhouette rule": SilhouetteRule(framing),
         "RGB silhouette rule with looks": LookingRule(framing),
         "depth measure rule": MeasureRule(framing),
     }
+    if args.family in HOLE_STEPS:
+        rules = {
+            "RGB plate-and-holes rule": PlateHoleRule(framing, looks=False),
+            "RGB plate-and-holes rule with looks": PlateHoleRule(framing),
+        }
+    steps = {"max_steps": HOLE_STEPS[args.family]} if args.family in HOLE_STEPS else {}
     print("| view size (px) | mm per pixel | rule | mean score | success rate | s |")
     print("|---|---|---|---|---|---|")
     for size in args.sizes:
-        env = image_only_env(suite, size)
+        env = image_only_env(suite, size, **steps)
         for name, rule in rules.items():
             started, scores, passed = time.perf_counter(), [], []
             for k in range(args.tasks):
-                obs, _ = env.reset(seed=0, options={"task": f"bench-primitive-0/test-{k}"})
+                task = f"bench-{args.family}-0/test-{k}"
+                obs, _ = env.reset(seed=0, options={"task": task})
+                if isinstance(rule, PlateHoleRule):
+                    score, success = episode_score(env, rule, obs)
+                    scores.append(score)
+                    passed.append(success)
+                    continue
                 if isinstance(rule, LookingRule):  # its episode, to the exact final score
                     score, done = 0.0, False
                     while not done:
