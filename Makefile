@@ -67,7 +67,8 @@ bench: setup
 
 # The trainer's learning benchmark at its full budget: random, PPO, BC + PPO, SB3 and the fixed
 # rules on the same inputs side by side, each learned row's margin over the best rule (a learned
-# figure counts at +0.2); tens of minutes on two idle cores; figures into bench/RESULTS.md by hand.
+# figure counts at +0.2); hours on two idle cores (all-families about 47 minutes, image-holes
+# 35); figures into bench/RESULTS.md by hand.
 bench-learn: setup
 	$(PY) bench/learn_cadquery.py
 

@@ -77,7 +77,8 @@ second fillet on every test seed (0.099 against 0.981), and 1024 calls took the 
 primitives from 1.00 to about 0.5. PPO from scratch runs at PPO's defaults (``--lr``,
 ``--ent-coef``).
 
-    .venv/bin/python bench/learn_cadquery.py                      # the full budget, ~50 min
+    .venv/bin/python bench/learn_cadquery.py                      # every section: hours
+    .venv/bin/python bench/learn_cadquery.py --sections image-holes   # ~35 min
     .venv/bin/python bench/learn_cadquery.py --steps 256 --bc-steps 100 --family-steps 64
     .venv/bin/python bench/learn_cadquery.py --sections paraphrased image --steps 128
 
