@@ -70,20 +70,23 @@ class PlateHoleRule(BoxLooker):
     def __init__(self, framing: Framing, looks: bool = True) -> None:
         super().__init__(framing)
         self.looks = looks
+        self._start()
+
+    def _start(self) -> None:
+        """What an episode keeps, as it begins."""
+        self._looked = None
         self._plan: list[Look] = []
+        self._phases = ["edges", "windows", "holes"]
         self._found: list[Hole] = []
         self._measured: dict[int, Hole] = {}
         self._calls: list[str] = []
-        self._phases: list[str] = []
-        self._overview = 1.0
+        self._overview = 1.0  # the overview's zoom
         self._aimed: Hole = (0.0, 0.0, 0.0)  # the hole the last "holes" look was for
 
     def act(self, observation: dict[str, Any], task: Any = None) -> str:
         masks = part_masks(observation["target"])
         if int(observation["step"]) == 0:
-            self._plan, self._looked, self._found, self._calls = [], None, [], []
-            self._measured = {}
-            self._phases = ["edges", "windows", "holes"]
+            self._start()
             if not (masks[1].any() and masks[2].any()):  # no target to read
                 self._calls = [json.dumps({"name": STOP_CALL})]
                 return json.dumps({"name": "add_box", "arguments": {}})
