@@ -14,7 +14,10 @@ section's test seeds), read by the plate-and-holes rule
 (``toolgym.envs.cadquery.hole_rules.PlateHoleRule``) on the task's own views and with looks (a
 search of the top face, then looks at the holes), each scored on its whole episode; with
 ``--family plate_grid_holes`` the same rule on plates with a grid of 4 to 35 holes (a pattern
-in the reference, one ``cut_hole`` each here).
+in the reference, one ``cut_hole`` each here); with ``--family plate_angled_slots`` on plates
+with 1 to 4 round-ended slots tilted 10 to 45 degrees from Y (a look at each end of each slot),
+and with ``--family slotted_plate`` on 1 to 4 slots along X, up to 128 mm long (a box and two
+holes each in the reference, one ``cut_slot`` here).
 
     .venv/bin/python bench/rgb_ceiling.py                       # 32 to 512 px; 50 tasks
     .venv/bin/python bench/rgb_ceiling.py --sizes 64 128 --tasks 20
@@ -39,8 +42,14 @@ from toolgym.envs.cadquery.hole_rules import PlateHoleRule
 from toolgym.envs.cadquery.image_rules import LookingRule, MeasureRule, SilhouetteRule
 
 # Steps the plate-and-holes rule may take with looks, per family: its box, its edges, a search
-# of the top face, its looks at the holes, then a call per hole (70 at most on a 35-hole grid).
-HOLE_STEPS = {"plate_holes": LOOKING_STEPS, "plate_grid_holes": 80}
+# of the top face, its looks at the cut-outs (two a slot), then a call per cut-out (70 at most
+# on a 35-hole grid; about 35 on slotted_plate's biggest plates, 12 windows and 4 slots).
+HOLE_STEPS = {
+    "plate_holes": LOOKING_STEPS,
+    "plate_grid_holes": 80,
+    "plate_angled_slots": LOOKING_STEPS,
+    "slotted_plate": 48,
+}
 
 
 def image_only_env(suite: str, view_size: int, **options: Any) -> gym.Env:
