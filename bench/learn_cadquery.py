@@ -36,7 +36,8 @@ best of them: **a learned figure counts only at +0.2 or more** (:data:`COUNTS`).
   given the target less the current view, CoordConv channels, max-pooled features,
   soft-binned cloning targets; ``--image-view-size``, ``--image-size``, ``--image-bin-sigma``).
 - ``image-holes``: image-only plate_holes (a plate and four through-holes, 2 to 20 mm across,
-  seen only as 64-pixel RGB views: 2.84 mm a pixel; no depth, no hand-written measures): random
+  seen only as 64-pixel RGB views: 2.84 mm a pixel; no depth, no hand-written measures; or
+  another family of plates with ``--holes-family``, plate_angled_slots' tilted slots): random
   calls, the untrained start, the plate-and-holes rule (``toolgym.envs.cadquery.hole_rules``) on
   the task's own views and with looks (closer views asked for with the env's ``look`` call, up
   to :data:`LOOKING_STEPS` steps; the trainer's grammar cannot say ``look``), the like-for-like
@@ -364,12 +365,13 @@ def run_silhouette_rule(config: TrainConfig, eval_episodes: int | None) -> dict[
 def run_hole_rule(
     config: TrainConfig, eval_episodes: int | None, looks: bool = False
 ) -> dict[str, Any]:
-    """``PlateHoleRule``: a plate and its through-holes read off the target's RGB tile, nothing
-    learnt; with ``looks``, closer views asked for first (up to :data:`LOOKING_STEPS` steps)."""
+    """``PlateHoleRule``: a plate and its through-holes and slots read off the target's RGB
+    tile, nothing learnt; with ``looks``, closer views asked for first (up to
+    :data:`LOOKING_STEPS` steps). The frame is the family's that the suite's tasks name."""
     from toolgym.envs.cadquery.framing import family_framing
     from toolgym.envs.cadquery.hole_rules import PlateHoleRule
 
-    rule = PlateHoleRule(family_framing("plate_holes"), looks=looks)
+    rule = PlateHoleRule(family_framing(get_suite(config.suite).tasks[0].family), looks=looks)
     if looks:
         config = dataclasses.replace(config, max_steps=LOOKING_STEPS)
     label = "RGB plate-and-holes rule" + (" with looks" if looks else "")
@@ -852,6 +854,12 @@ def main() -> None:
         "(default: 0 with depth, 6 with RGB alone)",
     )
     parser.add_argument(
+        "--holes-family",
+        choices=["plate_holes", "plate_grid_holes", "plate_angled_slots", "slotted_plate"],
+        default="plate_holes",
+        help="image-holes section: the family of plates (holes, or round-ended slots)",
+    )
+    parser.add_argument(
         "--holes-train-seeds", type=int, default=800, help="image-holes section: plates"
     )
     parser.add_argument(
@@ -1104,7 +1112,7 @@ def main() -> None:
             peak_pool=True,
             difference=True,
         )
-        suite = family_suite("plate_holes", args.holes_train_seeds, 50, runs, framed=True)
+        suite = family_suite(args.holes_family, args.holes_train_seeds, 50, runs, framed=True)
         config = TrainConfig(
             **dict(base, suite=suite, policy=policy, **bc)
             | dict(steps=args.holes_steps, bc_steps=args.holes_bc_steps, max_steps=6),
