@@ -51,6 +51,7 @@ from toolgym.renderers.mesh_views import Framing
 
 Look = tuple[str, tuple[float, float, float], float]  # (what it is for, centre mm, zoom)
 Extent = tuple[float, float, float, float]  # x low, x high, y low, y high (mm)
+End = tuple[np.ndarray, float, float]  # a slot end's middle (mm), its tip's reach on, the width
 
 
 class Cutout(NamedTuple):
@@ -113,12 +114,14 @@ def _joined(parts: list[np.ndarray], cell: float) -> list[np.ndarray]:
     groups: list[tuple[set[tuple[int, int]], np.ndarray]] = []
     for points in parts:
         cells = set(map(tuple, np.floor(points / cell).astype(int).tolist()))
-        touching = [g for g in groups if g[0] & cells]
-        for g in touching:
-            groups.remove(g)
-            cells |= g[0]
-            points = np.concatenate([points, g[1]])
-        groups.append((cells, points))
+        apart = []
+        for group_cells, group_points in groups:  # each group it touches joins it
+            if group_cells & cells:
+                cells |= group_cells
+                points = np.concatenate([points, group_points])
+            else:
+                apart.append((group_cells, group_points))
+        groups = [*apart, (cells, points)]
     return [points for _, points in groups]
 
 
@@ -153,7 +156,7 @@ class PlateHoleRule(BoxLooker):
     # its width: a disc's pixels spread a little further than a disc's (a pixel at most).
     SLOT_PIXELS, SLOT_SHARE = 2.0, 0.25
     # Pixels a turned slot's region falls short of its tip, and of its width (measured on 16
-    # training plates of plate_angled_slots).
+    # training plates of plate_angled_slots; along an axis the width falls a pixel short).
     END_SHRINK, WIDTH_SHRINK = 0.76, 0.22
 
     def __init__(self, framing: Framing, looks: bool = True) -> None:
@@ -172,9 +175,7 @@ class PlateHoleRule(BoxLooker):
         self._calls: list[str] = []
         self._overview = 1.0  # the overview's zoom
         self._aimed = Cutout(0.0, 0.0, 0.0, 0.0)  # the cut-out the last "cutout" look was for
-        self._ends: list[
-            tuple[np.ndarray, float, float, float] | None
-        ] = []  # a slot's ends, as read
+        self._ends: list[End | None] = []  # the aimed slot's ends, as read
 
     def act(self, observation: dict[str, Any], task: Any = None) -> str:
         masks = part_masks(observation["target"])
@@ -363,9 +364,7 @@ class PlateHoleRule(BoxLooker):
         turn = math.radians(slot.angle)
         return (slot.x + reach * math.cos(turn), slot.y + reach * math.sin(turn))
 
-    def _read_end(
-        self, top: np.ndarray, center: Any, zoom: float, side: int
-    ) -> tuple[np.ndarray, float, float] | None:
+    def _read_end(self, top: np.ndarray, center: Any, zoom: float, side: int) -> End | None:
         """One end of the slot aimed at, in a close look centred on its round end: the middle
         of its end (mm, world: the mean of its pixels past a line across the straight part), how
         far on along the slot its tip is from there (mm) and the slot's width, or None where the
@@ -410,9 +409,10 @@ class PlateHoleRule(BoxLooker):
     def _slot_from_ends(self) -> Cutout:
         """The slot aimed at, from its two ends as read (its search reading where either is
         missing): its axis through the two ends' middles, each tip that far on along it."""
-        if any(end is None for end in self._ends):
+        ends = [end for end in self._ends if end is not None]
+        if len(ends) < 2:
             return self._aimed
-        (middle0, reach0, width0), (middle1, reach1, width1) = self._ends  # type: ignore[misc]
+        (middle0, reach0, width0), (middle1, reach1, width1) = ends
         axis = (middle0 - middle1) / np.linalg.norm(middle0 - middle1)
         tip0, tip1 = middle0 + reach0 * axis, middle1 - reach1 * axis
         x, y = (tip0 + tip1) / 2
