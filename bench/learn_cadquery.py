@@ -40,7 +40,7 @@ best of them: **a learned figure counts only at +0.2 or more** (:data:`COUNTS`).
   another family of plates with ``--holes-family``, plate_angled_slots' tilted slots): random
   calls, the untrained start, the plate-and-holes rule (``toolgym.envs.cadquery.hole_rules``) on
   the task's own views and with looks (closer views asked for with the env's ``look`` call, up
-  to :data:`LOOKING_STEPS` steps; the trainer's grammar cannot say ``look``), the like-for-like
+  to :data:`HOLE_STEPS` steps; the trainer's grammar cannot say ``look``), the like-for-like
   peer, and BC + PPO from the pictures (``--holes-train-seeds``, ``--holes-bc-steps``,
   ``--holes-steps``, ``--holes-image-size``) with its images zeroed.
 - ``families``: BC + PPO on enclosure, plate_holes and stepped_shaft (derived values, stop),
@@ -367,13 +367,15 @@ def run_hole_rule(
 ) -> dict[str, Any]:
     """``PlateHoleRule``: a plate and its through-holes and slots read off the target's RGB
     tile, nothing learnt; with ``looks``, closer views asked for first (up to
-    :data:`LOOKING_STEPS` steps). The frame is the family's that the suite's tasks name."""
+    :data:`HOLE_STEPS` steps). The frame and the steps are those of the family the suite's
+    tasks name."""
     from toolgym.envs.cadquery.framing import family_framing
     from toolgym.envs.cadquery.hole_rules import PlateHoleRule
 
-    rule = PlateHoleRule(family_framing(get_suite(config.suite).tasks[0].family), looks=looks)
+    family_name = get_suite(config.suite).tasks[0].family
+    rule = PlateHoleRule(family_framing(family_name), looks=looks)
     if looks:
-        config = dataclasses.replace(config, max_steps=LOOKING_STEPS)
+        config = dataclasses.replace(config, max_steps=HOLE_STEPS[family_name])
     label = "RGB plate-and-holes rule" + (" with looks" if looks else "")
     return run_rule(label, rule, config, eval_episodes, one_call=False)
 
@@ -752,9 +754,16 @@ SECTIONS = (
     "all-families",
 )
 IMAGE_RULES = ("measure", "silhouette", "holes", "holes-looking")
-# Steps a looking rule may take on a plate: its box, its edges, a search of its top face and a
-# look at each hole, then its calls (28 at most on 50 test plates).
-LOOKING_STEPS = 40
+# Steps the plate-and-holes rule may take with looks, per family of plates: its box, its edges,
+# a search of the top face, its looks at the cut-outs (two a slot), then a call per cut-out
+# (28 at most on plate_holes' 50 test plates, 70 on a 35-hole grid, about 35 on slotted_plate's
+# biggest plates: 12 windows and 4 slots).
+HOLE_STEPS = {
+    "plate_holes": 40,
+    "plate_grid_holes": 80,
+    "plate_angled_slots": 40,
+    "slotted_plate": 48,
+}
 # The grammar of one run over every CAD family (TrainConfig's options; toolgym.envs.grammar):
 # exact copies of the prompt's first 24 numbers in every real-valued slot, one range of
 # coordinate tokens for all of a polygon's points (16 at most), bins anchored on their step.
@@ -855,7 +864,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--holes-family",
-        choices=["plate_holes", "plate_grid_holes", "plate_angled_slots", "slotted_plate"],
+        choices=list(HOLE_STEPS),
         default="plate_holes",
         help="image-holes section: the family of plates (holes, or round-ended slots)",
     )

@@ -34,22 +34,12 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from learn_cadquery import LOOKING_STEPS, family_suite
+from learn_cadquery import HOLE_STEPS, family_suite
 
 import toolgym  # noqa: F401 - registers the environments
 from toolgym.envs.cadquery.framing import family_framing
 from toolgym.envs.cadquery.hole_rules import PlateHoleRule
 from toolgym.envs.cadquery.image_rules import LookingRule, MeasureRule, SilhouetteRule
-
-# Steps the plate-and-holes rule may take with looks, per family: its box, its edges, a search
-# of the top face, its looks at the cut-outs (two a slot), then a call per cut-out (70 at most
-# on a 35-hole grid; about 35 on slotted_plate's biggest plates, 12 windows and 4 slots).
-HOLE_STEPS = {
-    "plate_holes": LOOKING_STEPS,
-    "plate_grid_holes": 80,
-    "plate_angled_slots": LOOKING_STEPS,
-    "slotted_plate": 48,
-}
 
 
 def image_only_env(suite: str, view_size: int, **options: Any) -> gym.Env:
@@ -85,17 +75,19 @@ def main() -> None:
     args = parser.parse_args()
     suite = family_suite(args.family, 0, args.tasks, Path(tempfile.mkdtemp()), framed=True)
     framing = family_framing(args.family)
-    rules = {
-        "RGB silhouette rule": SilhouetteRule(framing),
-        "RGB silhouette rule with looks": LookingRule(framing),
-        "depth measure rule": MeasureRule(framing),
-    }
     if args.family in HOLE_STEPS:
         rules = {
             "RGB plate-and-holes rule": PlateHoleRule(framing, looks=False),
             "RGB plate-and-holes rule with looks": PlateHoleRule(framing),
         }
-    steps = {"max_steps": HOLE_STEPS[args.family]} if args.family in HOLE_STEPS else {}
+        steps = {"max_steps": HOLE_STEPS[args.family]}
+    else:
+        rules = {
+            "RGB silhouette rule": SilhouetteRule(framing),
+            "RGB silhouette rule with looks": LookingRule(framing),
+            "depth measure rule": MeasureRule(framing),
+        }
+        steps = {}
     print("| view size (px) | mm per pixel | rule | mean score | success rate | s |")
     print("|---|---|---|---|---|---|")
     for size in args.sizes:

@@ -35,7 +35,7 @@ def plates():
         action_mode="tool",
         prompt_form="image",
         view_size=64,
-        max_steps=bench.LOOKING_STEPS,
+        max_steps=bench.HOLE_STEPS["plate_holes"],
     )
     yield env
     env.close()
@@ -135,23 +135,27 @@ def test_a_blank_target_gets_an_empty_box_then_stop():
     assert json.loads(rule.act(blank | {"step": 1}))["name"] == "stop"
 
 
+def _bench_config(bench, name: str, folder: Path):
+    """The bench's config for four image-only test plates of family ``name``, two envs."""
+    from toolgym.agents.trainer.train import TrainConfig
+
+    return TrainConfig(
+        suite=bench.family_suite(name, 0, 4, folder, framed=True),
+        max_steps=6,
+        num_envs=2,
+        progress=False,
+        out=str(folder),
+        prompt_form="image",
+        view_size=64,
+    )
+
+
 def test_the_bench_plays_a_copy_of_the_rule_in_each_env(tmp_path):
     """Two envs play interleaved episodes, each with its own copy of the rule (what one plate's
     looks found would otherwise land in the other's): every plate built with looks, and the
     rule's figure on the task's own views is far below."""
-    from toolgym.agents.trainer.train import TrainConfig
-
     bench = bench_script("learn_cadquery")
-    suite = bench.family_suite("plate_holes", 0, 4, tmp_path, framed=True)
-    config = TrainConfig(
-        suite=suite,
-        max_steps=6,
-        num_envs=2,
-        progress=False,
-        out=str(tmp_path),
-        prompt_form="image",
-        view_size=64,
-    )
+    config = _bench_config(bench, "plate_holes", tmp_path)
     looking = bench.run_hole_rule(config, None, looks=True)
     plain = bench.run_hole_rule(config, None)
     assert looking["test"]["episodes"] == plain["test"]["episodes"] == 4
@@ -243,3 +247,14 @@ def test_a_slot_the_reference_cuts_as_a_box_and_two_holes_is_one_cut_slot(tmp_pa
         "cut_slot",
     ]
     assert (info.get("final_report") or info["report"])["passed"]
+
+
+def test_the_bench_gives_the_looking_rule_its_familys_steps(tmp_path):
+    """A 30-hole grid (test seed 3) takes more steps than a plate of four holes: the bench's
+    rule with looks runs under the family's own budget, so every grid is built whole (under
+    plate_holes' 40 steps, the 30-hole grid would be cut off before its calls)."""
+    bench = bench_script("learn_cadquery")
+    config = _bench_config(bench, "plate_grid_holes", tmp_path)
+    assert bench.HOLE_STEPS["plate_grid_holes"] > bench.HOLE_STEPS["plate_holes"]
+    looking = bench.run_hole_rule(config, None, looks=True)
+    assert looking["test"]["episodes"] == 4 and looking["test"]["success_rate"] == 1.0

@@ -45,11 +45,10 @@ import numpy as np
 from scipy import ndimage
 from scipy.optimize import brentq
 
-from toolgym.envs.cadquery.image_rules import BoxLooker, part_masks, snap
+from toolgym.envs.cadquery.image_rules import BoxLooker, Look, part_masks, snap
 from toolgym.envs.episode.loop import STOP_CALL
 from toolgym.renderers.mesh_views import Framing
 
-Look = tuple[str, tuple[float, float, float], float]  # (what it is for, centre mm, zoom)
 Extent = tuple[float, float, float, float]  # x low, x high, y low, y high (mm)
 End = tuple[np.ndarray, float, float]  # a slot end's middle (mm), its tip's reach on, the width
 
@@ -95,6 +94,20 @@ def stadium(area: float, spread: float) -> tuple[float, float]:
         return widest, 0.0
     width = float(brentq(excess, widest * 1e-3, widest, xtol=1e-9))
     return width, (area - math.pi * width * width / 4) / width
+
+
+def _axis_angle(dx: float, dy: float) -> float:
+    """The angle of the axis along (dx, dy) from +X, degrees in (-90, 90]: a slot's either way."""
+    angle = math.degrees(math.atan2(dy, dx))
+    return angle - 180 if angle > 90 else angle + 180 if angle <= -90 else angle
+
+
+def _pixels(
+    rows: np.ndarray, columns: np.ndarray, pitch: float, half: float, shift: float
+) -> np.ndarray:
+    """Pixels' places (mm, n x 2: x right, y up) from a view's middle, each ``shift`` pixels
+    on from its corner (0.5: its centre)."""
+    return np.stack([(columns + shift - half) * pitch, -(rows + shift - half) * pitch], axis=1)
 
 
 def _regions(part: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -240,14 +253,14 @@ class PlateHoleRule(BoxLooker):
         pitch, half = self._pitch(top, zoom), top.shape[0] / 2
         enclosed, touching = _regions(top)
         parts = []
-        inner = [(lo + pitch, hi - pitch) for lo, hi in (self._box["x"], self._box["y"])]
+        (x0, x1), (y0, y1) = (
+            (lo + pitch, hi - pitch) for lo, hi in (self._box["x"], self._box["y"])
+        )
         for region in touching:
-            rows, columns = np.nonzero(region)
-            xs = center[0] + (columns + 0.5 - half) * pitch
-            ys = center[1] - (rows + 0.5 - half) * pitch
-            (x0, x1), (y0, y1) = inner
-            if xs.min() > x0 and xs.max() < x1 and ys.min() > y0 and ys.max() < y1:
-                parts.append(np.stack([xs, ys], axis=1))
+            points = _pixels(*np.nonzero(region), pitch, half, 0.5) + np.asarray(center[:2])
+            (low_x, low_y), (high_x, high_y) = points.min(axis=0), points.max(axis=0)
+            if low_x > x0 and high_x < x1 and low_y > y0 and high_y < y1:
+                parts.append(points)
         return [self._fit(r, center, pitch, half) for r in enclosed], parts
 
     def _fit(self, region: np.ndarray, center: Any, pitch: float, half: float) -> Cutout:
@@ -258,8 +271,7 @@ class PlateHoleRule(BoxLooker):
         rows, columns = np.nonzero(region)
         # Measured on 20 plates: the region's mean sits a quarter pixel towards the low columns
         # and rows (the part's extra pixels fall on the high side more often).
-        x = center[0] + (columns.mean() + 0.75 - half) * pitch
-        y = center[1] - (rows.mean() + 0.75 - half) * pitch
+        x, y = _pixels(rows, columns, pitch, half, 0.75).mean(axis=0) + np.asarray(center[:2])
         # The rasteriser colours the part half a pixel past its edge all round (see ``_edges``):
         # the region is the cut-out one pixel narrower and shorter.
         diameter = (2 * math.sqrt(area / math.pi) + 1) * pitch
@@ -270,9 +282,8 @@ class PlateHoleRule(BoxLooker):
         width, straight = stadium(area, float(spreads[1]))
         if straight < max(self.SLOT_PIXELS, self.SLOT_SHARE * width):
             return Cutout(float(x), float(y), diameter, diameter)
-        angle = math.degrees(math.atan2(axes[1, 1], axes[0, 1]))
-        angle = angle - 180 if angle > 90 else angle + 180 if angle <= -90 else angle
         size = (width + 1) * pitch
+        angle = _axis_angle(axes[0, 1], axes[1, 1])
         return Cutout(float(x), float(y), size, size + straight * pitch, angle)
 
     # -- planning -----------------------------------------------------------------------------
@@ -368,10 +379,9 @@ class PlateHoleRule(BoxLooker):
         """One end of the slot aimed at, in a close look centred on its round end: the middle
         of its end (mm, world: the mean of its pixels past a line across the straight part), how
         far on along the slot its tip is from there (mm) and the slot's width, or None where the
-        view does not show it. The
-        width is the area of a band of the straight part over its length; the tip lies beyond
-        a line across the straight part by what the area past that line says (a rectangle and
-        a half disc); both by areas, so finer than a pixel."""
+        view does not show it. The width is the area of a band of the straight part over its
+        length; the tip lies beyond the line by what the area past it says (a rectangle and a
+        half disc); both by areas, so finer than a pixel."""
         slot, pitch, half = self._aimed, self._pitch(top, zoom), top.shape[0] / 2
         labels, _ = ndimage.label(~top)
         label = labels[int(half), int(half)]
@@ -383,22 +393,21 @@ class PlateHoleRule(BoxLooker):
             np.array([math.cos(turn), math.sin(turn)]),
             np.array([-math.sin(turn), math.cos(turn)]),
         )
-        points = np.stack([(columns + 0.75 - half) * pitch, -(rows + 0.75 - half) * pitch], axis=1)
+        points = _pixels(rows, columns, pitch, half, 0.75)
         u, v = points @ along, points @ across
         straight = slot.length - slot.width
         margin = 1.0 + 2 * pitch  # mm: the search's error in where the end is
         # The band stays two pixels inside the view, however the slot is turned.
-        reach = math.sqrt(max((half * pitch - 2 * pitch) ** 2 - (0.6 * slot.width) ** 2, 0.0))
-        low, high = max(-straight + margin, -reach), -margin
-        band = (u >= low) & (u < high)
+        room = math.sqrt(max((half * pitch - 2 * pitch) ** 2 - (0.6 * slot.width) ** 2, 0.0))
+        low, high = max(-straight + margin, -room), -margin
+        band, end = (u >= low) & (u < high), u >= high
         if high - low < 4 * pitch or not band.any():
             return None
         width = band.sum() * pitch * pitch / (high - low)
-        beyond = (u >= high).sum() * pitch * pitch
+        beyond = end.sum() * pitch * pitch
         tip = high + width / 2 + (beyond - math.pi * width * width / 8) / width
         # The end's own middle: the pixels past the line, across the slot to a fraction of a
         # pixel, and far from the other end's (the slot's angle between them).
-        end = u >= high
         middle = np.asarray(center[:2]) + u[end].mean() * along + v[end].mean() * across
         reach = tip + self.END_SHRINK * pitch - float(u[end].mean())
         # Along an axis the part is coloured half a pixel past each side (as at a box's edges);
@@ -413,12 +422,14 @@ class PlateHoleRule(BoxLooker):
         if len(ends) < 2:
             return self._aimed
         (middle0, reach0, width0), (middle1, reach1, width1) = ends
-        axis = (middle0 - middle1) / np.linalg.norm(middle0 - middle1)
+        apart = float(np.linalg.norm(middle0 - middle1))
+        if apart < 1e-6:
+            return self._aimed  # no axis between them
+        axis = (middle0 - middle1) / apart
         tip0, tip1 = middle0 + reach0 * axis, middle1 - reach1 * axis
         x, y = (tip0 + tip1) / 2
-        angle = math.degrees(math.atan2(axis[1], axis[0]))
-        angle = angle - 180 if angle > 90 else angle + 180 if angle <= -90 else angle
         length = float(np.linalg.norm(tip0 - tip1))
+        angle = _axis_angle(axis[0], axis[1])
         return Cutout(float(x), float(y), (width0 + width1) / 2, length, angle)
 
     # -- writing ------------------------------------------------------------------------------
@@ -447,7 +458,7 @@ class PlateHoleRule(BoxLooker):
                 calls.append(json.dumps({"name": "cut_hole", "arguments": arguments}))
                 continue
             arguments = {"length": snap(cutout.length), "width": snap(cutout.width)} | at
-            if round(cutout.angle * 2) / 2 != 0.0:
-                arguments["angle"] = round(cutout.angle * 2) / 2
+            if snap(cutout.angle) != 0.0:  # to half a degree
+                arguments["angle"] = snap(cutout.angle)
             calls.append(json.dumps({"name": "cut_slot", "arguments": arguments}))
         return calls

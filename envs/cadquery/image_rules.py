@@ -38,6 +38,7 @@ from toolgym.renderers.mesh_views import Framing
 # pixels leaves its box's corners empty (pi / 4 when large, under 0.95 from 3 pixels across).
 FULL = 0.99
 TINT = 8  # a part pixel's blue exceeds its red by more than this (the grid's greys: 0)
+Look = tuple[str, tuple[float, float, float], float]  # (what it is for, centre mm, zoom)
 
 
 def _views(tile: np.ndarray) -> list[np.ndarray]:
@@ -188,7 +189,7 @@ class BoxLooker:
     def __init__(self, framing: Framing) -> None:
         self.framing = framing
         self._box: dict[str, list[float]] = {}
-        self._looked: tuple[str, tuple[float, float, float], float] | None = None
+        self._looked: Look | None = None
 
     def _look(self, what: str, center: tuple[float, float, float], zoom: float) -> str:
         self._looked = (what, center, zoom)
@@ -276,7 +277,7 @@ class LookingRule(BoxLooker):
 
     def __init__(self, framing: Framing) -> None:
         super().__init__(framing)
-        self._plan: list[tuple[str, tuple[float, float, float], float]] = []
+        self._plan: list[Look] = []
         self._kind = "box"
         self._built = False
 
